@@ -320,6 +320,26 @@ certs "${SVC[@]}" --out "$T/x" --ca-cert "$T/myca/ca.crt" --ca-key "$T/myca/enc.
 t "encrypted CA key: refused without prompting, exit 1" bash -c "[ $rc = 1 ] && grep -q 'encrypted key' '$T/err'"
 t "failed CA reuse wrote nothing" test ! -e "$T/x"
 
+# --check on certificates made by openssl(1), not by us: with and without
+# serverAuth (the chain check uses the TLS-server purpose, as the apiserver)
+sign_leaf() {   # DIR EKU
+    mkdir -p "$1"; cp "$T/myca/ca.crt" "$1/ca.crt"
+    openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$1/tls.key" \
+        -subj "/CN=hook.claimcheck.svc" -out "$1/csr" >/dev/null 2>&1
+    printf 'subjectAltName=DNS:hook,DNS:hook.claimcheck,DNS:hook.claimcheck.svc,DNS:hook.claimcheck.svc.cluster.local\nextendedKeyUsage=%s\n' \
+        "$2" >"$1/ext"
+    openssl x509 -req -in "$1/csr" -CA "$T/myca/ca.crt" -CAkey "$T/myca/ca.key" -CAcreateserial \
+        -days 100 -extfile "$1/ext" -out "$1/tls.crt" >/dev/null 2>&1
+    rm -f "$1/csr" "$1/ext"
+}
+sign_leaf "$T/ossl-server" serverAuth
+certs --check "$T/ossl-server" "${SVC[@]}"
+t "--check an openssl-made serverAuth cert: exit 0" rc_is 0
+sign_leaf "$T/ossl-client" clientAuth
+certs --check "$T/ossl-client" "${SVC[@]}"
+t "--check a clientAuth-only cert: exit 1 (chain purpose)" rc_is 1
+t "--check a clientAuth-only cert: says unsuitable purpose" err_has "unsuitable certificate purpose"
+
 # rotate in place: the reused CA file is DIR/ca.crt itself
 mkdir -p "$T/inplace"; cp "$T/myca/ca.crt" "$T/inplace/ca.crt"
 certs "${SVC[@]}" --out "$T/inplace" --ca-cert "$T/inplace/ca.crt" --ca-key "$T/myca/ca.key"
