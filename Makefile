@@ -1,0 +1,118 @@
+# claimcheck - plain Makefile (redis/kilo style). Sources are picked up by
+# directory, so adding a file needs no edit here:
+#   validate/*.c validate/cel/*.c rules/*.c  -> build/libcore.a (linter core)
+#   validate/lint.c                          -> build/claimcheck (main)
+#   webhook/*.c certs/*.c (not main.c)       -> build/libhook.a
+#   webhook/main.c                           -> build/claimcheck-webhook
+#   tests/unit/test_*.c                      -> build/tests/test_* (core)
+#   tests/unit/hook_test_*.c                 -> build/tests/hook_test_* (core+hook)
+# Never add -Ivalidate: validate/limits.h would shadow <limits.h>.
+
+CC      ?= cc
+PKG     ?= pkg-config
+BUILD   := build
+PKGS_CORE := yaml-0.1 libcjson libpcre2-8
+PKGS_HOOK := libmicrohttpd gnutls openssl libcurl
+APT_PKGS  := libyaml-dev libcjson-dev libpcre2-dev pkg-config libmicrohttpd-dev \
+             libgnutls28-dev libssl-dev libcurl4-openssl-dev
+
+WARN := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
+        -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wwrite-strings -Wformat=2 -Wvla -Wcast-qual -fno-common
+ifdef DEVELOPER
+WARN += -Werror
+endif
+OPT ?= -O2 -g
+ifdef SANITIZE
+SAN := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+OPT := -O1 -g
+endif
+
+CORE_CFLAGS := $(shell $(PKG) --cflags $(PKGS_CORE) 2>/dev/null)
+CORE_LIBS   := $(shell $(PKG) --libs $(PKGS_CORE) 2>/dev/null) -lm
+HOOK_CFLAGS := $(shell $(PKG) --cflags $(PKGS_HOOK) 2>/dev/null)
+HOOK_LIBS   := $(shell $(PKG) --libs $(PKGS_HOOK) 2>/dev/null) -lpthread
+
+CFLAGS_ALL = $(WARN) $(OPT) $(SAN) $(CFLAGS) -MMD -MP
+LDFLAGS_ALL = $(SAN) $(LDFLAGS)
+
+CORE_SRC := $(filter-out validate/lint.c,$(wildcard validate/*.c validate/cel/*.c rules/*.c))
+HOOK_SRC := $(filter-out webhook/main.c,$(wildcard webhook/*.c certs/*.c))
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+HOOK_OBJ := $(HOOK_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+HUNIT_SRC := $(wildcard tests/unit/hook_test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+HUNIT_BIN := $(HUNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+LINT_BIN := $(BUILD)/claimcheck
+HOOK_BIN := $(BUILD)/claimcheck-webhook
+HAVE_HOOK_MAIN := $(wildcard webhook/main.c)
+
+.PHONY: all deps test run bench fuzz clean golden-update checksrc fmt
+all: deps $(LINT_BIN) $(if $(HAVE_HOOK_MAIN),$(HOOK_BIN)) $(UNIT_BIN) $(HUNIT_BIN)
+
+# deps: install what pkg-config cannot find (root), or print the command.
+deps:
+	@missing=""; for p in $(PKGS_CORE) $(PKGS_HOOK); do \
+	  $(PKG) --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ] || ! command -v $(PKG) >/dev/null; then \
+	  echo "deps: missing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $(APT_PKGS) >/dev/null || exit 1; \
+	  else \
+	    echo "run as root: apt-get update && apt-get install -y $(APT_PKGS)"; exit 1; \
+	  fi; \
+	fi
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CORE_CFLAGS) $(if $(filter webhook/% certs/%,$<),$(HOOK_CFLAGS)) -c $< -o $@
+
+$(BUILD)/libcore.a: $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libhook.a: $(HOOK_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LINT_BIN): $(BUILD)/obj/validate/lint.o $(BUILD)/libcore.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CORE_LIBS)
+
+$(HOOK_BIN): $(BUILD)/obj/webhook/main.o $(BUILD)/libhook.a $(BUILD)/libcore.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(HOOK_LIBS) $(CORE_LIBS)
+
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(BUILD)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CORE_LIBS)
+
+$(BUILD)/tests/hook_test_%: $(BUILD)/obj/tests/unit/hook_test_%.o $(BUILD)/libhook.a $(BUILD)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(HOOK_LIBS) $(CORE_LIBS)
+
+test: all
+	@bash tests/run.sh
+
+run: all
+	@bash deploy/run.sh
+
+bench: all
+	@bash tests/bench/run.sh
+
+golden-update: $(LINT_BIN)
+	@bash tests/golden.sh --update $(T)
+
+checksrc:
+	@! grep -nE '\b(sprintf|strcpy|strcat|strncpy|strtok|atoi|atol|sscanf|gets)\(' \
+	  validate/*.c validate/cel/*.c rules/*.c webhook/*.c certs/*.c 2>/dev/null
+	@! grep -nE '\bif \(.*[^=!<>]=[^=].*\) *\{?$$' validate/*.c rules/*.c 2>/dev/null | grep -v '==' | grep -vE 'for \(' || true
+
+fmt:
+	clang-format -i validate/*.[ch] validate/cel/*.[ch] rules/*.[ch] webhook/*.[ch] certs/*.[ch]
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

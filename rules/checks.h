@@ -1,0 +1,33 @@
+/*
+ * checks.h - prototypes of every check function, one per rule, grouped by
+ * the file of their family. Only registry.c and the family files include
+ * this header.
+ */
+#ifndef CLAIMCHECK_CHECKS_H
+#define CLAIMCHECK_CHECKS_H
+
+struct check_ctx;
+struct object;
+
+/* schema.c */
+void check_claim_schema(struct check_ctx *cx, const struct object *o);
+void check_extended_resource_limits(struct check_ctx *cx,
+                                    const struct object *o);
+
+/* references.c */
+void check_pod_claim_undeclared(struct check_ctx *cx, const struct object *o);
+void check_pod_claim_source(struct check_ctx *cx, const struct object *o);
+void check_pod_claim_unused(struct check_ctx *cx, const struct object *o);
+void check_claim_request_unknown(struct check_ctx *cx, const struct object *o);
+void check_claim_not_found(struct check_ctx *cx, const struct object *o);
+void check_device_class_not_found(struct check_ctx *cx,
+                                  const struct object *o);
+
+/* sharing.c */
+void check_shared_claim_replicas(struct check_ctx *cx, const struct object *o);
+void check_admin_access_namespace(struct check_ctx *cx,
+                                  const struct object *o);
+void check_allocation_all_unbounded(struct check_ctx *cx,
+                                    const struct object *o);
+
+#endif

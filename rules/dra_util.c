@@ -1,0 +1,86 @@
+/*
+ * dra_util.c - small questions several rule families ask about DRA
+ * objects: which driver a DeviceClass or request pins, which claim or
+ * template a pod's resourceClaims entry resolves to.
+ */
+#include "dra_util.h"
+
+#include <string.h>
+
+#include "../validate/arena.h"
+#include "../validate/object.h"
+#include "../validate/tree.h"
+#include "rules.h"
+
+/* Textual fallback for `device.driver == "X"` (or 'X'), used when the CEL
+ * engine cannot compile the selector: finds a driver equality that is not
+ * inside `||`. Conservative: returns NULL unless exactly one driver is
+ * named and the expression has no `||` or `!`. */
+static const char *driver_text(struct arena *a, const char *e)
+{
+    const char *p = strstr(e, "device.driver");
+    const char *q, *end;
+    char quote;
+
+    if (!p || strstr(e, "||") || strchr(e, '!'))
+        return NULL;
+    q = p + strlen("device.driver");
+    while (*q == ' ')
+        q++;
+    if (q[0] != '=' || q[1] != '=')
+        return NULL;
+    q += 2;
+    while (*q == ' ')
+        q++;
+    quote = *q;
+    if (quote != '"' && quote != '\'')
+        return NULL;
+    end = strchr(q + 1, quote);
+    if (!end || strstr(end, "device.driver"))
+        return NULL;
+    return arena_strndup(a, q + 1, (size_t)(end - q - 1));
+}
+
+const char *selectors_driver(struct arena *a, const struct selector *sel,
+                             size_t n)
+{
+    size_t i;
+
+    /* TODO(cel): use cel_pinned_driver() once validate/cel/ lands */
+    for (i = 0; i < n; i++) {
+        const char *d;
+        if (!sel[i].expr)
+            continue;
+        d = driver_text(a, sel[i].expr);
+        if (d)
+            return d;
+    }
+    return NULL;
+}
+
+const char *request_driver(struct check_ctx *cx, const struct devreq *r)
+{
+    const struct object *cls;
+    const char *d;
+
+    d = selectors_driver(cx_arena(cx), r->sel, r->nsel);
+    if (d || !r->class_name)
+        return d;
+    cls = cx_lookup(cx, K_CLASS, "", r->class_name);
+    if (!cls || !cls->cls)
+        return NULL;
+    return selectors_driver(cx_arena(cx), cls->cls->sel, cls->cls->nsel);
+}
+
+const struct object *podclaim_target(struct check_ctx *cx,
+                                     const struct object *pod,
+                                     const struct podclaim *pc)
+{
+    const char *ns = object_ns(pod);
+
+    if (pc->claim_name && !pc->template_name)
+        return cx_lookup(cx, K_CLAIM, ns, pc->claim_name);
+    if (pc->template_name && !pc->claim_name)
+        return cx_lookup(cx, K_TEMPLATE, ns, pc->template_name);
+    return NULL;
+}

@@ -1,0 +1,82 @@
+/*
+ * rules.h - the rule catalogue's types and the API a check sees.
+ *
+ * Every rule is one row in the table in rules/registry.c (sorted by id) plus
+ * one check function in the file of its family. A check never prints,
+ * allocates with malloc or returns early with an error: it calls report()
+ * for each finding; report() takes the rule from the context, so a check
+ * cannot report under another rule's id. Rule ids are stable forever.
+ */
+#ifndef CLAIMCHECK_RULES_H
+#define CLAIMCHECK_RULES_H
+
+#include <stddef.h>
+
+#include "../validate/diag.h"
+
+struct tnode;
+struct object;
+struct check_ctx;
+
+enum category {
+    CAT_INPUT, CAT_SCHEMA, CAT_REFERENCE, CAT_CONFLICT, CAT_FEATURE_GATE,
+    CAT_API_VERSION, CAT_SELECTOR, CAT_SATISFIABILITY, CAT_SHARING
+};
+
+struct rule {
+    const char *id;             /* "shared-claim-replicas": stable forever */
+    enum category category;
+    enum sev default_sev;
+    unsigned kinds;             /* K_* mask of object kinds it checks; 0 = engine-driven */
+    void (*check)(struct check_ctx *cx, const struct object *obj);
+    const char *summary;        /* one line, for `claimcheck rules` */
+    const char *hint;           /* remediation, shown under each finding */
+    const char *why;            /* `claimcheck explain`: why it matters */
+    const char *bad;            /* `claimcheck explain`: failing example */
+    const char *good;           /* `claimcheck explain`: fixed example */
+};
+
+extern const struct rule rules[];
+extern const size_t nrules;
+
+const struct rule *rule_find(const char *id);
+const char *category_name(enum category c);
+int category_parse(const char *s, enum category *out);
+
+/* Reports a finding at node `at` (its key position) of the object being
+ * checked (NULL: the object itself). fmt renders the message: lowercase, no
+ * full stop. */
+void report(struct check_ctx *cx, const struct tnode *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same, with explanation lines shown under the finding (text output)
+ * and in its `details` array (JSON). details must be arena-owned. */
+void report_details(struct check_ctx *cx, const struct tnode *at,
+                    const char **details, size_t ndetails,
+                    const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* ==== what a check may look at ==== */
+struct arena;
+struct target;
+struct inventory;
+/* Arena for messages and details: lives as long as the findings. */
+struct arena *cx_arena(struct check_ctx *cx);
+/* Target version, gates and config (device-plugin maps...). */
+const struct target *cx_target(struct check_ctx *cx);
+/* The inventory snapshot, or NULL when none was given. */
+const struct inventory *cx_inventory(struct check_ctx *cx);
+/* An object by kind (one K_* bit), namespace ("" for cluster-scoped) and
+ * name, from the checked input first, then the inventory; NULL if unknown. */
+const struct object *cx_lookup(struct check_ctx *cx, unsigned kind,
+                               const char *ns, const char *name);
+/* 1 if any object of these kinds is known (input or inventory): a rule
+ * that needs them stays silent otherwise. */
+int cx_have(struct check_ctx *cx, unsigned kinds);
+/* 1 if the inventory (not the input) holds objects of these kinds. */
+int cx_inventory_has(struct check_ctx *cx, unsigned kinds);
+/* Calls fn for every known object of the given kinds (input, then
+ * inventory objects that no input object shadows). */
+void cx_each(struct check_ctx *cx, unsigned kinds,
+             void (*fn)(void *arg, const struct object *o), void *arg);
+
+#endif

@@ -1,0 +1,150 @@
+/*
+ * arena.c - bump allocator: chunks of chunk_size, oversized requests get a
+ * chunk of their own (nginx's "large" blocks) that is linked behind the
+ * current chunk so the current one keeps serving small requests.
+ */
+#include "arena.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct arena_chunk {
+    struct arena_chunk *next;
+    size_t used, size;
+    max_align_t data[];
+};
+
+#define ALIGN (sizeof(max_align_t))
+
+static void die_oom(size_t n)
+{
+    fprintf(stderr, "claimcheck: out of memory (%zu bytes)\n", n);
+    abort();
+}
+
+void arena_init(struct arena *a, size_t chunk_size)
+{
+    a->head = NULL;
+    a->chunk_size = chunk_size ? chunk_size : 65536;
+    a->total = 0;
+}
+
+static struct arena_chunk *chunk_new(struct arena *a, size_t size)
+{
+    struct arena_chunk *c;
+
+    if (size > SIZE_MAX - sizeof(*c))
+        die_oom(size);
+    c = malloc(sizeof(*c) + size);
+    if (!c)
+        die_oom(size);
+    c->used = 0;
+    c->size = size;
+    a->total += sizeof(*c) + size;
+    return c;
+}
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+    struct arena_chunk *c = a->head;
+    size_t need;
+    void *p;
+
+    if (n > SIZE_MAX - ALIGN)
+        die_oom(n);
+    need = (n + ALIGN - 1) & ~(ALIGN - 1);
+    if (need == 0)
+        need = ALIGN;
+    if (!c || c->size - c->used < need) {
+        if (need > a->chunk_size / 4) {
+            /* large block: own chunk, kept behind the current one */
+            struct arena_chunk *big = chunk_new(a, need);
+            if (c) {
+                big->next = c->next;
+                c->next = big;
+            } else {
+                big->next = NULL;
+                a->head = big;
+            }
+            big->used = need;
+            memset(big->data, 0, need);
+            return big->data;
+        }
+        c = chunk_new(a, a->chunk_size);
+        c->next = a->head;
+        a->head = c;
+    }
+    p = (char *)c->data + c->used;
+    c->used += need;
+    memset(p, 0, need);
+    return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+    char *p = arena_alloc(a, n + 1);
+    if (n)
+        memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+    return arena_strndup(a, s, strlen(s));
+}
+
+char *arena_vprintf(struct arena *a, const char *fmt, va_list ap)
+{
+    va_list cp;
+    int n;
+    char *p;
+
+    va_copy(cp, ap);
+    n = vsnprintf(NULL, 0, fmt, cp);
+    va_end(cp);
+    if (n < 0)
+        return arena_strdup(a, "");
+    p = arena_alloc(a, (size_t)n + 1);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    return p;
+}
+
+char *arena_printf(struct arena *a, const char *fmt, ...)
+{
+    va_list ap;
+    char *p;
+
+    va_start(ap, fmt);
+    p = arena_vprintf(a, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+void *arena_grow(struct arena *a, void *old, size_t old_n, size_t want,
+                 size_t item)
+{
+    void *p;
+
+    if (item && want > SIZE_MAX / item)
+        die_oom(want);
+    p = arena_alloc(a, want * item);
+    if (old && old_n)
+        memcpy(p, old, old_n * item);
+    return p;
+}
+
+void arena_release(struct arena *a)
+{
+    struct arena_chunk *c = a->head, *next;
+
+    while (c) {
+        next = c->next;
+        free(c);
+        c = next;
+    }
+    a->head = NULL;
+    a->total = 0;
+}

@@ -1,0 +1,41 @@
+/*
+ * arena.h - bump allocator that owns all per-file / per-request memory.
+ *
+ * Invariants: memory from an arena lives until arena_release(); there is no
+ * per-object free. arena_alloc() never returns NULL: out of memory aborts the
+ * process (as h2o's pool does), so callers and rules never check for NULL.
+ * A zeroed struct arena is NOT ready: call arena_init() first. The fields are
+ * private; do not touch them.
+ */
+#ifndef CLAIMCHECK_ARENA_H
+#define CLAIMCHECK_ARENA_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct arena_chunk;
+
+struct arena {
+    struct arena_chunk *head;   /* current chunk; older ones follow ->next */
+    size_t chunk_size;          /* size of a normal chunk */
+    size_t total;               /* bytes obtained from malloc, for stats */
+};
+
+void arena_init(struct arena *a, size_t chunk_size);
+/* Returns zeroed memory aligned for any object type. Never NULL. */
+void *arena_alloc(struct arena *a, size_t n);
+/* Copies n bytes of s and adds a NUL; never NULL. */
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+char *arena_strdup(struct arena *a, const char *s);
+char *arena_printf(struct arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+char *arena_vprintf(struct arena *a, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+/* Grows an arena-owned array: returns a copy with room for `want` items
+ * (old items copied). Used for small vectors; the old block is not freed. */
+void *arena_grow(struct arena *a, void *old, size_t old_n, size_t want,
+                 size_t item);
+/* Frees every chunk; the arena must be arena_init()ed again before reuse. */
+void arena_release(struct arena *a);
+
+#endif

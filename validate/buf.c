@@ -1,0 +1,175 @@
+/*
+ * buf.c - bounded growable byte string.
+ */
+#include "buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char empty_buf[1];
+
+void buf_init(struct buf *b, size_t max)
+{
+    b->p = empty_buf;
+    b->len = 0;
+    b->cap = 0;
+    b->max = max;
+}
+
+static int buf_reserve(struct buf *b, size_t n)
+{
+    size_t want, cap;
+    char *p;
+
+    if (n > b->max || b->len > b->max - n)
+        return -1;
+    want = b->len + n + 1;
+    if (want <= b->cap)
+        return 0;
+    cap = b->cap ? b->cap : 64;
+    while (cap < want)
+        cap = cap * 2 > cap ? cap * 2 : want;
+    if (cap > b->max + 1)
+        cap = b->max + 1;
+    p = realloc(b->cap ? b->p : NULL, cap);
+    if (!p) {
+        fprintf(stderr, "claimcheck: out of memory (%zu bytes)\n", cap);
+        abort();
+    }
+    if (!b->cap)
+        p[0] = '\0';
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+int buf_add(struct buf *b, const void *s, size_t n)
+{
+    if (buf_reserve(b, n) < 0)
+        return -1;
+    if (n)
+        memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+    return 0;
+}
+
+int buf_adds(struct buf *b, const char *s)
+{
+    return buf_add(b, s, strlen(s));
+}
+
+int buf_addc(struct buf *b, char c)
+{
+    return buf_add(b, &c, 1);
+}
+
+int buf_vaddf(struct buf *b, const char *fmt, va_list ap)
+{
+    va_list cp;
+    int n;
+
+    va_copy(cp, ap);
+    n = vsnprintf(NULL, 0, fmt, cp);
+    va_end(cp);
+    if (n < 0 || buf_reserve(b, (size_t)n) < 0)
+        return -1;
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+    return 0;
+}
+
+int buf_addf(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = buf_vaddf(b, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+    size_t n, i;
+    unsigned cp;
+
+    if (s[0] < 0x80)
+        return 1;
+    if ((s[0] & 0xe0) == 0xc0) {
+        n = 2;
+        cp = s[0] & 0x1f;
+    } else if ((s[0] & 0xf0) == 0xe0) {
+        n = 3;
+        cp = s[0] & 0x0f;
+    } else if ((s[0] & 0xf8) == 0xf0) {
+        n = 4;
+        cp = s[0] & 0x07;
+    } else {
+        return 0;
+    }
+    for (i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800)
+        || (n == 4 && (cp < 0x10000 || cp > 0x10ffff))
+        || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+int buf_add_json_str(struct buf *b, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
+
+    if (buf_addc(b, '"') < 0)
+        return -1;
+    while (*u) {
+        int rc;
+        size_t n = 1;
+        switch (*u) {
+        case '"': rc = buf_add(b, "\\\"", 2); break;
+        case '\\': rc = buf_add(b, "\\\\", 2); break;
+        case '\n': rc = buf_add(b, "\\n", 2); break;
+        case '\r': rc = buf_add(b, "\\r", 2); break;
+        case '\t': rc = buf_add(b, "\\t", 2); break;
+        default:
+            if (*u < 0x20 || *u == 0x7f) {
+                char e[6] = {'\\', 'u', '0', '0', hex[*u >> 4], hex[*u & 15]};
+                rc = buf_add(b, e, 6);
+            } else {
+                n = utf8_len(u);
+                if (n == 0) {
+                    rc = buf_add(b, "\\ufffd", 6);   /* invalid UTF-8 */
+                    n = 1;
+                } else {
+                    rc = buf_add(b, u, n);
+                }
+            }
+        }
+        if (rc < 0)
+            return -1;
+        u += n;
+    }
+    return buf_addc(b, '"');
+}
+
+void buf_reset(struct buf *b)
+{
+    b->len = 0;
+    if (b->cap)
+        b->p[0] = '\0';
+}
+
+void buf_release(struct buf *b)
+{
+    if (b->cap)
+        free(b->p);
+    buf_init(b, b->max);
+}

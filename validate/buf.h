@@ -1,0 +1,36 @@
+/*
+ * buf.h - bounded growable byte string (curl's dynbuf). Every buffer has a
+ * maximum fixed at buf_init(); an append past it fails with -1 and leaves the
+ * buffer unchanged, so network input can never grow memory without bound.
+ *
+ * Invariants: after buf_init(), b->p is never NULL and is NUL-terminated;
+ * b->len excludes the NUL. Read p/len freely; do not write the fields.
+ * Allocation failure aborts (like the arena).
+ */
+#ifndef CLAIMCHECK_BUF_H
+#define CLAIMCHECK_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct buf {
+    char *p;        /* contents, NUL-terminated */
+    size_t len;     /* bytes used, without the NUL */
+    size_t cap;     /* bytes allocated */
+    size_t max;     /* hard limit on len */
+};
+
+void buf_init(struct buf *b, size_t max);
+int buf_add(struct buf *b, const void *s, size_t n);  /* 0 or -1 (too big) */
+int buf_adds(struct buf *b, const char *s);
+int buf_addc(struct buf *b, char c);
+int buf_addf(struct buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int buf_vaddf(struct buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+/* Appends s as a JSON string literal (quotes and escapes included). */
+int buf_add_json_str(struct buf *b, const char *s);
+void buf_reset(struct buf *b);          /* len = 0, keeps memory */
+void buf_release(struct buf *b);        /* frees; buf_init again to reuse */
+
+#endif

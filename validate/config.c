@@ -1,0 +1,335 @@
+/*
+ * config.c - the YAML config file and the command-line forms of the same
+ * settings. The file is loaded with load_yaml (positions for errors);
+ * unknown keys are an error naming file:line:col, like kube-linter's
+ * strict config. Validation of gate names and rule ids happens later, in
+ * engine_new(), against the tables.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "limits.h"
+#include "load_yaml.h"
+#include "tree.h"
+
+void config_init(struct config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    arena_init(&cfg->arena, 16 * 1024);
+}
+
+void config_release(struct config *cfg)
+{
+    arena_release(&cfg->arena);
+    memset(cfg, 0, sizeof(*cfg));
+}
+
+static void add_kv(struct config *cfg, struct config_kv **v, size_t *n,
+                   const char *k, const char *val)
+{
+    *v = arena_grow(&cfg->arena, *v, *n, *n + 1, sizeof(**v));
+    (*v)[*n].key = arena_strdup(&cfg->arena, k);
+    (*v)[*n].value = arena_strdup(&cfg->arena, val);
+    (*n)++;
+}
+
+static void add_sev(struct config *cfg, const char *rule, enum sev s,
+                    int use_default)
+{
+    cfg->sevs = arena_grow(&cfg->arena, cfg->sevs, cfg->nsevs, cfg->nsevs + 1,
+                           sizeof(*cfg->sevs));
+    cfg->sevs[cfg->nsevs].rule = arena_strdup(&cfg->arena, rule);
+    cfg->sevs[cfg->nsevs].sev = s;
+    cfg->sevs[cfg->nsevs].use_default = use_default;
+    cfg->nsevs++;
+}
+
+int config_set_kube_version(struct config *cfg, const char *v,
+                            struct err *err)
+{
+    const char *p = v[0] == 'v' ? v + 1 : v;
+    char *end;
+    long maj, min;
+
+    errno = 0;
+    maj = strtol(p, &end, 10);
+    if (end == p || *end != '.' || maj != 1)
+        return err_set(err, "invalid Kubernetes version '%s' (want 1.Y, "
+                       "e.g. 1.34)", v);
+    p = end + 1;
+    min = strtol(p, &end, 10);
+    if (end == p || min < 0 || min > 99 || (*end && *end != '.'))
+        return err_set(err, "invalid Kubernetes version '%s' (want 1.Y, "
+                       "e.g. 1.34)", v);
+    cfg->kube_version = arena_printf(&cfg->arena, "1.%ld", min);
+    return 0;
+}
+
+/* Splits "A=x,B=y" and calls add for each pair; values must be booleans. */
+static int add_bool_list(struct config *cfg, struct config_kv **v, size_t *n,
+                         const char *list, const char *what, struct err *err)
+{
+    const char *p = list;
+
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[256], *eq;
+        if (len == 0) {
+            p += comma ? 1 : 0;
+            if (!comma)
+                break;
+            continue;
+        }
+        if (len >= sizeof(item))
+            return err_set(err, "%s entry too long", what);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        eq = strchr(item, '=');
+        if (!eq || eq == item)
+            return err_set(err, "invalid %s entry '%s' (want NAME=true|false)",
+                           what, item);
+        *eq = '\0';
+        if (strcmp(eq + 1, "true") && strcmp(eq + 1, "false"))
+            return err_set(err, "invalid %s value '%s' for '%s' (want true "
+                           "or false)", what, eq + 1, item);
+        add_kv(cfg, v, n, item, eq + 1);
+        p += len + (comma ? 1 : 0);
+    }
+    return 0;
+}
+
+int config_add_gates(struct config *cfg, const char *list, struct err *err)
+{
+    return add_bool_list(cfg, &cfg->gates, &cfg->ngates, list,
+                         "--feature-gates", err);
+}
+
+int config_add_runtime(struct config *cfg, const char *list, struct err *err)
+{
+    return add_bool_list(cfg, &cfg->runtime, &cfg->nruntime, list,
+                         "--runtime-config", err);
+}
+
+int config_add_enable(struct config *cfg, const char *list, int on,
+                      struct err *err)
+{
+    const char *p = list;
+
+    (void)err;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len) {
+            char *id = arena_strndup(&cfg->arena, p, len);
+            add_sev(cfg, id, on ? SEV_ERROR : SEV_OFF, on);
+        }
+        p += len + (comma ? 1 : 0);
+    }
+    return 0;
+}
+
+/* ==== the file ========================================================== */
+
+static int at_err(struct err *err, const char *file, const struct tnode *n,
+                  const char *msg)
+{
+    return err_set(err, "%s:%u:%u: %s", file, n->key_line ? n->key_line
+                   : n->line, n->key_line ? n->key_col : n->col, msg);
+}
+
+static int scalar_text(const struct tnode *n, const char **out)
+{
+    *out = tree_text(n);
+    return *out ? 0 : -1;
+}
+
+static int load_string_list(struct config *cfg, const char *file,
+                            const struct tnode *n, const char ***out,
+                            size_t *nout, struct err *err)
+{
+    size_t i;
+
+    if (!tree_is_seq(n))
+        return at_err(err, file, n, "expected a list of strings");
+    for (i = 0; i < n->n; i++) {
+        const char *s;
+        if (scalar_text(n->kids[i], &s) < 0)
+            return at_err(err, file, n->kids[i], "expected a string");
+        *out = arena_grow(&cfg->arena, *out, *nout, *nout + 1, sizeof(char *));
+        (*out)[(*nout)++] = arena_strdup(&cfg->arena, s);
+    }
+    return 0;
+}
+
+static int load_bool_map(struct config *cfg, const char *file,
+                         const struct tnode *n, struct config_kv **v,
+                         size_t *nv, struct err *err)
+{
+    size_t i;
+
+    if (!tree_is_map(n))
+        return at_err(err, file, n, "expected a mapping of NAME: true|false");
+    for (i = 0; i < n->n; i++) {
+        const struct tnode *e = n->kids[i];
+        if (e->kind != T_BOOL)
+            return at_err(err, file, e, "expected true or false");
+        add_kv(cfg, v, nv, e->key, e->boolean ? "true" : "false");
+    }
+    return 0;
+}
+
+static int load_rules(struct config *cfg, const char *file,
+                      const struct tnode *n, struct err *err)
+{
+    size_t i;
+
+    if (!tree_is_map(n))
+        return at_err(err, file, n, "'rules' must map rule ids or "
+                      "categories to error|warning|info|off");
+    for (i = 0; i < n->n; i++) {
+        const struct tnode *e = n->kids[i];
+        const char *s = e->kind == T_BOOL ? (e->boolean ? "on" : "off")
+                                          : tree_text(e);
+        enum sev sev;
+        if (s && !strcmp(s, "on")) {
+            add_sev(cfg, e->key, SEV_ERROR, 1);
+            continue;
+        }
+        if (!s || sev_parse(s, &sev) < 0)
+            return at_err(err, file, e, "expected error, warning, info or "
+                          "off");
+        add_sev(cfg, e->key, sev, 0);
+    }
+    return 0;
+}
+
+static int load_maps(struct config *cfg, const char *file,
+                     const struct tnode *n, struct err *err)
+{
+    size_t i, j;
+
+    if (!tree_is_seq(n))
+        return at_err(err, file, n, "'devicePlugins' must be a list of "
+                      "{resource, driver}");
+    for (i = 0; i < n->n; i++) {
+        const struct tnode *e = n->kids[i];
+        const char *res = tree_str(tree_get(e, "resource"));
+        const char *drv = tree_str(tree_get(e, "driver"));
+        for (j = 0; tree_is_map(e) && j < e->n; j++)
+            if (strcmp(e->kids[j]->key, "resource")
+                && strcmp(e->kids[j]->key, "driver"))
+                return at_err(err, file, e->kids[j], "unknown key (want "
+                              "resource and driver)");
+        if (!res || !drv)
+            return at_err(err, file, e, "a devicePlugins entry needs "
+                          "resource and driver strings");
+        cfg->maps = arena_grow(&cfg->arena, cfg->maps, cfg->nmaps,
+                               cfg->nmaps + 1, sizeof(*cfg->maps));
+        cfg->maps[cfg->nmaps].resource = arena_strdup(&cfg->arena, res);
+        cfg->maps[cfg->nmaps].driver = arena_strdup(&cfg->arena, drv);
+        cfg->nmaps++;
+    }
+    return 0;
+}
+
+static int load_webhook(struct config *cfg, const char *file,
+                        const struct tnode *n, struct err *err)
+{
+    size_t i;
+
+    if (!tree_is_map(n))
+        return at_err(err, file, n, "'webhook' must be a mapping");
+    for (i = 0; i < n->n; i++) {
+        const struct tnode *e = n->kids[i];
+        if (!strcmp(e->key, "excludedNamespaces")) {
+            if (load_string_list(cfg, file, e, &cfg->excluded_ns,
+                                 &cfg->nexcluded, err) < 0)
+                return -1;
+        } else {
+            return at_err(err, file, e, arena_printf(&cfg->arena,
+                          "unknown key 'webhook.%s'", e->key));
+        }
+    }
+    return 0;
+}
+
+int config_load_file(struct config *cfg, const char *path, struct err *err)
+{
+    FILE *f = fopen(path, "rb");
+    char *data;
+    size_t len = 0, cap = 4096, i;
+    struct ydocs docs;
+    const struct tnode *root;
+    const char *file = arena_strdup(&cfg->arena, path);
+
+    if (!f)
+        return err_set(err, "cannot open config '%s': %s", path,
+                       strerror(errno));
+    data = arena_alloc(&cfg->arena, LIMIT_CONFIG_BYTES + 1);
+    (void)cap;
+    len = fread(data, 1, LIMIT_CONFIG_BYTES + 1, f);
+    fclose(f);
+    if (len > LIMIT_CONFIG_BYTES)
+        return err_set(err, "config '%s' is larger than 1 MiB", path);
+    data[len] = '\0';
+    load_yaml(&cfg->arena, data, len, &docs);
+    if (docs.n == 0)
+        return 0;
+    if (docs.v[0].error)
+        return err_set(err, "%s:%u:%u: %s", path, docs.v[0].line,
+                       docs.v[0].col, docs.v[0].error);
+    if (docs.n > 1)
+        return err_set(err, "%s: the config must be one YAML document", path);
+    root = docs.v[0].root;
+    if (!root || root->kind == T_NULL)
+        return 0;
+    if (!tree_is_map(root))
+        return err_set(err, "%s: the config must be a mapping", path);
+    for (i = 0; i < root->n; i++) {
+        const struct tnode *e = root->kids[i];
+        const char *s;
+        int rc = 0;
+        if (!strcmp(e->key, "kubeVersion")) {
+            if (scalar_text(e, &s) < 0)
+                return at_err(err, file, e, "kubeVersion must be a string "
+                              "like \"1.34\"");
+            rc = config_set_kube_version(cfg, e->kind == T_FLOAT
+                   ? arena_strdup(&cfg->arena, e->str) : s, err);
+        } else if (!strcmp(e->key, "featureGates")) {
+            rc = load_bool_map(cfg, file, e, &cfg->gates, &cfg->ngates, err);
+        } else if (!strcmp(e->key, "runtimeConfig")) {
+            rc = load_bool_map(cfg, file, e, &cfg->runtime, &cfg->nruntime,
+                               err);
+        } else if (!strcmp(e->key, "rules")) {
+            rc = load_rules(cfg, file, e, err);
+        } else if (!strcmp(e->key, "disable") || !strcmp(e->key, "enable")) {
+            const char **ids = NULL;
+            size_t nids = 0, k;
+            rc = load_string_list(cfg, file, e, &ids, &nids, err);
+            for (k = 0; rc == 0 && k < nids; k++)
+                add_sev(cfg, ids[k], e->key[0] == 'e' ? SEV_ERROR : SEV_OFF,
+                        e->key[0] == 'e');
+        } else if (!strcmp(e->key, "devicePlugins")) {
+            rc = load_maps(cfg, file, e, err);
+        } else if (!strcmp(e->key, "webhook")) {
+            rc = load_webhook(cfg, file, e, err);
+        } else {
+            return at_err(err, file, e, arena_printf(&cfg->arena,
+                          "unknown key '%s' (known: kubeVersion, "
+                          "featureGates, runtimeConfig, rules, enable, "
+                          "disable, devicePlugins, webhook)", e->key));
+        }
+        if (rc < 0) {
+            if (!strchr(err->msg, ':'))
+                at_err(err, file, e, arena_strdup(&cfg->arena, err->msg));
+            return -1;
+        }
+    }
+    return 0;
+}

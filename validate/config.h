@@ -1,0 +1,62 @@
+/*
+ * config.h - the settings shared by the linter and the webhook: target
+ * Kubernetes version, feature-gate overrides, runtime-config, rule
+ * enable/disable and severity overrides, extra device-plugin <-> driver
+ * mappings, excluded namespaces (webhook). Filled from the YAML config file
+ * (-c / --config, or .claimcheck.yaml) and then from command-line flags,
+ * which win. All strings are owned by cfg->arena.
+ */
+#ifndef CLAIMCHECK_CONFIG_H
+#define CLAIMCHECK_CONFIG_H
+
+#include <stddef.h>
+
+#include "arena.h"
+#include "diag.h"
+
+struct err;
+
+struct config_kv {
+    const char *key, *value;
+};
+
+struct config_sev {
+    const char *rule;           /* rule id or category name */
+    enum sev sev;               /* SEV_OFF disables */
+    int use_default;            /* --enable: back to the default severity */
+};
+
+struct config_map {
+    const char *resource;       /* device-plugin resource, may end in '*' */
+    const char *driver;         /* DRA driver name */
+};
+
+struct config {
+    struct arena arena;
+    const char *kube_version;   /* "1.34"; NULL = newest in the table */
+    struct config_kv *gates;    /* -g overrides, in order */
+    size_t ngates;
+    struct config_kv *runtime;  /* --runtime-config entries */
+    size_t nruntime;
+    struct config_sev *sevs;    /* severity overrides and --enable/--disable */
+    size_t nsevs;
+    struct config_map *maps;    /* extra device-plugin mappings */
+    size_t nmaps;
+    const char **excluded_ns;   /* webhook: namespaces never checked */
+    size_t nexcluded;
+    int show_suppressed;
+};
+
+void config_init(struct config *cfg);
+void config_release(struct config *cfg);
+/* Reads a YAML config file; unknown keys are an error naming file:line. */
+int config_load_file(struct config *cfg, const char *path, struct err *err);
+/* Command-line forms (kube-apiserver syntax): "A=true,B=false". */
+int config_set_kube_version(struct config *cfg, const char *v, struct err *err);
+int config_add_gates(struct config *cfg, const char *list, struct err *err);
+int config_add_runtime(struct config *cfg, const char *list, struct err *err);
+/* --enable / --disable: comma list of rule ids or category names. */
+int config_add_enable(struct config *cfg, const char *list, int on,
+                      struct err *err);
+
+#endif

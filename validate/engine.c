@@ -1,0 +1,537 @@
+/*
+ * engine.c - objects x rules -> findings.
+ *
+ * Owns: the engine (effective rule severities and the target, resolved
+ * once from the config), a run (documents of all inputs, the objects read
+ * from them, a name index for cross-object references), the check context
+ * rules see, report() with suppression annotations, and the input-parse /
+ * input-object findings the loader's results turn into. It does not print.
+ */
+#include "engine.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rules/rules.h"
+#include "arena.h"
+#include "config.h"
+#include "err.h"
+#include "inventory.h"
+#include "limits.h"
+#include "load_yaml.h"
+#include "object.h"
+#include "run.h"
+#include "strmap.h"
+#include "target.h"
+#include "tree.h"
+
+#define SUPPRESS_PREFIX "ignore.claimcheck.dev/"
+
+struct engine {
+    const struct config *cfg;
+    enum sev *sev;              /* per rule, by index in rules[] */
+    struct target target;
+};
+
+struct run {
+    const struct engine *e;
+    const struct inventory *inv;
+    struct arena *arena;
+    struct diag_list *out;
+    struct object **objs;       /* input objects of checked kinds */
+    size_t nobjs, capobjs;
+    struct strmap index;        /* object_key() -> struct object * */
+    unsigned kinds;             /* K_* bits present in the input */
+    size_t nk8s;                /* Kubernetes objects seen */
+    int parse_errors;
+};
+
+struct check_ctx {
+    struct run *run;
+    const struct object *obj;
+    const struct rule *rule;
+    enum sev sev;
+};
+
+/* ==== engine ============================================================ */
+
+static size_t rule_index(const struct rule *r)
+{
+    return (size_t)(r - rules);
+}
+
+struct engine *engine_new(const struct config *cfg, struct err *err)
+{
+    struct engine *e = calloc(1, sizeof(*e));
+    size_t i, j;
+
+    if (!e)
+        abort();
+    e->cfg = cfg;
+    e->sev = calloc(nrules ? nrules : 1, sizeof(*e->sev));
+    if (!e->sev)
+        abort();
+    for (i = 0; i < nrules; i++)
+        e->sev[i] = rules[i].default_sev;
+    for (j = 0; j < cfg->nsevs; j++) {
+        const struct config_sev *s = &cfg->sevs[j];
+        const struct rule *r = rule_find(s->rule);
+        enum category c;
+        if (r) {
+            e->sev[rule_index(r)] = s->use_default ? r->default_sev : s->sev;
+        } else if (category_parse(s->rule, &c) == 0) {
+            for (i = 0; i < nrules; i++)
+                if (rules[i].category == c)
+                    e->sev[i] = s->use_default ? rules[i].default_sev
+                                               : s->sev;
+        } else {
+            err_set(err, "unknown rule or category '%s'", s->rule);
+            engine_free(e);
+            return NULL;
+        }
+    }
+    if (target_init(&e->target, cfg, err) < 0) {
+        engine_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+const char *engine_kube_version(const struct engine *e)
+{
+    return e->target.version;
+}
+
+void engine_free(struct engine *e)
+{
+    if (!e)
+        return;
+    free(e->sev);
+    free(e);
+}
+
+/* ==== reporting ========================================================= */
+
+static struct diag *new_diag(struct run *r, const struct rule *rule,
+                             enum sev sev, const char *file, unsigned line,
+                             unsigned col)
+{
+    struct diag *d = diag_list_add(r->out);
+
+    d->rule = rule;
+    d->sev = sev;
+    d->file = file;
+    d->line = line;
+    d->col = col;
+    d->kind = "";
+    d->ns = "";
+    d->name = "";
+    d->api_version = "";
+    d->path = "";
+    return d;
+}
+
+static void fill_object(struct diag *d, const struct object *o)
+{
+    d->api_version = o->api_version ? o->api_version : "";
+    d->kind = o->kind_name ? o->kind_name : "";
+    d->ns = o->ns ? o->ns : "";
+    d->name = o->name ? o->name : "";
+    d->doc_index = o->doc_index;
+}
+
+static void raw_report(struct run *r, const char *id, const char *file,
+                       unsigned line, unsigned col, const struct object *o,
+                       const char *path, const char *msg)
+{
+    const struct rule *rule = rule_find(id);
+    struct diag *d;
+    enum sev sev;
+
+    if (!rule)
+        BUG("rule '%s' is not in the registry", id);
+    sev = r->e->sev[rule_index(rule)];
+    if (sev == SEV_OFF)
+        return;
+    d = new_diag(r, rule, sev, file, line, col);
+    if (o)
+        fill_object(d, o);
+    d->path = path ? path : "";
+    d->msg = msg;
+}
+
+/* The annotation value suppressing rule id on o, or NULL. */
+static const struct tnode *suppression(const struct object *o, const char *id)
+{
+    const struct tnode *ann = tree_get(o->metadata, "annotations");
+    size_t i;
+
+    if (!tree_is_map(ann))
+        return NULL;
+    for (i = 0; i < ann->n; i++) {
+        const char *k = ann->kids[i]->key;
+        if (strncmp(k, SUPPRESS_PREFIX, strlen(SUPPRESS_PREFIX)) == 0
+            && strcmp(k + strlen(SUPPRESS_PREFIX), id) == 0)
+            return ann->kids[i];
+    }
+    return NULL;
+}
+
+static void vreport(struct check_ctx *cx, const struct tnode *at,
+                    const char **details, size_t ndetails, const char *fmt,
+                    va_list ap)
+{
+    struct run *r = cx->run;
+    const struct object *o = cx->obj;
+    const struct tnode *sup;
+    struct diag *d;
+    unsigned line, col;
+
+    if (o->inventory)
+        return;
+    if (!at)
+        at = o->kind_node ? o->kind_node : o->root;
+    tree_pos(at, &line, &col);
+    d = new_diag(r, cx->rule, cx->sev, o->file, line, col);
+    fill_object(d, o);
+    d->path = tree_path(r->arena, o->root, at);
+    d->msg = arena_vprintf(r->arena, fmt, ap);
+    d->details = details;
+    d->ndetails = ndetails;
+    sup = suppression(o, cx->rule->id);
+    if (sup && tree_text(sup) && *tree_text(sup)) {
+        d->suppressed = 1;
+        d->suppress_reason = tree_text(sup);
+    }
+}
+
+void report(struct check_ctx *cx, const struct tnode *at, const char *fmt,
+            ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vreport(cx, at, NULL, 0, fmt, ap);
+    va_end(ap);
+}
+
+void report_details(struct check_ctx *cx, const struct tnode *at,
+                    const char **details, size_t ndetails, const char *fmt,
+                    ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vreport(cx, at, details, ndetails, fmt, ap);
+    va_end(ap);
+}
+
+/* ==== what checks may look at ============================================ */
+
+struct arena *cx_arena(struct check_ctx *cx)
+{
+    return cx->run->arena;
+}
+
+const struct target *cx_target(struct check_ctx *cx)
+{
+    return &cx->run->e->target;
+}
+
+const struct inventory *cx_inventory(struct check_ctx *cx)
+{
+    return cx->run->inv;
+}
+
+const struct object *cx_lookup(struct check_ctx *cx, unsigned kind,
+                               const char *ns, const char *name)
+{
+    struct run *r = cx->run;
+    char key[1024];
+    const struct object *o;
+    int n;
+
+    if (!name)
+        return NULL;
+    n = snprintf(key, sizeof(key), "%u\x1f%s\x1f%s", kind, ns ? ns : "",
+                 name);
+    if (n < 0 || (size_t)n >= sizeof(key))
+        return NULL;
+    /* an object of the same file first: a bundle may hold several
+     * versions of one object in different files */
+    if (cx->obj && cx->obj->file) {
+        char fkey[1400];
+        n = snprintf(fkey, sizeof(fkey), "%s\x1e%s", cx->obj->file, key);
+        if (n > 0 && (size_t)n < sizeof(fkey)) {
+            o = strmap_get(&r->index, fkey);
+            if (o)
+                return o;
+        }
+    }
+    o = strmap_get(&r->index, key);
+    if (o)
+        return o;
+    return inventory_lookup(r->inv, kind, ns, name);
+}
+
+int cx_have(struct check_ctx *cx, unsigned kinds)
+{
+    return (cx->run->kinds & kinds)
+           || (cx->run->inv && (cx->run->inv->kinds & kinds));
+}
+
+int cx_inventory_has(struct check_ctx *cx, unsigned kinds)
+{
+    return cx->run->inv && (cx->run->inv->kinds & kinds);
+}
+
+void cx_each(struct check_ctx *cx, unsigned kinds,
+             void (*fn)(void *arg, const struct object *o), void *arg)
+{
+    struct run *r = cx->run;
+    size_t i;
+
+    for (i = 0; i < r->nobjs; i++)
+        if (r->objs[i]->kind & kinds)
+            fn(arg, r->objs[i]);
+    if (!r->inv)
+        return;
+    for (i = 0; i < r->inv->n; i++) {
+        const struct object *o = r->inv->objs[i];
+        char key[1024];
+        int n;
+        if (!(o->kind & kinds))
+            continue;
+        n = snprintf(key, sizeof(key), "%u\x1f%s\x1f%s", o->kind,
+                     object_ns(o), o->name);
+        if (n > 0 && (size_t)n < sizeof(key) && strmap_get(&r->index, key))
+            continue;   /* shadowed by an input object */
+        fn(arg, o);
+    }
+}
+
+/* ==== runs ============================================================== */
+
+struct run *run_new(const struct engine *e, const struct inventory *inv,
+                    struct arena *a, struct diag_list *out)
+{
+    struct run *r = arena_alloc(a, sizeof(*r));
+
+    r->e = e;
+    r->inv = inv;
+    r->arena = a;
+    r->out = out;
+    strmap_init(&r->index, a);
+    return r;
+}
+
+void run_free(struct run *r)
+{
+    (void)r;    /* everything lives in the caller's arena */
+}
+
+size_t run_objects(const struct run *r)
+{
+    return r->nk8s;
+}
+
+struct object *const *run_checked(const struct run *r, size_t *n)
+{
+    *n = r->nobjs;
+    return r->objs;
+}
+
+int run_parse_errors(const struct run *r)
+{
+    return r->parse_errors;
+}
+
+static void add_object(struct run *r, struct object *o)
+{
+    if (r->nobjs == r->capobjs) {
+        size_t cap = r->capobjs ? r->capobjs * 2 : 64;
+        r->objs = arena_grow(r->arena, r->objs, r->nobjs, cap,
+                             sizeof(*r->objs));
+        r->capobjs = cap;
+    }
+    r->objs[r->nobjs++] = o;
+    r->kinds |= o->kind;
+    if (*o->name) {
+        const char *key = object_key(r->arena, o->kind, object_ns(o),
+                                     o->name);
+        strmap_put(&r->index, key, o);
+        if (o->file)
+            strmap_put(&r->index, arena_printf(r->arena, "%s\x1e%s",
+                                               o->file, key), o);
+    }
+}
+
+static void add_one(struct run *r, const struct tnode *root, const char *file,
+                    unsigned doc_index, const char *default_ns)
+{
+    struct object *o = arena_alloc(r->arena, sizeof(*o));
+    const struct tnode *bad;
+    const char *why;
+    unsigned line, col;
+
+    switch (object_read(r->arena, root, file, doc_index, o, &bad, &why)) {
+    case OBJ_NOT_K8S:
+        return;
+    case OBJ_OTHER:
+        r->nk8s++;
+        return;
+    case OBJ_BAD:
+        r->nk8s++;
+        tree_pos(bad, &line, &col);
+        raw_report(r, "input-object", file, line, col, o,
+                   tree_path(r->arena, root, bad), why);
+        return;
+    case OBJ_OK:
+        break;
+    }
+    r->nk8s++;
+    if (default_ns && *default_ns && !*o->ns)
+        o->ns = arena_strdup(r->arena, default_ns);
+    add_object(r, o);
+}
+
+void run_add_root(struct run *r, const struct tnode *root, const char *file,
+                  unsigned doc_index, const char *default_ns)
+{
+    size_t i;
+
+    if (object_is_list(root)) {
+        const struct tnode *items = tree_get(root, "items");
+        r->nk8s++;
+        for (i = 0; i < items->n; i++)
+            add_one(r, items->kids[i], file, doc_index, default_ns);
+        return;
+    }
+    add_one(r, root, file, doc_index, default_ns);
+}
+
+/* 1 if a line of the document has `{{` outside quotes: an unrendered
+ * Helm/Go template, skipped quietly. */
+static int is_template(const char *s, size_t len)
+{
+    const char *end = s + len;
+    char q = 0;
+
+    for (; s < end; s++) {
+        if (*s == '\n') {
+            q = 0;
+        } else if (q) {
+            if (*s == q)
+                q = 0;
+            else if (*s == '\\' && q == '"' && s + 1 < end)
+                s++;
+        } else if (*s == '"' || *s == '\'') {
+            q = *s;
+        } else if (*s == '#') {
+            while (s < end && *s != '\n')
+                s++;
+            s--;
+        } else if (*s == '{' && s + 1 < end && s[1] == '{') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void run_add_text(struct run *r, const char *file, const char *data,
+                  size_t len)
+{
+    struct ydocs docs;
+    size_t i, j;
+
+    load_yaml(r->arena, data, len, &docs);
+    for (i = 0; i < docs.n; i++) {
+        struct ydoc *d = &docs.v[i];
+        if (is_template(d->text, d->text_len))
+            continue;
+        if (d->error) {
+            r->parse_errors++;
+            raw_report(r, "input-parse", file, d->line, d->col, NULL, "",
+                       d->error);
+            continue;
+        }
+        for (j = 0; j < d->nwarnings; j++)
+            raw_report(r, "input-parse", file, d->wline[j], d->wcol[j],
+                       NULL, "", d->warnings[j]);
+        if (d->root)
+            run_add_root(r, d->root, file, (unsigned)i, NULL);
+    }
+}
+
+/* Reports ignore.claimcheck.dev/ annotations that name no rule or give no
+ * reason: such a suppression does not apply. */
+static void check_suppressions(struct run *r, const struct object *o)
+{
+    const struct tnode *ann = tree_get(o->metadata, "annotations");
+    size_t i, plen = strlen(SUPPRESS_PREFIX);
+    struct check_ctx cx;
+
+    if (!tree_is_map(ann))
+        return;
+    cx.run = r;
+    cx.obj = o;
+    cx.rule = rule_find("suppression-invalid");
+    if (!cx.rule)
+        return;
+    cx.sev = r->e->sev[rule_index(cx.rule)];
+    if (cx.sev == SEV_OFF)
+        return;
+    for (i = 0; i < ann->n; i++) {
+        const struct tnode *a = ann->kids[i];
+        const char *id;
+        if (strncmp(a->key, SUPPRESS_PREFIX, plen) != 0)
+            continue;
+        id = a->key + plen;
+        if (!rule_find(id))
+            report(&cx, a, "suppression names unknown rule '%s'", id);
+        else if (!tree_text(a) || !*tree_text(a))
+            report(&cx, a, "suppression of '%s' has no reason: it does not "
+                   "apply until one is given", id);
+    }
+}
+
+void run_check(struct run *r)
+{
+    struct check_ctx cx;
+    size_t i, k;
+
+    cx.run = r;
+    for (i = 0; i < r->nobjs; i++) {
+        const struct object *o = r->objs[i];
+        cx.obj = o;
+        for (k = 0; k < nrules; k++) {
+            const struct rule *rule = &rules[k];
+            if (!rule->check || !(rule->kinds & o->kind))
+                continue;
+            cx.rule = rule;
+            cx.sev = r->e->sev[k];
+            if (cx.sev == SEV_OFF)
+                continue;
+            rule->check(&cx, o);
+        }
+        check_suppressions(r, o);
+    }
+}
+
+/* ==== admission ========================================================= */
+
+int engine_check_admission(const struct engine *e, const struct inventory *inv,
+                           const struct tnode *object, const char *ns,
+                           struct diag_list *out, struct err *err)
+{
+    struct run *r;
+
+    if (!tree_is_map(object))
+        return err_set(err, "request.object is not an object");
+    r = run_new(e, inv, out->arena, out);
+    run_add_root(r, object, NULL, 0, ns);
+    run_check(r);
+    run_free(r);
+    return 0;
+}

@@ -1,0 +1,56 @@
+/*
+ * engine.h - the validation core's entry points: objects x rules -> findings.
+ *
+ * A struct engine holds the resolved configuration (target Kubernetes
+ * version, feature gates, runtime-config, rule severities, device-plugin map)
+ * and is immutable after engine_init(), so webhook threads share one.
+ * A struct inventory is an immutable snapshot of cluster objects (DeviceClasses,
+ * ResourceSlices, Nodes, Namespaces, ResourceClaims, ResourceClaimTemplates);
+ * it is built once and then only read, so it can be swapped atomically.
+ */
+#ifndef CLAIMCHECK_ENGINE_H
+#define CLAIMCHECK_ENGINE_H
+
+#include <stddef.h>
+
+#include "diag.h"
+
+struct arena;
+struct err;
+struct tnode;
+struct config;
+struct inventory;
+struct engine;
+
+/* Builds an engine from a config (see config.h). Returns NULL and fills err
+ * on failure (unknown gate, unknown rule id in the config...). */
+struct engine *engine_new(const struct config *cfg, struct err *err);
+void engine_free(struct engine *e);
+/* The target Kubernetes version, "1.34". */
+const char *engine_kube_version(const struct engine *e);
+
+/* Admission: checks one object (the AdmissionReview's request.object, as a
+ * tree without positions) against the engine's rules and, when inv is not
+ * NULL, against the inventory. ns is request.namespace (may be "" for
+ * cluster-scoped kinds). Findings are appended to out (allocated in out's
+ * arena). Returns 0, or -1 with err filled for input that is not an object. */
+int engine_check_admission(const struct engine *e, const struct inventory *inv,
+                           const struct tnode *object, const char *ns,
+                           struct diag_list *out, struct err *err);
+
+/* Inventory snapshots. inventory_new() returns an empty snapshot that owns
+ * its own arena; objects added are deep-copied into it. */
+struct inventory *inventory_new(void);
+/* Adds every object of a YAML/JSON text (multi-document, List). Parse errors
+ * are failures here (-1 + err naming file:line:col). */
+int inventory_add_text(struct inventory *inv, const char *file,
+                       const char *data, size_t len, struct err *err);
+/* Adds one object tree (deep copy). Kinds that are not inventory kinds are
+ * ignored (returns 0). */
+int inventory_add_tree(struct inventory *inv, const struct tnode *obj,
+                       struct err *err);
+/* Number of objects of inventory kinds held. */
+size_t inventory_size(const struct inventory *inv);
+void inventory_free(struct inventory *inv);
+
+#endif

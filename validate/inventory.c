@@ -1,0 +1,147 @@
+/*
+ * inventory.c - loading and indexing inventory objects (from files given
+ * with --inventory, or from the webhook's cluster cache). Objects are read
+ * with object_read() like linted input, but are never reported on.
+ */
+#include "inventory.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "err.h"
+#include "load_yaml.h"
+#include "object.h"
+#include "tree.h"
+
+#define INVENTORY_KINDS (K_CLAIM | K_TEMPLATE | K_CLASS | K_SLICE | K_NODE \
+                         | K_NAMESPACE)
+
+const char *object_key(struct arena *a, unsigned kind, const char *ns,
+                       const char *name)
+{
+    return arena_printf(a, "%u\x1f%s\x1f%s", kind, ns ? ns : "", name);
+}
+
+struct inventory *inventory_new(void)
+{
+    struct inventory *inv = calloc(1, sizeof(*inv));
+
+    if (!inv)
+        abort();
+    arena_init(&inv->arena, 256 * 1024);
+    strmap_init(&inv->index, &inv->arena);
+    return inv;
+}
+
+static void inventory_put(struct inventory *inv, const struct tnode *root)
+{
+    struct object *o = arena_alloc(&inv->arena, sizeof(*o));
+    const struct tnode *bad;
+    const char *why;
+
+    if (object_read(&inv->arena, root, "<inventory>", 0, o, &bad, &why)
+        != OBJ_OK || !(o->kind & INVENTORY_KINDS) || !*o->name)
+        return;
+    o->inventory = 1;
+    if (inv->n == inv->cap) {
+        size_t cap = inv->cap ? inv->cap * 2 : 64;
+        inv->objs = arena_grow(&inv->arena, inv->objs, inv->n, cap,
+                               sizeof(*inv->objs));
+        inv->cap = cap;
+    }
+    inv->objs[inv->n++] = o;
+    inv->kinds |= o->kind;
+    strmap_put(&inv->index, object_key(&inv->arena, o->kind, object_ns(o),
+                                       o->name), o);
+}
+
+static void inventory_put_doc(struct inventory *inv, const struct tnode *root)
+{
+    size_t i;
+
+    if (object_is_list(root)) {
+        const struct tnode *items = tree_get(root, "items");
+        for (i = 0; i < items->n; i++)
+            inventory_put(inv, items->kids[i]);
+        return;
+    }
+    inventory_put(inv, root);
+}
+
+int inventory_add_text(struct inventory *inv, const char *file,
+                       const char *data, size_t len, struct err *err)
+{
+    struct ydocs docs;
+    size_t i;
+
+    load_yaml(&inv->arena, data, len, &docs);
+    for (i = 0; i < docs.n; i++)
+        if (docs.v[i].error)
+            return err_set(err, "%s:%u:%u: %s", file, docs.v[i].line,
+                           docs.v[i].col, docs.v[i].error);
+    for (i = 0; i < docs.n; i++)
+        if (docs.v[i].root)
+            inventory_put_doc(inv, docs.v[i].root);
+    return 0;
+}
+
+static struct tnode *tree_copy(struct arena *a, const struct tnode *src,
+                               const struct tnode *parent, int depth)
+{
+    struct tnode *n = arena_alloc(a, sizeof(*n));
+    size_t i;
+
+    *n = *src;
+    n->parent = parent;
+    if (src->key)
+        n->key = arena_strdup(a, src->key);
+    n->str = arena_strndup(a, src->str, src->len);
+    if (src->n) {
+        n->kids = arena_alloc(a, src->n * sizeof(*n->kids));
+        for (i = 0; i < src->n; i++)
+            n->kids[i] = depth < 512 ? tree_copy(a, src->kids[i], n, depth + 1)
+                                     : tree_new(a, T_NULL, 0, 0);
+    }
+    return n;
+}
+
+int inventory_add_tree(struct inventory *inv, const struct tnode *obj,
+                       struct err *err)
+{
+    (void)err;
+    if (!tree_is_map(obj))
+        return 0;
+    inventory_put_doc(inv, tree_copy(&inv->arena, obj, NULL, 0));
+    return 0;
+}
+
+size_t inventory_size(const struct inventory *inv)
+{
+    return inv ? inv->n : 0;
+}
+
+void inventory_free(struct inventory *inv)
+{
+    if (!inv)
+        return;
+    arena_release(&inv->arena);
+    free(inv);
+}
+
+const struct object *inventory_lookup(const struct inventory *inv,
+                                      unsigned kind, const char *ns,
+                                      const char *name)
+{
+    char key[1024];
+    int n;
+
+    if (!inv || !name)
+        return NULL;
+    n = snprintf(key, sizeof(key), "%u\x1f%s\x1f%s", kind, ns ? ns : "",
+                 name);
+    if (n < 0 || (size_t)n >= sizeof(key))
+        return NULL;
+    return strmap_get(&inv->index, key);
+}

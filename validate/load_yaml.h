@@ -1,0 +1,38 @@
+/*
+ * load_yaml.h - YAML (and JSON-as-YAML) text -> document trees with
+ * positions. The only file that includes <yaml.h> is load_yaml.c.
+ *
+ * A stream is split into documents on `---` lines FIRST, so a document that
+ * does not parse is reported on its own and the others are still loaded.
+ * Limits (validate/limits.h): nesting depth, alias expansion budget.
+ */
+#ifndef CLAIMCHECK_LOAD_YAML_H
+#define CLAIMCHECK_LOAD_YAML_H
+
+#include <stddef.h>
+
+struct arena;
+struct tnode;
+
+struct ydoc {
+    struct tnode *root;     /* NULL: empty document, or error below */
+    const char *error;      /* parse error message (arena-owned) or NULL */
+    unsigned line, col;     /* error position; else the document's start */
+    const char **warnings;  /* non-fatal problems (duplicate keys...) */
+    unsigned *wline, *wcol;
+    size_t nwarnings;
+    const char *text;       /* the document's source text (not copied) */
+    size_t text_len;
+};
+
+struct ydocs {
+    struct ydoc *v;
+    size_t n;
+};
+
+/* Loads every document of data[0..len). Never fails as a whole: problems
+ * are per document. Everything is allocated in a. */
+void load_yaml(struct arena *a, const char *data, size_t len,
+               struct ydocs *out);
+
+#endif

@@ -1,0 +1,403 @@
+/*
+ * object.c - recognising Kubernetes objects and reading them into the
+ * normalised view of object.h. Knows where each kind keeps its pod
+ * template and how each resource.k8s.io version shapes device requests;
+ * knows nothing about rules.
+ */
+#include "object.h"
+
+#include <string.h>
+
+#include "arena.h"
+#include "tree.h"
+
+struct kind_desc {
+    const char *name;
+    unsigned bit;
+    const char *groups;         /* accepted API groups, '|' separated */
+    const char *pod_path;       /* where the PodSpec is */
+    const char *meta_path;      /* pod template metadata */
+    const char *replicas_path;  /* replicas / parallelism */
+};
+
+static const struct kind_desc kinds[] = {
+    {"Pod", K_POD, "", "spec", NULL, NULL},
+    {"Deployment", K_DEPLOYMENT, "apps|extensions", "spec.template.spec",
+     "spec.template.metadata", "spec.replicas"},
+    {"ReplicaSet", K_REPLICASET, "apps|extensions", "spec.template.spec",
+     "spec.template.metadata", "spec.replicas"},
+    {"StatefulSet", K_STATEFULSET, "apps", "spec.template.spec",
+     "spec.template.metadata", "spec.replicas"},
+    {"DaemonSet", K_DAEMONSET, "apps|extensions", "spec.template.spec",
+     "spec.template.metadata", NULL},
+    {"Job", K_JOB, "batch", "spec.template.spec", "spec.template.metadata",
+     "spec.parallelism"},
+    {"CronJob", K_CRONJOB, "batch", "spec.jobTemplate.spec.template.spec",
+     "spec.jobTemplate.spec.template.metadata",
+     "spec.jobTemplate.spec.parallelism"},
+    {"ReplicationController", K_RC, "", "spec.template.spec",
+     "spec.template.metadata", "spec.replicas"},
+    {"ResourceClaim", K_CLAIM, "resource.k8s.io", NULL, NULL, NULL},
+    {"ResourceClaimTemplate", K_TEMPLATE, "resource.k8s.io", NULL, NULL, NULL},
+    {"DeviceClass", K_CLASS, "resource.k8s.io", NULL, NULL, NULL},
+    {"ResourceSlice", K_SLICE, "resource.k8s.io", NULL, NULL, NULL},
+    {"Node", K_NODE, "", NULL, NULL, NULL},
+    {"Namespace", K_NAMESPACE, "", NULL, NULL, NULL},
+};
+
+const char *kind_bit_name(unsigned k)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (kinds[i].bit == k)
+            return kinds[i].name;
+    return "object";
+}
+
+static int group_ok(const char *groups, const char *g)
+{
+    size_t gl = strlen(g);
+    const char *p = groups;
+
+    for (;;) {
+        const char *bar = strchr(p, '|');
+        size_t l = bar ? (size_t)(bar - p) : strlen(p);
+        if (l == gl && strncmp(p, g, l) == 0)
+            return 1;
+        if (!bar)
+            return 0;
+        p = bar + 1;
+    }
+}
+
+int object_is_list(const struct tnode *root)
+{
+    const char *k = tree_str(tree_get(root, "kind"));
+    size_t l;
+
+    if (!k || !tree_is_seq(tree_get(root, "items")))
+        return 0;
+    l = strlen(k);
+    return l >= 4 && strcmp(k + l - 4, "List") == 0;
+}
+
+const char *object_ns(const struct object *o)
+{
+    if (o->kind & (K_CLASS | K_SLICE | K_NODE | K_NAMESPACE))
+        return "";
+    return o->ns && *o->ns ? o->ns : "default";
+}
+
+const char *object_ref(struct arena *a, const struct object *o)
+{
+    const char *name = o->name && *o->name ? o->name : "<unnamed>";
+
+    if (o->ns && *o->ns)
+        return arena_printf(a, "%s/%s", o->ns, name);
+    return name;
+}
+
+/* ==== DRA requests ====================================================== */
+
+static void read_selectors(struct arena *a, const struct tnode *list,
+                           struct selector **out, size_t *n)
+{
+    size_t i, k = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (!tree_is_seq(list) || !list->n)
+        return;
+    *out = arena_alloc(a, list->n * sizeof(**out));
+    for (i = 0; i < list->n; i++) {
+        const struct tnode *e = list->kids[i];
+        const struct tnode *x = tree_get(tree_get(e, "cel"), "expression");
+        (*out)[k].node = e;
+        (*out)[k].expr_node = x;
+        (*out)[k].expr = tree_str(x);
+        k++;
+    }
+    *n = k;
+}
+
+/* Fills the exact-request fields of r from mapping f. */
+static void read_exact(struct arena *a, struct devreq *r,
+                       const struct tnode *f)
+{
+    long long c;
+
+    r->fields = tree_is_map(f) ? f : NULL;
+    r->count = 1;
+    if (!r->fields)
+        return;
+    r->class_node = tree_get(f, "deviceClassName");
+    r->class_name = tree_str(r->class_node);
+    r->selectors_node = tree_get(f, "selectors");
+    read_selectors(a, r->selectors_node, &r->sel, &r->nsel);
+    r->mode_node = tree_get(f, "allocationMode");
+    r->mode = tree_str(r->mode_node);
+    r->count_node = tree_get(f, "count");
+    if (tree_int(r->count_node, &c) == 0)
+        r->count = c;
+    r->admin_node = tree_get(f, "adminAccess");
+    r->admin_access = tree_true(r->admin_node);
+    r->tolerations = tree_get(f, "tolerations");
+    r->capacity = tree_get(f, "capacity");
+}
+
+static void read_request(struct arena *a, enum dra_shape shape,
+                         const struct tnode *n, struct devreq *r)
+{
+    const struct tnode *fa;
+    size_t i;
+
+    r->node = n;
+    r->name_node = tree_get(n, "name");
+    r->name = tree_str(r->name_node);
+    r->count = 1;
+    fa = tree_get(n, "firstAvailable");
+    r->first_available = fa;
+    if (shape == DRA_EXACTLY)
+        read_exact(a, r, tree_get(n, "exactly"));
+    else
+        read_exact(a, r, n);
+    if (tree_is_seq(fa) && fa->n) {
+        r->subs = arena_alloc(a, fa->n * sizeof(*r->subs));
+        r->nsubs = fa->n;
+        for (i = 0; i < fa->n; i++) {
+            struct devreq *s = &r->subs[i];
+            s->node = fa->kids[i];
+            s->name_node = tree_get(s->node, "name");
+            s->name = tree_str(s->name_node);
+            s->parent = r;
+            read_exact(a, s, s->node);
+        }
+    }
+}
+
+static struct claimspec *read_claimspec(struct arena *a, const char *version,
+                                        const struct tnode *spec)
+{
+    struct claimspec *c = arena_alloc(a, sizeof(*c));
+    const struct tnode *reqs;
+    size_t i;
+
+    c->shape = (!strcmp(version, "v1alpha3") || !strcmp(version, "v1beta1")
+                || !strncmp(version, "v1alpha", 7))
+               ? DRA_FLAT : DRA_EXACTLY;
+    c->spec = tree_is_map(spec) ? spec : NULL;
+    c->devices = tree_get(spec, "devices");
+    reqs = tree_get(c->devices, "requests");
+    c->requests_node = reqs;
+    c->constraints = tree_get(c->devices, "constraints");
+    c->config = tree_get(c->devices, "config");
+    if (tree_is_seq(reqs) && reqs->n) {
+        c->reqs = arena_alloc(a, reqs->n * sizeof(*c->reqs));
+        c->nreqs = reqs->n;
+        for (i = 0; i < reqs->n; i++)
+            read_request(a, c->shape, reqs->kids[i], &c->reqs[i]);
+    }
+    return c;
+}
+
+static struct classspec *read_classspec(struct arena *a,
+                                        const struct tnode *spec)
+{
+    struct classspec *c = arena_alloc(a, sizeof(*c));
+
+    c->spec = tree_is_map(spec) ? spec : NULL;
+    c->selectors_node = tree_get(spec, "selectors");
+    read_selectors(a, c->selectors_node, &c->sel, &c->nsel);
+    c->extended_node = tree_get(spec, "extendedResourceName");
+    c->extended_resource = tree_str(c->extended_node);
+    return c;
+}
+
+/* ==== pods ============================================================== */
+
+static size_t add_containers(struct podspec *p, const struct tnode *list,
+                             int init, int ephemeral, size_t k)
+{
+    size_t i;
+
+    if (!tree_is_seq(list))
+        return k;
+    for (i = 0; i < list->n; i++) {
+        struct container *c = &p->ctrs[k++];
+        const struct tnode *res = tree_get(list->kids[i], "resources");
+        c->node = list->kids[i];
+        c->name = tree_str(tree_get(c->node, "name"));
+        c->init = init;
+        c->ephemeral = ephemeral;
+        c->limits = tree_get(res, "limits");
+        c->requests = tree_get(res, "requests");
+        c->claims = tree_get(res, "claims");
+    }
+    return k;
+}
+
+static struct podspec *read_podspec(struct arena *a, const struct tnode *spec,
+                                    const struct tnode *meta)
+{
+    struct podspec *p = arena_alloc(a, sizeof(*p));
+    const struct tnode *rc, *ic, *cc, *ec;
+    size_t n = 0, i;
+
+    p->spec = spec;
+    p->meta = meta;
+    rc = tree_get(spec, "resourceClaims");
+    p->claims_node = rc;
+    if (tree_is_seq(rc) && rc->n) {
+        p->claims = arena_alloc(a, rc->n * sizeof(*p->claims));
+        p->nclaims = rc->n;
+        for (i = 0; i < rc->n; i++) {
+            struct podclaim *c = &p->claims[i];
+            const struct tnode *src;
+            c->node = rc->kids[i];
+            c->name_node = tree_get(c->node, "name");
+            c->name = tree_str(c->name_node);
+            /* 1.26-1.30 nested the reference under `source` */
+            src = tree_get(c->node, "source");
+            if (!tree_is_map(src))
+                src = c->node;
+            c->claim_node = tree_get(src, "resourceClaimName");
+            c->claim_name = tree_str(c->claim_node);
+            c->template_node = tree_get(src, "resourceClaimTemplateName");
+            c->template_name = tree_str(c->template_node);
+        }
+    }
+    ic = tree_get(spec, "initContainers");
+    cc = tree_get(spec, "containers");
+    ec = tree_get(spec, "ephemeralContainers");
+    n += tree_is_seq(ic) ? ic->n : 0;
+    n += tree_is_seq(cc) ? cc->n : 0;
+    n += tree_is_seq(ec) ? ec->n : 0;
+    if (n) {
+        p->ctrs = arena_alloc(a, n * sizeof(*p->ctrs));
+        n = add_containers(p, ic, 1, 0, 0);
+        n = add_containers(p, cc, 0, 0, n);
+        n = add_containers(p, ec, 0, 1, n);
+        p->nctrs = n;
+    }
+    return p;
+}
+
+/* ==== recognition ======================================================= */
+
+enum object_status object_read(struct arena *a, const struct tnode *root,
+                               const char *file, unsigned doc_index,
+                               struct object *o,
+                               const struct tnode **bad_at, const char **why)
+{
+    const struct tnode *av, *kd, *md;
+    const char *slash;
+    const struct kind_desc *d = NULL;
+    size_t i;
+
+    memset(o, 0, sizeof(*o));
+    *bad_at = root;
+    *why = NULL;
+    if (!tree_is_map(root))
+        return OBJ_NOT_K8S;
+    av = tree_get(root, "apiVersion");
+    kd = tree_get(root, "kind");
+    if (!av && !kd)
+        return OBJ_NOT_K8S;
+    if (!kd) {
+        *bad_at = av;
+        *why = "'apiVersion' is set but 'kind' is missing";
+        return OBJ_BAD;
+    }
+    if (!av) {
+        *bad_at = kd;
+        *why = "'kind' is set but 'apiVersion' is missing";
+        return OBJ_BAD;
+    }
+    if (!tree_str(av) || !*av->str) {
+        *bad_at = av;
+        *why = arena_printf(a, "'apiVersion' must be a non-empty string, "
+                            "not a %s", tree_kind_name(av));
+        return OBJ_BAD;
+    }
+    if (!tree_str(kd) || !*kd->str) {
+        *bad_at = kd;
+        *why = arena_printf(a, "'kind' must be a non-empty string, not a %s",
+                            tree_kind_name(kd));
+        return OBJ_BAD;
+    }
+    md = tree_get(root, "metadata");
+    if (md && md->kind != T_MAP && md->kind != T_NULL) {
+        *bad_at = md;
+        *why = arena_printf(a, "'metadata' must be a mapping, not a %s",
+                            tree_kind_name(md));
+        return OBJ_BAD;
+    }
+    o->root = root;
+    o->api_node = av;
+    o->kind_node = kd;
+    o->api_version = av->str;
+    o->kind_name = kd->str;
+    o->metadata = tree_is_map(md) ? md : NULL;
+    o->file = file;
+    o->doc_index = doc_index;
+    slash = strrchr(av->str, '/');
+    if (slash) {
+        o->group = arena_strndup(a, av->str, (size_t)(slash - av->str));
+        o->version = slash + 1;
+    } else {
+        o->group = "";
+        o->version = av->str;
+    }
+    o->ns = tree_str(tree_get(md, "namespace"));
+    if (!o->ns)
+        o->ns = "";
+    o->name = tree_str(tree_get(md, "name"));
+    if (!o->name)
+        o->name = tree_str(tree_get(md, "generateName"));
+    if (!o->name)
+        o->name = "";
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (strcmp(kinds[i].name, kd->str) == 0
+            && group_ok(kinds[i].groups, o->group)) {
+            d = &kinds[i];
+            break;
+        }
+    if (!d)
+        return OBJ_OTHER;
+    o->kind = d->bit;
+    o->spec = tree_get(root, "spec");
+    if (o->spec && o->spec->kind != T_MAP && o->spec->kind != T_NULL) {
+        *bad_at = o->spec;
+        *why = arena_printf(a, "'spec' must be a mapping, not a %s",
+                            tree_kind_name(o->spec));
+        return OBJ_BAD;
+    }
+    if (d->pod_path) {
+        const struct tnode *ps = tree_at(root, d->pod_path);
+        if (ps && !tree_is_map(ps)) {
+            *bad_at = ps;
+            *why = arena_printf(a, "'%s' must be a mapping, not a %s",
+                                d->pod_path, tree_kind_name(ps));
+            return OBJ_BAD;
+        }
+        o->pod = read_podspec(a, ps, d->meta_path
+                              ? tree_at(root, d->meta_path) : NULL);
+    }
+    o->replicas = 1;
+    if (d->bit == K_DAEMONSET) {
+        o->replicas = -1;       /* one per node */
+    } else if (d->replicas_path) {
+        long long r;
+        o->replicas_node = tree_at(root, d->replicas_path);
+        if (tree_int(o->replicas_node, &r) == 0)
+            o->replicas = r;
+    }
+    if (d->bit == K_CLAIM)
+        o->claim = read_claimspec(a, o->version, o->spec);
+    else if (d->bit == K_TEMPLATE)
+        o->claim = read_claimspec(a, o->version, tree_get(o->spec, "spec"));
+    else if (d->bit == K_CLASS)
+        o->cls = read_classspec(a, o->spec);
+    return OBJ_OK;
+}

@@ -1,0 +1,172 @@
+/*
+ * object.h - the Kubernetes object view rules work on.
+ *
+ * object_read() recognises a document (or a List item) as one of the kinds
+ * claimcheck checks and reads it into ONE normalised view: Pods and the pod
+ * templates of workloads become a struct podspec; ResourceClaims and
+ * ResourceClaimTemplates of every resource.k8s.io version (v1alpha3/v1beta1
+ * flat requests, v1beta2/v1 exactly/firstAvailable) become a struct
+ * claimspec; DeviceClasses a struct classspec. Every normalised field keeps
+ * the tree node it came from, so findings point at the original key in the
+ * original apiVersion's shape. Fields of the wrong type are left NULL here;
+ * the schema rules report them. All memory is arena-owned.
+ */
+#ifndef CLAIMCHECK_OBJECT_H
+#define CLAIMCHECK_OBJECT_H
+
+#include <stddef.h>
+
+struct arena;
+struct tnode;
+
+enum kind_bit {
+    K_POD = 1u << 0,
+    K_DEPLOYMENT = 1u << 1,
+    K_REPLICASET = 1u << 2,
+    K_STATEFULSET = 1u << 3,
+    K_DAEMONSET = 1u << 4,
+    K_JOB = 1u << 5,
+    K_CRONJOB = 1u << 6,
+    K_RC = 1u << 7,
+    K_CLAIM = 1u << 8,
+    K_TEMPLATE = 1u << 9,
+    K_CLASS = 1u << 10,
+    K_SLICE = 1u << 11,
+    K_NODE = 1u << 12,
+    K_NAMESPACE = 1u << 13,
+};
+#define K_WORKLOADS (K_DEPLOYMENT | K_REPLICASET | K_STATEFULSET | K_DAEMONSET \
+                     | K_JOB | K_CRONJOB | K_RC)
+#define K_PODLIKE (K_POD | K_WORKLOADS)
+#define K_CLAIMLIKE (K_CLAIM | K_TEMPLATE)
+#define K_DRA (K_CLAIM | K_TEMPLATE | K_CLASS | K_SLICE)
+#define K_ALL 0x3fffu
+
+/* resource.k8s.io request shape */
+enum dra_shape {
+    DRA_FLAT,       /* v1alpha3, v1beta1: fields directly on the request */
+    DRA_EXACTLY,    /* v1beta2, v1: exactly / firstAvailable */
+};
+
+struct selector {
+    const char *expr;               /* the CEL text, NULL if not a string */
+    const struct tnode *expr_node;  /* the `expression` scalar */
+    const struct tnode *node;       /* the selectors[] entry */
+};
+
+/* A device request or a firstAvailable sub-request, normalised. */
+struct devreq {
+    const char *name;               /* NULL if missing or not a string */
+    const struct tnode *node;       /* the requests[] / firstAvailable[] entry */
+    const struct tnode *name_node;
+    const struct tnode *fields;     /* mapping holding deviceClassName etc.:
+                                       v1 `exactly`, v1beta1 the request itself,
+                                       a sub-request itself; NULL if none */
+    const char *class_name;
+    const struct tnode *class_node;
+    struct selector *sel;
+    size_t nsel;
+    const struct tnode *selectors_node;
+    const char *mode;               /* allocationMode as written, or NULL */
+    const struct tnode *mode_node;
+    long long count;                /* as written; 1 when absent */
+    const struct tnode *count_node;
+    int admin_access;               /* adminAccess: true */
+    const struct tnode *admin_node;
+    const struct tnode *tolerations;
+    const struct tnode *capacity;   /* capacity (with .requests) */
+    struct devreq *subs;            /* firstAvailable alternatives */
+    size_t nsubs;
+    const struct tnode *first_available;
+    const struct devreq *parent;    /* set on sub-requests */
+};
+
+struct claimspec {
+    enum dra_shape shape;
+    const struct tnode *spec;       /* the ResourceClaimSpec mapping */
+    const struct tnode *devices;
+    const struct tnode *requests_node;
+    struct devreq *reqs;
+    size_t nreqs;
+    const struct tnode *constraints;
+    const struct tnode *config;
+};
+
+struct classspec {
+    const struct tnode *spec;
+    struct selector *sel;
+    size_t nsel;
+    const struct tnode *selectors_node;
+    const char *extended_resource;  /* spec.extendedResourceName */
+    const struct tnode *extended_node;
+};
+
+struct podclaim {                   /* spec.resourceClaims[] */
+    const char *name;
+    const struct tnode *node, *name_node;
+    const char *claim_name, *template_name;
+    const struct tnode *claim_node, *template_node;
+};
+
+struct container {
+    const struct tnode *node;
+    const char *name;
+    int init, ephemeral;
+    const struct tnode *limits, *requests;  /* resources.limits/requests */
+    const struct tnode *claims;             /* resources.claims */
+};
+
+struct podspec {
+    const struct tnode *spec;       /* the PodSpec mapping */
+    const struct tnode *meta;       /* template metadata (workloads) */
+    struct podclaim *claims;
+    size_t nclaims;
+    const struct tnode *claims_node;
+    struct container *ctrs;
+    size_t nctrs;
+};
+
+struct object {
+    unsigned kind;                  /* one K_* bit; 0 = not checked */
+    const char *kind_name;          /* "Pod", "Deployment", ... */
+    const char *api_version;        /* as written */
+    const char *group, *version;    /* "" for the core group */
+    const char *ns;                 /* metadata.namespace or "" */
+    const char *name;               /* metadata.name, generateName, or "" */
+    const struct tnode *root, *metadata, *spec;
+    const struct tnode *api_node, *kind_node;
+    const char *file;
+    unsigned doc_index;
+    int inventory;                  /* context only: never reported */
+    long long replicas;             /* workloads: replicas / parallelism */
+    const struct tnode *replicas_node;
+    struct podspec *pod;            /* K_PODLIKE */
+    struct claimspec *claim;        /* K_CLAIMLIKE */
+    struct classspec *cls;          /* K_CLASS */
+};
+
+/* Outcome of object_read() */
+enum object_status {
+    OBJ_OK,         /* a kind claimcheck checks: *out filled */
+    OBJ_OTHER,      /* a Kubernetes object of another kind: ignore */
+    OBJ_NOT_K8S,    /* neither apiVersion nor kind: not meant as an object */
+    OBJ_BAD,        /* meant as an object but malformed: *bad_at and *why */
+};
+
+/* Reads root (a document or List item). file/doc_index are recorded. */
+enum object_status object_read(struct arena *a, const struct tnode *root,
+                               const char *file, unsigned doc_index,
+                               struct object *out,
+                               const struct tnode **bad_at, const char **why);
+
+/* "Pod", "Deployment"... for one K_* bit */
+const char *kind_bit_name(unsigned k);
+/* The namespace used to resolve references: metadata.namespace or
+ * "default" for namespaced kinds. */
+const char *object_ns(const struct object *o);
+/* "ns/name" or "name" for messages (arena-owned). */
+const char *object_ref(struct arena *a, const struct object *o);
+/* Walks a List (kind List / *List with items); 1 if root is a list. */
+int object_is_list(const struct tnode *root);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * run.h - one linting run: the objects of every input file, checked
+ * together (references between files resolve), against an engine and an
+ * optional inventory. The linter uses it directly; the webhook goes through
+ * engine_check_admission(), which builds a run of one object.
+ */
+#ifndef CLAIMCHECK_RUN_H
+#define CLAIMCHECK_RUN_H
+
+#include <stddef.h>
+
+struct arena;
+struct diag_list;
+struct engine;
+struct inventory;
+struct tnode;
+struct run;
+
+/* Everything is allocated in a (objects, trees, findings): release a after
+ * run_free() and after printing the findings. */
+struct run *run_new(const struct engine *e, const struct inventory *inv,
+                    struct arena *a, struct diag_list *out);
+/* Loads a YAML/JSON text; parse errors become input-parse findings. The
+ * data must stay valid until the run is freed. */
+void run_add_text(struct run *r, const char *file, const char *data,
+                  size_t len);
+/* Adds one already-loaded document root (webhook). */
+void run_add_root(struct run *r, const struct tnode *root, const char *file,
+                  unsigned doc_index, const char *default_ns);
+/* Runs every enabled rule on every added object. */
+void run_check(struct run *r);
+size_t run_objects(const struct run *r);    /* Kubernetes objects seen */
+/* The objects of checked kinds, in input order. */
+struct object *const *run_checked(const struct run *r, size_t *n);
+int run_parse_errors(const struct run *r);  /* documents that did not parse */
+void run_free(struct run *r);
+
+#endif

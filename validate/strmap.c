@@ -1,0 +1,77 @@
+/*
+ * strmap.c - open-addressing string map with FNV-1a hashing.
+ */
+#include "strmap.h"
+
+#include <string.h>
+
+#include "arena.h"
+
+static size_t strmap_hash(const char *s)
+{
+    size_t h = (size_t)1469598103934665603ull;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * (size_t)1099511628211ull;
+    return h;
+}
+
+void strmap_init(struct strmap *m, struct arena *a)
+{
+    m->arena = a;
+    m->slots = NULL;
+    m->n = 0;
+    m->cap = 0;
+}
+
+static void strmap_grow(struct strmap *m)
+{
+    struct strmap_slot *old = m->slots;
+    size_t oldcap = m->cap, i;
+
+    m->cap = m->cap ? m->cap * 2 : 64;
+    m->slots = arena_alloc(m->arena, m->cap * sizeof(*m->slots));
+    for (i = 0; i < oldcap; i++) {
+        size_t h;
+        if (!old[i].key)
+            continue;
+        h = strmap_hash(old[i].key) & (m->cap - 1);
+        while (m->slots[h].key)
+            h = (h + 1) & (m->cap - 1);
+        m->slots[h] = old[i];
+    }
+}
+
+void strmap_put(struct strmap *m, const char *key, void *value)
+{
+    size_t h;
+
+    if ((m->n + 1) * 2 > m->cap)
+        strmap_grow(m);
+    h = strmap_hash(key) & (m->cap - 1);
+    while (m->slots[h].key) {
+        if (strcmp(m->slots[h].key, key) == 0) {
+            m->slots[h].value = value;
+            return;
+        }
+        h = (h + 1) & (m->cap - 1);
+    }
+    m->slots[h].key = arena_strdup(m->arena, key);
+    m->slots[h].value = value;
+    m->n++;
+}
+
+void *strmap_get(const struct strmap *m, const char *key)
+{
+    size_t h;
+
+    if (!m->cap)
+        return NULL;
+    h = strmap_hash(key) & (m->cap - 1);
+    while (m->slots[h].key) {
+        if (strcmp(m->slots[h].key, key) == 0)
+            return m->slots[h].value;
+        h = (h + 1) & (m->cap - 1);
+    }
+    return NULL;
+}

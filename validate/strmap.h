@@ -1,0 +1,28 @@
+/*
+ * strmap.h - string -> pointer hash map (open addressing), arena-backed.
+ * Keys are copied into the arena; values are borrowed. Inserting an existing
+ * key replaces its value. No removal: maps live as long as their arena.
+ */
+#ifndef CLAIMCHECK_STRMAP_H
+#define CLAIMCHECK_STRMAP_H
+
+#include <stddef.h>
+
+struct arena;
+
+struct strmap_slot {
+    const char *key;
+    void *value;
+};
+
+struct strmap {
+    struct arena *arena;
+    struct strmap_slot *slots;
+    size_t n, cap;
+};
+
+void strmap_init(struct strmap *m, struct arena *a);
+void strmap_put(struct strmap *m, const char *key, void *value);
+void *strmap_get(const struct strmap *m, const char *key);
+
+#endif
