@@ -67,6 +67,11 @@ void certs_describe_key(const EVP_PKEY *k, char *out, size_t n);
 
 /* ---- gen.c ---- */
 
+/* certs_generate() that also sets *exists to 1 when it failed because an
+ * output file exists (the CLI's exit 2), else 0. */
+int certs_generate_ex(const struct certs_opts *o, int *exists,
+                      struct err *err);
+
 /* Validates o as certs_generate() would before touching anything: names,
  * days, key size, extra SANs, CA options. 0 or -1 and *err. */
 int certs_opts_check(const struct certs_opts *o, struct err *err);

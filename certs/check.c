@@ -212,74 +212,49 @@ int certs_print_summary(FILE *f, const char *indent, const char *cert_path,
 
 /* ==== certs --check ==== */
 
-static int has_dns(GENERAL_NAMES *gens, const char *name)
-{
-    size_t n = strlen(name);
-    int i, type;
+/* The apiserver (Go crypto/tls) matches SANs only, never the CN, and
+ * accepts a wildcard as the whole leftmost label; X509_check_host() with
+ * these flags does the same. */
+#define HOST_FLAGS (X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | \
+                    X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
 
-    for (i = 0; i < sk_GENERAL_NAME_num(gens); i++) {
-        const ASN1_STRING *v =
-            GENERAL_NAME_get0_value(sk_GENERAL_NAME_value(gens, i), &type);
-
-        if (type == GEN_DNS && (size_t)ASN1_STRING_length(v) == n &&
-            !strncasecmp((const char *)ASN1_STRING_get0_data(v), name, n))
-            return 1;
-    }
-    return 0;
-}
-
-static int has_ip(GENERAL_NAMES *gens, const ASN1_OCTET_STRING *ip)
-{
-    int i, type;
-
-    for (i = 0; i < sk_GENERAL_NAME_num(gens); i++) {
-        const ASN1_STRING *v =
-            GENERAL_NAME_get0_value(sk_GENERAL_NAME_value(gens, i), &type);
-
-        if (type == GEN_IPADD && !ASN1_STRING_cmp(v, ip))
-            return 1;
-    }
-    return 0;
-}
-
-/* Prints one "  SAN x: ok|missing" line per required name; returns the
+/* Prints one "  SAN x: ok|MISSING" line per required name; returns the
  * number missing. */
 static int check_sans(X509 *x, const struct certs_opts *o,
                       char sans[CERTS_N_SVC_SANS][CERTS_DNS_MAX + 1],
                       const char *crt, FILE *out, FILE *errout)
 {
-    GENERAL_NAMES *gens = X509_get_ext_d2i(x, NID_subject_alt_name, NULL,
-                                           NULL);
-    ASN1_OCTET_STRING *ip;
-    int missing = 0, ok;
+    int missing = 0;
     size_t i;
 
-    ERR_clear_error();
     for (i = 0; i < CERTS_N_SVC_SANS + o->n_extra_dns; i++) {
         const char *name = i < CERTS_N_SVC_SANS
                                ? sans[i] : o->extra_dns[i - CERTS_N_SVC_SANS];
+        char *peer = NULL;
 
-        ok = gens && has_dns(gens, name);
-        fprintf(out, "  SAN DNS:%s: %s\n", name, ok ? "ok" : "MISSING");
-        if (!ok) {
+        if (X509_check_host(x, name, 0, HOST_FLAGS, &peer) == 1) {
+            if (peer && strcasecmp(peer, name))
+                fprintf(out, "  SAN DNS:%s: ok (via DNS:%s)\n", name, peer);
+            else
+                fprintf(out, "  SAN DNS:%s: ok\n", name);
+        } else {
+            fprintf(out, "  SAN DNS:%s: MISSING\n", name);
             fprintf(errout, "error: '%s' lacks SAN 'DNS:%s'\n", crt, name);
             missing++;
         }
+        OPENSSL_free(peer);
     }
     for (i = 0; i < o->n_extra_ip; i++) {
-        ip = a2i_IPADDRESS(o->extra_ip[i]);
-        ok = ip && gens && has_ip(gens, ip);
-        ASN1_OCTET_STRING_free(ip);
-        ERR_clear_error();
-        fprintf(out, "  SAN IP:%s: %s\n", o->extra_ip[i],
-                ok ? "ok" : "MISSING");
-        if (!ok) {
+        if (X509_check_ip_asc(x, o->extra_ip[i], 0) == 1) {
+            fprintf(out, "  SAN IP:%s: ok\n", o->extra_ip[i]);
+        } else {
+            fprintf(out, "  SAN IP:%s: MISSING\n", o->extra_ip[i]);
             fprintf(errout, "error: '%s' lacks SAN 'IP:%s'\n", crt,
                     o->extra_ip[i]);
             missing++;
         }
     }
-    GENERAL_NAMES_free(gens);
+    ERR_clear_error();
     return missing;
 }
 
@@ -324,23 +299,23 @@ out:
     return ret;
 }
 
-static int check_days(const char *what, X509 *x, int min_days, time_t now,
-                      FILE *out, FILE *errout)
+static int check_days(const char *label, const char *what, X509 *x,
+                      int min_days, time_t now, FILE *out, FILE *errout)
 {
     long long na = certs_time_unix(X509_get0_notAfter(x));
     long long left = na - (long long)now;
 
     if (na >= 0 && left >= (long long)min_days * 86400) {
         fprintf(out, "  %s validity: ok (%lld days left, minimum %d)\n",
-                what, left / 86400, min_days);
+                label, left / 86400, min_days);
         return 0;
     }
     if (na < 0 || left < 0) {
-        fprintf(out, "  %s validity: EXPIRED\n", what);
+        fprintf(out, "  %s validity: EXPIRED\n", label);
         fprintf(errout, "error: '%s' has expired\n", what);
     } else {
         fprintf(out, "  %s validity: FAILED (%lld days left, minimum %d)\n",
-                what, left / 86400, min_days);
+                label, left / 86400, min_days);
         fprintf(errout, "error: '%s' expires in %lld days (minimum %d)\n",
                 what, left / 86400, min_days);
     }
@@ -423,11 +398,12 @@ int certs_check_dir(const char *dir, const struct certs_opts *o,
         failed++;
     }
 
-    failed += check_days(crt, sk_X509_value(leaf_sk, 0), min_days, now, out,
-                         errout);
+    failed += check_days(CERTS_TLS_CRT, crt, sk_X509_value(leaf_sk, 0),
+                         min_days, now, out, errout);
+    /* An expiring CA breaks the chain just the same. */
     for (i = 0; ca_sk && i < sk_X509_num(ca_sk); i++)
-        failed += check_days(ca, sk_X509_value(ca_sk, i), min_days, now,
-                             out, errout);
+        failed += check_days(CERTS_CA_CRT, ca, sk_X509_value(ca_sk, i),
+                             min_days, now, out, errout);
 out:
     fprintf(out, "result: %s\n", failed ? "FAILED" : "ok");
     EVP_PKEY_free(k);

@@ -203,7 +203,7 @@ static int run_generate(const struct cmd *c, struct certs_opts *o)
     char ca[PATH_MAX], crt[PATH_MAX];
     const char *dir;
     char *b64;
-    int r;
+    int exists;
 
     if (c->val[O_DAYS] &&
         parse_int("--days", c->val[O_DAYS], 1, CERTS_MAX_DAYS, &o->days) < 0)
@@ -217,17 +217,9 @@ static int run_generate(const struct cmd *c, struct certs_opts *o)
     }
     if (certs_opts_check(o, &e) < 0)
         return usage_error("%s", e.msg);
-    if (!o->force) {
-        r = certs_outputs_exist(o, &e);
-        if (r != 0) {
-            fprintf(stderr, "error: %s\n", e.msg);
-            return r > 0 ? EXIT_USAGE : EXIT_CHECK;
-        }
-    }
-    if (certs_generate(o, &e) < 0) {
+    if (certs_generate_ex(o, &exists, &e) < 0) {
         fprintf(stderr, "error: %s\n", e.msg);
-        /* lost a race with another writer: same answer as above */
-        return strstr(e.msg, "already exists") ? EXIT_USAGE : EXIT_CHECK;
+        return exists ? EXIT_USAGE : EXIT_CHECK;
     }
 
     dir = o->out_dir ? o->out_dir : ".";

@@ -516,7 +516,8 @@ static int write_tmp(struct out_file *f, mode_t mode, const char *data,
 /* Moves the temporary into place. Without force, link(2) refuses to
  * replace a file that appeared since check_exist(); filesystems without
  * hard links fall back to a last check and rename(2). */
-static int publish(struct out_file *f, int force, struct err *err)
+static int publish(struct out_file *f, int force, int *exists,
+                   struct err *err)
 {
     struct stat st;
 
@@ -526,16 +527,15 @@ static int publish(struct out_file *f, int force, struct err *err)
             f->have_tmp = 0;
             return 0;
         }
-        if (errno == EEXIST)
-            return err_set(err, "'%s' already exists (use --force to "
-                           "overwrite)", f->dst);
-        if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP &&
-            errno != EMLINK)
+        if (errno != EEXIST && errno != EPERM && errno != ENOTSUP &&
+            errno != EOPNOTSUPP && errno != EMLINK)
             return err_set(err, "cannot create '%s': %s", f->dst,
                            strerror(errno));
-        if (lstat(f->dst, &st) == 0)
+        if (errno == EEXIST || lstat(f->dst, &st) == 0) {
+            *exists = 1;
             return err_set(err, "'%s' already exists (use --force to "
                            "overwrite)", f->dst);
+        }
     }
     if (rename(f->tmp, f->dst) < 0)
         return err_set(err, "cannot rename '%s' to '%s': %s", f->tmp, f->dst,
@@ -598,6 +598,14 @@ static size_t bio_data(BIO *b, const char **p)
 
 int certs_generate(const struct certs_opts *o, struct err *err)
 {
+    int exists;
+
+    return certs_generate_ex(o, &exists, err);
+}
+
+int certs_generate_ex(const struct certs_opts *o, int *exists,
+                      struct err *err)
+{
     char sans[CERTS_N_SVC_SANS][CERTS_DNS_MAX + 1];
     struct out_file out[N_OUT];
     STACK_OF(X509) *ca_chain = NULL, *leaf_sk = NULL;
@@ -610,11 +618,17 @@ int certs_generate(const struct certs_opts *o, struct err *err)
     int days, i, ret = -1;
 
     err->msg[0] = '\0';
+    *exists = 0;
     memset(out, 0, sizeof(out));
     if (check_opts(o, &days, sans, err) < 0 || out_paths(o, out, err) < 0)
         goto out;
-    if (!o->force && check_exist(out, err) != 0)
-        goto out;
+    if (!o->force) {
+        i = check_exist(out, err);
+        if (i != 0) {
+            *exists = i > 0;
+            goto out;
+        }
+    }
 
     if (o->ca_cert) {
         if (load_ca(o, days, now, &ca_chain, &ca_key, err) < 0)
@@ -669,9 +683,10 @@ int certs_generate(const struct certs_opts *o, struct err *err)
             goto out;
     }
     /* Key before certificate: a watcher woken by tls.crt finds its key. */
-    if (publish(&out[OUT_KEY], o->force, err) < 0 ||
-        publish(&out[OUT_CRT], o->force, err) < 0 ||
-        (!out[OUT_CA].skip && publish(&out[OUT_CA], o->force, err) < 0))
+    if (publish(&out[OUT_KEY], o->force, exists, err) < 0 ||
+        publish(&out[OUT_CRT], o->force, exists, err) < 0 ||
+        (!out[OUT_CA].skip &&
+         publish(&out[OUT_CA], o->force, exists, err) < 0))
         goto out;
     sync_dir(dir);
     ret = 0;

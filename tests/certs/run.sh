@@ -7,6 +7,8 @@
 # Last line: "N passed, N failed"; exit status 1 if anything failed.
 #
 #   bash tests/certs/run.sh [-v]      (-v: show every command's output)
+#   CERTS_DRIVER=1 bash tests/certs/run.sh   (test the driver even if the
+#                                             webhook binary exists)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 BUILD=${BUILD:-build}
@@ -27,7 +29,7 @@ trap cleanup EXIT
 
 # ---- the binary under test ----
 BIN=
-if [ -x "$BUILD/claimcheck-webhook" ] &&
+if [ -z "${CERTS_DRIVER:-}" ] && [ -x "$BUILD/claimcheck-webhook" ] &&
    "$BUILD/claimcheck-webhook" certs --help 2>/dev/null | grep -q 'claimcheck-webhook certs'; then
     BIN=$BUILD/claimcheck-webhook
     echo "# using $BIN certs"
@@ -322,12 +324,12 @@ t "failed CA reuse wrote nothing" test ! -e "$T/x"
 
 # --check on certificates made by openssl(1), not by us: with and without
 # serverAuth (the chain check uses the TLS-server purpose, as the apiserver)
-sign_leaf() {   # DIR EKU
+ALL_SANS=DNS:hook,DNS:hook.claimcheck,DNS:hook.claimcheck.svc,DNS:hook.claimcheck.svc.cluster.local
+sign_leaf() {   # DIR EKU [SANS]
     mkdir -p "$1"; cp "$T/myca/ca.crt" "$1/ca.crt"
     openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$1/tls.key" \
         -subj "/CN=hook.claimcheck.svc" -out "$1/csr" >/dev/null 2>&1
-    printf 'subjectAltName=DNS:hook,DNS:hook.claimcheck,DNS:hook.claimcheck.svc,DNS:hook.claimcheck.svc.cluster.local\nextendedKeyUsage=%s\n' \
-        "$2" >"$1/ext"
+    printf 'subjectAltName=%s\nextendedKeyUsage=%s\n' "${3:-$ALL_SANS}" "$2" >"$1/ext"
     openssl x509 -req -in "$1/csr" -CA "$T/myca/ca.crt" -CAkey "$T/myca/ca.key" -CAcreateserial \
         -days 100 -extfile "$1/ext" -out "$1/tls.crt" >/dev/null 2>&1
     rm -f "$1/csr" "$1/ext"
@@ -339,6 +341,17 @@ sign_leaf "$T/ossl-client" clientAuth
 certs --check "$T/ossl-client" "${SVC[@]}"
 t "--check a clientAuth-only cert: exit 1 (chain purpose)" rc_is 1
 t "--check a clientAuth-only cert: says unsuitable purpose" err_has "unsuitable certificate purpose"
+
+sign_leaf "$T/ossl-wild" serverAuth "DNS:hook,DNS:hook.claimcheck,DNS:*.claimcheck.svc,DNS:*.claimcheck.svc.cluster.local"
+certs --check "$T/ossl-wild" "${SVC[@]}"
+t "--check wildcard SANs cover NAME.NS.svc (as in Go): exit 0" rc_is 0
+t "--check wildcard SANs: reported as matched via the wildcard" out_has "SAN DNS:hook.claimcheck.svc: ok (via DNS:*.claimcheck.svc)"
+sign_leaf "$T/ossl-partial" serverAuth "DNS:hook,DNS:hook.claimcheck,DNS:h*.claimcheck.svc,DNS:hook.claimcheck.svc.cluster.local"
+certs --check "$T/ossl-partial" "${SVC[@]}"
+t "--check partial wildcard h*.claimcheck.svc does not count: exit 1" rc_is 1
+sign_leaf "$T/ossl-cn" serverAuth "DNS:hook,DNS:hook.claimcheck,DNS:hook.claimcheck.svc.cluster.local"
+certs --check "$T/ossl-cn" "${SVC[@]}"
+t "--check CN=hook.claimcheck.svc without that SAN: exit 1 (CN ignored)" rc_is 1
 
 # rotate in place: the reused CA file is DIR/ca.crt itself
 mkdir -p "$T/inplace"; cp "$T/myca/ca.crt" "$T/inplace/ca.crt"
