@@ -1,0 +1,433 @@
+/*
+ * admission.c - AdmissionReview v1 request -> engine -> response. Owns the
+ * wire format (field checks, echo of apiVersion/kind/uid, status and
+ * warnings rendering and their limits) and the allow/deny decision. The
+ * body is parsed through load_json (no cJSON here); the response is
+ * rendered with buf_*. It does not own HTTP (server.c) or rules (core).
+ */
+#include "admission.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "../rules/rules.h"
+#include "../validate/arena.h"
+#include "../validate/buf.h"
+#include "../validate/diag.h"
+#include "../validate/engine.h"
+#include "../validate/err.h"
+#include "../validate/load_json.h"
+#include "../validate/tree.h"
+#include "metrics.h"
+
+#define REVIEW_API "admission.k8s.io/v1"
+#define REVIEW_KIND "AdmissionReview"
+#define RULES_LIST_MAX 512
+
+struct checked_kind {
+    const char *group, *kind;
+};
+
+/* CREATE and UPDATE of these are validated; everything else is allowed */
+static const struct checked_kind checked[] = {
+    { "", "Pod" },
+    { "", "ReplicationController" },
+    { "apps", "Deployment" },
+    { "apps", "ReplicaSet" },
+    { "apps", "StatefulSet" },
+    { "apps", "DaemonSet" },
+    { "batch", "Job" },
+    { "batch", "CronJob" },
+    { "resource.k8s.io", "ResourceClaim" },
+    { "resource.k8s.io", "ResourceClaimTemplate" },
+    { "resource.k8s.io", "DeviceClass" },
+};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- request --------------------------------------------------------- */
+
+static int want_str(const struct tnode *parent, const char *key,
+                    const char *where, int required, const char **out,
+                    struct err *err)
+{
+    const struct tnode *n = tree_get(parent, key);
+
+    *out = NULL;
+    if (!n || n->kind == T_NULL) {
+        if (required)
+            return err_set(err, "'%s%s' is missing", where, key);
+        return 0;
+    }
+    if (n->kind != T_STR)
+        return err_set(err, "'%s%s' must be a string, not %s", where, key,
+                       tree_kind_name(n));
+    *out = n->str;
+    return 0;
+}
+
+int admission_parse(struct arena *a, const char *body, size_t len,
+                    struct review *rv, struct err *err)
+{
+    struct tnode *root;
+    const struct tnode *rq, *rk, *obj, *dry, *md;
+    const char *s;
+
+    memset(rv, 0, sizeof(*rv));
+    if (load_json(a, body, len, &root, err) < 0)
+        return -1;
+    if (!tree_is_map(root))
+        return err_set(err, "body must be a JSON object (an AdmissionReview)"
+                       ", not %s", tree_kind_name(root));
+    if (want_str(root, "apiVersion", "", 1, &rv->api_version, err) < 0
+        || want_str(root, "kind", "", 1, &rv->kind, err) < 0)
+        return -1;
+    if (strcmp(rv->kind, REVIEW_KIND) != 0)
+        return err_set(err, "kind '%s' is not AdmissionReview", rv->kind);
+    if (strcmp(rv->api_version, REVIEW_API) != 0)
+        return err_set(err, "apiVersion '%s' is not supported (want "
+                       REVIEW_API ")", rv->api_version);
+    rq = tree_get(root, "request");
+    if (!tree_is_map(rq))
+        return err_set(err, "'request' must be an object");
+    if (want_str(rq, "uid", "request.", 1, &rv->uid, err) < 0)
+        return -1;
+    if (!*rv->uid)
+        return err_set(err, "'request.uid' is empty");
+    if (want_str(rq, "operation", "request.", 1, &rv->operation, err) < 0)
+        return -1;
+    rk = tree_get(rq, "kind");
+    if (!tree_is_map(rk))
+        return err_set(err, "'request.kind' must be an object");
+    if (want_str(rk, "kind", "request.kind.", 1, &rv->rkind, err) < 0
+        || want_str(rk, "group", "request.kind.", 0, &rv->group, err) < 0)
+        return -1;
+    if (!rv->group)
+        rv->group = "";
+    if (want_str(rq, "namespace", "request.", 0, &rv->ns, err) < 0)
+        return -1;
+    if (!rv->ns)
+        rv->ns = "";
+    dry = tree_get(rq, "dryRun");
+    if (dry && dry->kind != T_NULL && dry->kind != T_BOOL)
+        return err_set(err, "'request.dryRun' must be a boolean");
+    rv->dry_run = tree_true(dry);
+    obj = tree_get(rq, "object");
+    if (obj && obj->kind != T_NULL && !tree_is_map(obj))
+        return err_set(err, "'request.object' must be an object");
+    rv->object = tree_is_map(obj) ? obj : NULL;
+    if (want_str(rq, "name", "request.", 0, &s, err) < 0)
+        return -1;
+    rv->name = s;
+    md = tree_get(rv->object, "metadata");
+    if (md && !tree_is_map(md) && md->kind != T_NULL)
+        return err_set(err, "'request.object.metadata' must be an object");
+    if (!rv->name || !*rv->name)
+        rv->name = tree_str(tree_get(md, "name"));
+    if (!rv->name || !*rv->name) {
+        s = tree_str(tree_get(md, "generateName"));
+        rv->name = s ? arena_printf(a, "%s*", s) : "";
+    }
+    return 0;
+}
+
+int admission_wanted(const struct admission_cfg *c, const struct review *rv)
+{
+    size_t i;
+    int kind_ok = 0;
+
+    if (strcmp(rv->operation, "CREATE") != 0
+        && strcmp(rv->operation, "UPDATE") != 0)
+        return 0;
+    for (i = 0; i < sizeof(checked) / sizeof(checked[0]); i++)
+        if (strcmp(checked[i].kind, rv->rkind) == 0
+            && strcmp(checked[i].group, rv->group) == 0)
+            kind_ok = 1;
+    if (!kind_ok)
+        return 0;
+    for (i = 0; i < c->nexcluded; i++)
+        if (strcmp(c->excluded_ns[i], rv->ns) == 0)
+            return 0;
+    return 1;
+}
+
+/* ---- warnings -------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (0 if invalid). */
+static size_t utf8_seq(const unsigned char *s)
+{
+    size_t n, i;
+
+    if (*s < 0x80)
+        return 1;
+    n = *s >= 0xf0 ? 4 : *s >= 0xe0 ? 3 : *s >= 0xc0 ? 2 : 0;
+    if (!n)
+        return 0;
+    for (i = 1; i < n; i++)
+        if (!s[i])
+            return 0;
+    return utf8_valid((const char *)s, n) ? n : 0;
+}
+
+char *admission_clean_line(struct arena *a, const char *s, size_t max_runes)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t total = 0, runes = 0, keep = 0, cap = strlen(s) + 4;
+    char *out = arena_alloc(a, cap), *o = out;
+    size_t i;
+
+    /* count runes first so truncation can leave room for "..." */
+    for (i = 0; p[i];) {
+        size_t n = utf8_seq(p + i);
+        i += n ? n : 1;
+        total++;
+    }
+    for (i = 0; p[i] && runes < max_runes; runes++) {
+        size_t n = utf8_seq(p + i);
+        if (total > max_runes && runes + 3 >= max_runes)
+            break;
+        if (n == 0) {
+            *o++ = '?';
+            i++;
+        } else if (n == 1 && (p[i] < 0x20 || p[i] == 0x7f)) {
+            *o++ = ' ';
+            i++;
+        } else {
+            memcpy(o, p + i, n);
+            o += n;
+            i += n;
+        }
+        keep = i;
+    }
+    (void)keep;
+    if (total > max_runes) {
+        memcpy(o, "...", 3);
+        o += 3;
+    }
+    *o = '\0';
+    return out;
+}
+
+static size_t runes_of(const char *s)
+{
+    size_t n = 0;
+
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xc0) != 0x80)
+            n++;
+    return n;
+}
+
+struct warnings {
+    const char **v;
+    size_t n, cap;
+    size_t bytes;               /* JSON-independent text bytes so far */
+    size_t dropped;
+};
+
+static void warnings_add(struct arena *a, struct warnings *w,
+                         const char *line)
+{
+    size_t i, len = strlen(line);
+
+    for (i = 0; i < w->n; i++)
+        if (strcmp(w->v[i], line) == 0)
+            return;
+    /* keep room for the "N more" line */
+    if (w->bytes + len > ADMISSION_WARN_TOTAL - 64) {
+        w->dropped++;
+        return;
+    }
+    if (w->n == w->cap) {
+        size_t want = w->cap ? w->cap * 2 : 8;
+        w->v = arena_grow(a, w->v, w->n, want, sizeof(*w->v));
+        w->cap = want;
+    }
+    w->v[w->n++] = line;
+    w->bytes += len;
+}
+
+static const char *rule_id(const struct diag *d)
+{
+    return d->rule && d->rule->id ? d->rule->id : "claimcheck";
+}
+
+static const char *warning_line(struct arena *a, const struct diag *d,
+                                int was_error)
+{
+    const char *tag = was_error ? " (error, not enforced)" : "";
+    const char *msg = d->msg ? d->msg : "";
+    char *s;
+
+    if (d->path && *d->path) {
+        s = arena_printf(a, "%s%s: %s (at %s)", rule_id(d), tag, msg,
+                         d->path);
+        s = admission_clean_line(a, s, ADMISSION_WARN_MAX);
+        if (runes_of(s) <= ADMISSION_WARN_LINE)
+            return s;
+    }
+    s = arena_printf(a, "%s%s: %s", rule_id(d), tag, msg);
+    return admission_clean_line(a, s, ADMISSION_WARN_MAX);
+}
+
+/* ---- response -------------------------------------------------------- */
+
+static void render_head(struct buf *b, const struct review *rv)
+{
+    buf_adds(b, "{\"apiVersion\":");
+    buf_add_json_str(b, rv->api_version);
+    buf_adds(b, ",\"kind\":");
+    buf_add_json_str(b, rv->kind);
+    buf_adds(b, ",\"response\":{\"uid\":");
+    buf_add_json_str(b, rv->uid);
+}
+
+static const char *rules_list(struct arena *a, const struct diag_list *d)
+{
+    struct buf b;
+    size_t i, j;
+    const char *out;
+
+    if (!d || !d->n)
+        return NULL;
+    buf_init(&b, RULES_LIST_MAX);
+    for (i = 0; i < d->n; i++) {
+        const char *id = rule_id(&d->v[i]);
+        int seen = 0;
+        for (j = 0; j < i && !seen; j++)
+            seen = strcmp(rule_id(&d->v[j]), id) == 0;
+        if (!seen && (b.len ? buf_addc(&b, ',') : 0) == 0)
+            buf_adds(&b, id);
+    }
+    out = arena_strndup(a, b.p, b.len);
+    buf_release(&b);
+    return out;
+}
+
+void admission_render(const struct admission_cfg *c, struct arena *a,
+                      const struct review *rv, const struct diag_list *d,
+                      double overrun_ms, struct buf *resp,
+                      struct admission_out *out)
+{
+    struct warnings w = { NULL, 0, 0, 0, 0 };
+    struct buf msg;
+    size_t i, nerr = 0;
+
+    buf_init(&msg, ADMISSION_MSG_MAX);
+    if (overrun_ms > 0) {
+        warnings_add(a, &w, arena_printf(a, "claimcheck: validation took "
+                     "%.0f ms, over its %u ms budget; allowed unchecked",
+                     overrun_ms, c->deadline_ms));
+        d = NULL;
+    }
+    for (i = 0; d && i < d->n; i++) {
+        const struct diag *g = &d->v[i];
+        if (g->sev == SEV_OFF || g->suppressed)
+            continue;
+        if (c->metrics)
+            metrics_finding(c->metrics, rule_id(g));
+        if (g->sev == SEV_ERROR && !c->warn_mode) {
+            if (nerr++ == 0)
+                buf_addf(&msg, "claimcheck denied %s %s%s%s: ", rv->rkind,
+                         rv->ns, *rv->ns ? "/" : "", rv->name);
+            else
+                buf_adds(&msg, "; ");
+            buf_addf(&msg, "[%s] %s%s%s", rule_id(g),
+                     g->path && *g->path ? g->path : "",
+                     g->path && *g->path ? ": " : "",
+                     g->msg ? g->msg : "");
+            continue;
+        }
+        warnings_add(a, &w, warning_line(a, g, g->sev == SEV_ERROR));
+    }
+    if (w.dropped)
+        warnings_add(a, &w, arena_printf(a, "claimcheck: %zu more findings "
+                     "not shown", w.dropped));
+    render_head(resp, rv);
+    if (nerr) {
+        const char *m = admission_clean_line(a, msg.len < msg.max ? msg.p
+                                             : "(message too long)",
+                                             ADMISSION_MSG_MAX);
+        buf_adds(resp, ",\"allowed\":false,\"status\":{\"code\":403,"
+                 "\"reason\":\"Forbidden\",\"message\":");
+        buf_add_json_str(resp, m);
+        buf_adds(resp, "}");
+    } else {
+        buf_adds(resp, ",\"allowed\":true");
+    }
+    if (w.n) {
+        buf_adds(resp, ",\"warnings\":[");
+        for (i = 0; i < w.n; i++) {
+            if (i)
+                buf_addc(resp, ',');
+            buf_add_json_str(resp, w.v[i]);
+        }
+        buf_adds(resp, "]");
+    }
+    buf_adds(resp, "}}");
+    buf_release(&msg);
+    out->status = 200;
+    out->decision = overrun_ms > 0 ? "overrun" : nerr ? "deny"
+                    : w.n ? "warn" : "allow";
+    out->rules = rules_list(a, d);
+}
+
+static void render_error(struct buf *resp, struct admission_out *out,
+                         struct arena *a, const char *msg)
+{
+    buf_reset(resp);
+    buf_adds(resp, "{\"error\":{\"code\":400,\"message\":");
+    buf_add_json_str(resp, admission_clean_line(a, msg, 1024));
+    buf_adds(resp, "}}");
+    out->status = 400;
+    out->decision = "error";
+    out->error = arena_strdup(a, msg);
+}
+
+void admission_handle(const struct admission_cfg *c,
+                      const struct inventory *inv, struct arena *a,
+                      const char *body, size_t len, struct buf *resp,
+                      struct admission_out *out)
+{
+    struct err err = { "" };
+    struct diag_list diags;
+    double t0 = now_ms(), took;
+
+    memset(out, 0, sizeof(*out));
+    if (admission_parse(a, body, len, &out->rv, &err) < 0) {
+        render_error(resp, out, a, err.msg);
+        return;
+    }
+    if (!admission_wanted(c, &out->rv)) {
+        admission_render(c, a, &out->rv, NULL, 0, resp, out);
+        out->decision = "skip";
+        return;
+    }
+    if (!out->rv.object) {
+        render_error(resp, out, a, "'request.object' is missing");
+        return;
+    }
+    diag_list_init(&diags, a);
+    /* The engine has no cancellation point, so the deadline is applied
+     * after the fact: past it the answer is "allow + warning", which is
+     * what the apiserver would get anyway. See the report in issue 6. */
+    if (c->engine && engine_check_admission(c->engine, inv, out->rv.object,
+                                            out->rv.ns, &diags, &err) < 0) {
+        render_error(resp, out, a, err.msg);
+        return;
+    }
+    took = now_ms() - t0;
+    if (c->deadline_ms && took > (double)c->deadline_ms) {
+        if (c->metrics)
+            metrics_deadline_overrun(c->metrics);
+        admission_render(c, a, &out->rv, &diags, took, resp, out);
+        return;
+    }
+    admission_render(c, a, &out->rv, &diags, 0, resp, out);
+}

@@ -1,0 +1,894 @@
+/*
+ * cluster.c - list + watch of the inventory kinds through libcurl (the ONLY
+ * file including <curl/curl.h>), the per-resource object maps, and the
+ * debounced snapshot builder. It does not decide what a snapshot contains
+ * (engine/inventory) or when requests read it (invstore.c).
+ */
+#include "cluster.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "../validate/arena.h"
+#include "../validate/buf.h"
+#include "../validate/engine.h"
+#include "../validate/err.h"
+#include "../validate/load_json.h"
+#include "../validate/tree.h"
+#include "invstore.h"
+#include "log.h"
+#include "metrics.h"
+
+#define CLUSTER_LIST_MAX (256u * 1024 * 1024)   /* one list page */
+#define CLUSTER_EVENT_MAX (16u * 1024 * 1024)   /* one watch event line */
+#define CLUSTER_OBJ_MAX (8u * 1024 * 1024)      /* one stored object */
+#define CLUSTER_TOKEN_MAX (64 * 1024)
+#define CLUSTER_WATCH_SECONDS 290
+#define CLUSTER_BACKOFF_MAX 30
+#define CLUSTER_BUCKETS 1024
+
+/* ---- object map: key -> compact JSON ----------------------------------- */
+
+struct obj {
+    struct obj *next;
+    char *key;
+    char *json;
+    size_t len;
+};
+
+struct objmap {
+    struct obj **b;
+    size_t nb, n;
+};
+
+static size_t key_hash(const char *s)
+{
+    size_t h = 1469598103934665603u;
+
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211u;
+    }
+    return h;
+}
+
+static void objmap_init(struct objmap *m)
+{
+    m->nb = CLUSTER_BUCKETS;
+    m->n = 0;
+    m->b = calloc(m->nb, sizeof(*m->b));
+    if (!m->b)
+        abort();
+}
+
+static void objmap_release(struct objmap *m)
+{
+    size_t i;
+
+    for (i = 0; i < m->nb; i++) {
+        struct obj *o = m->b[i], *next;
+        for (; o; o = next) {
+            next = o->next;
+            free(o->key);
+            free(o->json);
+            free(o);
+        }
+    }
+    free(m->b);
+    m->b = NULL;
+    m->n = 0;
+}
+
+static void objmap_grow(struct objmap *m)
+{
+    struct obj **nb = calloc(m->nb * 2, sizeof(*nb));
+    size_t i;
+
+    if (!nb)
+        abort();
+    for (i = 0; i < m->nb; i++) {
+        struct obj *o = m->b[i], *next;
+        for (; o; o = next) {
+            size_t h = key_hash(o->key) & (m->nb * 2 - 1);
+            next = o->next;
+            o->next = nb[h];
+            nb[h] = o;
+        }
+    }
+    free(m->b);
+    m->b = nb;
+    m->nb *= 2;
+}
+
+/* Takes ownership of json. */
+static void objmap_put(struct objmap *m, const char *key, char *json,
+                       size_t len)
+{
+    size_t h = key_hash(key) & (m->nb - 1);
+    struct obj *o;
+
+    for (o = m->b[h]; o; o = o->next) {
+        if (strcmp(o->key, key) == 0) {
+            free(o->json);
+            o->json = json;
+            o->len = len;
+            return;
+        }
+    }
+    o = malloc(sizeof(*o));
+    if (!o)
+        abort();
+    o->key = strdup(key);
+    if (!o->key)
+        abort();
+    o->json = json;
+    o->len = len;
+    o->next = m->b[h];
+    m->b[h] = o;
+    m->n++;
+    if (m->n > m->nb)
+        objmap_grow(m);
+}
+
+static void objmap_del(struct objmap *m, const char *key)
+{
+    struct obj **pp = &m->b[key_hash(key) & (m->nb - 1)];
+
+    for (; *pp; pp = &(*pp)->next) {
+        struct obj *o = *pp;
+        if (strcmp(o->key, key) == 0) {
+            *pp = o->next;
+            free(o->key);
+            free(o->json);
+            free(o);
+            m->n--;
+            return;
+        }
+    }
+}
+
+/* ---- state ------------------------------------------------------------ */
+
+struct resource {
+    const char *plural;         /* "nodes" */
+    const char *kind;           /* "Node": list items carry no kind */
+    const char *group;          /* "" for core */
+    char api_version[64];       /* "v1", "resource.k8s.io/v1" */
+    char path[160];             /* "/api/v1/nodes" */
+    struct cluster *c;
+    pthread_t thread;
+    int started;
+    struct objmap objs;         /* guarded by c->mu */
+    int listed;                 /* guarded by c->mu */
+    char rv[128];               /* resourceVersion to watch from */
+    CURL *curl;
+};
+
+static const struct {
+    const char *plural, *kind, *group;
+} kinds[] = {
+    { "deviceclasses", "DeviceClass", "resource.k8s.io" },
+    { "resourceslices", "ResourceSlice", "resource.k8s.io" },
+    { "resourceclaims", "ResourceClaim", "resource.k8s.io" },
+    { "resourceclaimtemplates", "ResourceClaimTemplate", "resource.k8s.io" },
+    { "nodes", "Node", "" },
+    { "namespaces", "Namespace", "" },
+};
+#define NRES (sizeof(kinds) / sizeof(kinds[0]))
+
+struct cluster {
+    char base[512];
+    char *token_file, *ca_file;
+    unsigned page_size;
+    struct invstore *store;
+    struct metrics *metrics;
+    struct resource res[NRES];
+    pthread_mutex_t mu;         /* objs, listed, dirty, stop */
+    pthread_cond_t cond;
+    int dirty;
+    int stop;
+    atomic_int stopping;        /* read by curl progress callbacks */
+    atomic_int synced;
+    pthread_t builder;
+    int builder_started;
+};
+
+/* ---- tree -> compact JSON, with kind injected and Nodes pruned ---------- */
+
+static int skip_member(const struct tnode *root, const struct tnode *parent,
+                       const struct tnode *kid, int is_node)
+{
+    const char *pk = parent->key;
+
+    if (parent == root && (strcmp(kid->key, "apiVersion") == 0
+                           || strcmp(kid->key, "kind") == 0))
+        return 1;       /* written first, from the resource */
+    if (pk && parent->parent == root && strcmp(pk, "metadata") == 0
+        && strcmp(kid->key, "managedFields") == 0)
+        return 1;
+    /* Node status: keep capacity/allocatable only (images etc. are big) */
+    if (is_node && pk && parent->parent == root && strcmp(pk, "status") == 0
+        && strcmp(kid->key, "capacity") != 0
+        && strcmp(kid->key, "allocatable") != 0)
+        return 1;
+    return 0;
+}
+
+static void json_out(struct buf *b, const struct tnode *root,
+                     const struct tnode *n, int is_node)
+{
+    size_t i;
+    int first = 1;
+
+    switch (n->kind) {
+    case T_NULL:
+        buf_adds(b, "null");
+        return;
+    case T_BOOL:
+        buf_adds(b, n->boolean ? "true" : "false");
+        return;
+    case T_INT:
+    case T_FLOAT:
+        buf_adds(b, n->str);
+        return;
+    case T_STR:
+        buf_add_json_str(b, n->str);
+        return;
+    case T_SEQ:
+        buf_addc(b, '[');
+        for (i = 0; i < n->n; i++) {
+            if (i)
+                buf_addc(b, ',');
+            json_out(b, root, n->kids[i], is_node);
+        }
+        buf_addc(b, ']');
+        return;
+    case T_MAP:
+        break;
+    }
+    if (n != root)
+        buf_addc(b, '{');
+    else
+        first = 0;  /* the caller opened the object with apiVersion/kind */
+    for (i = 0; i < n->n; i++) {
+        if (skip_member(root, n, n->kids[i], is_node))
+            continue;
+        if (!first)
+            buf_addc(b, ',');
+        first = 0;
+        buf_add_json_str(b, n->kids[i]->key);
+        buf_addc(b, ':');
+        json_out(b, root, n->kids[i], is_node);
+    }
+    buf_addc(b, '}');
+}
+
+/* Stores one object of r (list item or watch object); -1 if unusable. */
+static int store_object(struct resource *r, const struct tnode *obj)
+{
+    struct cluster *c = r->c;
+    const char *ns = tree_str(tree_at(obj, "metadata.namespace"));
+    const char *name = tree_str(tree_at(obj, "metadata.name"));
+    char key[1024];
+    struct buf b;
+    char *json;
+
+    if (!tree_is_map(obj) || !name)
+        return -1;
+    snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
+    buf_init(&b, CLUSTER_OBJ_MAX);
+    buf_adds(&b, "{\"apiVersion\":");
+    buf_add_json_str(&b, r->api_version);
+    buf_adds(&b, ",\"kind\":");
+    buf_add_json_str(&b, r->kind);
+    json_out(&b, obj, obj, strcmp(r->kind, "Node") == 0);
+    if (b.len >= b.max) {
+        buf_release(&b);
+        return -1;
+    }
+    json = malloc(b.len + 1);
+    if (!json)
+        abort();
+    memcpy(json, b.p, b.len + 1);
+    pthread_mutex_lock(&c->mu);
+    objmap_put(&r->objs, key, json, b.len);
+    c->dirty = 1;
+    pthread_mutex_unlock(&c->mu);
+    buf_release(&b);
+    return 0;
+}
+
+static void delete_object(struct resource *r, const struct tnode *obj)
+{
+    const char *ns = tree_str(tree_at(obj, "metadata.namespace"));
+    const char *name = tree_str(tree_at(obj, "metadata.name"));
+    char key[1024];
+
+    if (!name)
+        return;
+    snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
+    pthread_mutex_lock(&r->c->mu);
+    objmap_del(&r->objs, key);
+    r->c->dirty = 1;
+    pthread_mutex_unlock(&r->c->mu);
+}
+
+/* invstore callback: adds every stored object to a snapshot being built. */
+static int add_objects(void *cls, struct inventory *inv, struct err *err)
+{
+    struct cluster *c = cls;
+    struct arena a;
+    size_t r, i;
+    int ret = 0;
+
+    arena_init(&a, 64 * 1024);
+    pthread_mutex_lock(&c->mu);
+    for (r = 0; r < NRES && ret == 0; r++) {
+        struct objmap *m = &c->res[r].objs;
+        for (i = 0; i < m->nb && ret == 0; i++) {
+            struct obj *o;
+            for (o = m->b[i]; o && ret == 0; o = o->next) {
+                struct tnode *t;
+                struct err e = { "" };
+                if (load_json(&a, o->json, o->len, &t, &e) < 0
+                    || inventory_add_tree(inv, t, &e) < 0) {
+                    /* one bad object must not block the snapshot */
+                    log_msg(LOG_WARN, "inventory: skipping %s '%s': %s",
+                            c->res[r].kind, o->key, e.msg);
+                }
+                arena_release(&a);
+                arena_init(&a, 64 * 1024);
+            }
+        }
+    }
+    c->dirty = 0;
+    pthread_mutex_unlock(&c->mu);
+    arena_release(&a);
+    (void)err;
+    return ret;
+}
+
+/* ---- HTTP ------------------------------------------------------------- */
+
+static int read_token(const char *path, char *out, size_t max)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n;
+
+    if (!f)
+        return -1;
+    n = fread(out, 1, max - 1, f);
+    fclose(f);
+    while (n && (out[n - 1] == '\n' || out[n - 1] == '\r'
+                 || out[n - 1] == ' '))
+        n--;
+    out[n] = '\0';
+    return n ? 0 : -1;
+}
+
+static int on_progress(void *cls, curl_off_t dt, curl_off_t dn,
+                       curl_off_t ut, curl_off_t un)
+{
+    struct cluster *c = cls;
+
+    (void)dt;
+    (void)dn;
+    (void)ut;
+    (void)un;
+    return atomic_load(&c->stopping) ? 1 : 0;
+}
+
+struct sink {
+    struct buf body;
+    struct resource *r;         /* watch: events are handled per line */
+    int watch;
+    int gone;                   /* watch saw a 410 ERROR event */
+    int failed;                 /* watch event could not be handled */
+    long events;
+};
+
+static void handle_event(struct sink *s, const char *line, size_t len);
+
+static size_t on_data(char *p, size_t size, size_t nmemb, void *cls)
+{
+    struct sink *s = cls;
+    size_t n = size * nmemb, i, start = 0;
+
+    if (!s->watch)
+        return buf_add(&s->body, p, n) < 0 ? 0 : n;
+    for (i = 0; i < n; i++) {
+        if (p[i] != '\n')
+            continue;
+        if (buf_add(&s->body, p + start, i - start) < 0)
+            return 0;
+        if (s->body.len)
+            handle_event(s, s->body.p, s->body.len);
+        buf_reset(&s->body);
+        start = i + 1;
+    }
+    if (start < n && buf_add(&s->body, p + start, n - start) < 0)
+        return 0;
+    return n;
+}
+
+/* GET base+url into sink; returns the HTTP status, or -1 (err filled). */
+static long http_get(struct resource *r, const char *url, struct sink *s,
+                     long timeout, struct err *err)
+{
+    struct cluster *c = r->c;
+    struct curl_slist *h = NULL;
+    char token[CLUSTER_TOKEN_MAX], auth[CLUSTER_TOKEN_MAX + 32], full[2048];
+    long status = -1;
+    CURLcode rc;
+
+    snprintf(full, sizeof(full), "%s%s", c->base, url);
+    if (read_token(c->token_file, token, sizeof(token)) < 0) {
+        err_set(err, "cannot read the service-account token '%s'",
+                c->token_file);
+        return -1;
+    }
+    snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
+    memset(token, 0, sizeof(token));
+    h = curl_slist_append(h, auth);
+    h = curl_slist_append(h, "Accept: application/json");
+    memset(auth, 0, sizeof(auth));
+    curl_easy_reset(r->curl);
+    curl_easy_setopt(r->curl, CURLOPT_URL, full);
+    curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(r->curl, CURLOPT_CAINFO, c->ca_file);
+    curl_easy_setopt(r->curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(r->curl, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(r->curl, CURLOPT_TIMEOUT, timeout);
+    curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, s);
+    curl_easy_setopt(r->curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(r->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(r->curl, CURLOPT_XFERINFODATA, c);
+    curl_easy_setopt(r->curl, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(r->curl, CURLOPT_PROTOCOLS_STR, "https,http");
+    rc = curl_easy_perform(r->curl);
+    curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_slist_free_all(h);
+    if (rc != CURLE_OK) {
+        err_set(err, "GET %s: %s", url, curl_easy_strerror(rc));
+        return -1;
+    }
+    return status;
+}
+
+/* ---- list ------------------------------------------------------------- */
+
+/* Lists every page into a fresh map, then swaps it in. 0, 1 = 410 (token
+ * expired: list again from scratch), or -1. */
+static int do_list(struct resource *r, struct err *err)
+{
+    struct objmap fresh;
+    char url[1024], cont[512] = "";
+    char rv[128] = "";
+    size_t n;
+    int ret = -1;
+
+    objmap_init(&fresh);
+    for (;;) {
+        struct sink s;
+        struct arena a;
+        struct tnode *t;
+        const struct tnode *items, *md;
+        const char *next;
+        long status;
+        size_t i;
+
+        memset(&s, 0, sizeof(s));
+        buf_init(&s.body, CLUSTER_LIST_MAX);
+        if (cont[0]) {
+            char *esc = curl_easy_escape(r->curl, cont, 0);
+            snprintf(url, sizeof(url), "%s?limit=%u&continue=%s", r->path,
+                     r->c->page_size, esc ? esc : "");
+            curl_free(esc);
+        } else {
+            snprintf(url, sizeof(url), "%s?limit=%u", r->path,
+                     r->c->page_size);
+        }
+        status = http_get(r, url, &s, 120, err);
+        if (status == 410) {
+            buf_release(&s.body);
+            ret = 1;
+            goto out;
+        }
+        if (status != 200) {
+            if (status > 0)
+                err_set(err, "list %s: HTTP %ld", r->plural, status);
+            buf_release(&s.body);
+            goto out;
+        }
+        arena_init(&a, 64 * 1024);
+        if (load_json(&a, s.body.p, s.body.len, &t, err) < 0) {
+            buf_release(&s.body);
+            arena_release(&a);
+            goto out;
+        }
+        buf_release(&s.body);
+        items = tree_get(t, "items");
+        md = tree_get(t, "metadata");
+        snprintf(rv, sizeof(rv), "%s",
+                 tree_str(tree_get(md, "resourceVersion"))
+                     ? tree_str(tree_get(md, "resourceVersion")) : "");
+        next = tree_str(tree_get(md, "continue"));
+        snprintf(cont, sizeof(cont), "%s", next ? next : "");
+        for (i = 0; tree_is_seq(items) && i < items->n; i++) {
+            /* store into fresh: reuse store_object's rendering via a
+             * temporary swap of the map pointer under the lock */
+            const struct tnode *it = items->kids[i];
+            const char *ns = tree_str(tree_at(it, "metadata.namespace"));
+            const char *name = tree_str(tree_at(it, "metadata.name"));
+            struct buf b;
+            char key[1024], *json;
+            if (!tree_is_map(it) || !name)
+                continue;
+            snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
+            buf_init(&b, CLUSTER_OBJ_MAX);
+            buf_adds(&b, "{\"apiVersion\":");
+            buf_add_json_str(&b, r->api_version);
+            buf_adds(&b, ",\"kind\":");
+            buf_add_json_str(&b, r->kind);
+            json_out(&b, it, it, strcmp(r->kind, "Node") == 0);
+            json = malloc(b.len + 1);
+            if (!json)
+                abort();
+            memcpy(json, b.p, b.len + 1);
+            objmap_put(&fresh, key, json, b.len);
+            buf_release(&b);
+        }
+        arena_release(&a);
+        if (!cont[0])
+            break;
+        if (atomic_load(&r->c->stopping))
+            goto out;
+    }
+    n = fresh.n;
+    pthread_mutex_lock(&r->c->mu);
+    objmap_release(&r->objs);
+    r->objs = fresh;
+    fresh.b = NULL;
+    r->listed = 1;
+    r->c->dirty = 1;
+    pthread_mutex_unlock(&r->c->mu);
+    snprintf(r->rv, sizeof(r->rv), "%s", rv);
+    log_msg(LOG_INFO, "inventory: listed %zu %s at resourceVersion %s", n,
+            r->plural, rv);
+    ret = 0;
+out:
+    if (fresh.b)
+        objmap_release(&fresh);
+    return ret;
+}
+
+/* ---- watch ------------------------------------------------------------ */
+
+static void handle_event(struct sink *s, const char *line, size_t len)
+{
+    struct resource *r = s->r;
+    struct arena a;
+    struct tnode *t;
+    struct err err = { "" };
+    const char *type, *rv;
+    const struct tnode *obj;
+
+    arena_init(&a, 16 * 1024);
+    if (load_json(&a, line, len, &t, &err) < 0) {
+        log_msg(LOG_WARN, "inventory: bad watch event for %s: %s",
+                r->plural, err.msg);
+        s->failed = 1;
+        goto out;
+    }
+    type = tree_str(tree_get(t, "type"));
+    obj = tree_get(t, "object");
+    if (!type || !tree_is_map(obj)) {
+        s->failed = 1;
+        goto out;
+    }
+    s->events++;
+    if (strcmp(type, "ERROR") == 0) {
+        long long code = 0;
+        tree_int(tree_get(obj, "code"), &code);
+        if (code == 410)
+            s->gone = 1;
+        else
+            s->failed = 1;
+        log_msg(LOG_INFO, "inventory: watch %s ended with status %lld",
+                r->plural, code);
+        goto out;
+    }
+    rv = tree_str(tree_at(obj, "metadata.resourceVersion"));
+    if (strcmp(type, "ADDED") == 0 || strcmp(type, "MODIFIED") == 0)
+        store_object(r, obj);
+    else if (strcmp(type, "DELETED") == 0)
+        delete_object(r, obj);
+    else if (strcmp(type, "BOOKMARK") != 0)
+        goto out;
+    if (rv)
+        snprintf(r->rv, sizeof(r->rv), "%s", rv);
+out:
+    arena_release(&a);
+}
+
+enum watch_end { W_AGAIN, W_RELIST, W_ERROR };
+
+static enum watch_end do_watch(struct resource *r, struct err *err)
+{
+    struct sink s;
+    char url[1024];
+    char *rv = curl_easy_escape(r->curl, r->rv, 0);
+    long status;
+    enum watch_end ret;
+
+    memset(&s, 0, sizeof(s));
+    s.watch = 1;
+    s.r = r;
+    buf_init(&s.body, CLUSTER_EVENT_MAX);
+    snprintf(url, sizeof(url), "%s?watch=1&allowWatchBookmarks=true&"
+             "resourceVersion=%s&timeoutSeconds=%d", r->path, rv ? rv : "",
+             CLUSTER_WATCH_SECONDS);
+    curl_free(rv);
+    status = http_get(r, url, &s, CLUSTER_WATCH_SECONDS + 30, err);
+    buf_release(&s.body);
+    if (s.gone || status == 410)
+        ret = W_RELIST;
+    else if (status == 200 && !s.failed)
+        ret = W_AGAIN;
+    else {
+        if (status > 0 && status != 200)
+            err_set(err, "watch %s: HTTP %ld", r->plural, status);
+        else if (s.failed && !err->msg[0])
+            err_set(err, "watch %s: stream error", r->plural);
+        ret = W_ERROR;
+    }
+    return ret;
+}
+
+/* Sleeps up to seconds; returns 1 if stopping. */
+static int wait_stop(struct cluster *c, unsigned seconds)
+{
+    struct timespec ts;
+    int stop;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += seconds;
+    pthread_mutex_lock(&c->mu);
+    while (!c->stop) {
+        if (pthread_cond_timedwait(&c->cond, &c->mu, &ts) == ETIMEDOUT)
+            break;
+    }
+    stop = c->stop;
+    pthread_mutex_unlock(&c->mu);
+    return stop;
+}
+
+static void *resource_main(void *arg)
+{
+    struct resource *r = arg;
+    struct cluster *c = r->c;
+    unsigned delay = 1;
+    int need_list = 1;
+
+    while (!atomic_load(&c->stopping)) {
+        struct err err = { "" };
+        if (need_list) {
+            int rc = do_list(r, &err);
+            if (rc < 0) {
+                if (atomic_load(&c->stopping))
+                    break;
+                metrics_inventory_error(c->metrics);
+                log_msg(LOG_WARN, "inventory: list %s failed, retrying in "
+                        "%us: %s", r->plural, delay, err.msg);
+                if (wait_stop(c, delay))
+                    break;
+                delay = delay * 2 > CLUSTER_BACKOFF_MAX ? CLUSTER_BACKOFF_MAX
+                                                        : delay * 2;
+                continue;
+            }
+            if (rc > 0)
+                continue;       /* continue token expired: list again */
+            need_list = 0;
+            delay = 1;
+        }
+        switch (do_watch(r, &err)) {
+        case W_AGAIN:
+            break;
+        case W_RELIST:
+            log_msg(LOG_INFO, "inventory: resourceVersion of %s expired "
+                    "(410), relisting", r->plural);
+            need_list = 1;
+            break;
+        case W_ERROR:
+            if (atomic_load(&c->stopping))
+                break;
+            metrics_inventory_error(c->metrics);
+            log_msg(LOG_WARN, "inventory: watch %s failed, relisting in "
+                    "%us: %s", r->plural, delay, err.msg);
+            need_list = 1;
+            if (wait_stop(c, delay))
+                return NULL;
+            delay = delay * 2 > CLUSTER_BACKOFF_MAX ? CLUSTER_BACKOFF_MAX
+                                                    : delay * 2;
+            break;
+        }
+    }
+    return NULL;
+}
+
+static int all_listed(struct cluster *c)
+{
+    size_t i;
+
+    for (i = 0; i < NRES; i++)
+        if (!c->res[i].listed)
+            return 0;
+    return 1;
+}
+
+/* Publishes a snapshot at most once per second when something changed. */
+static void *builder_main(void *arg)
+{
+    struct cluster *c = arg;
+
+    for (;;) {
+        int build;
+        struct err err = { "" };
+
+        if (wait_stop(c, 1))
+            break;
+        pthread_mutex_lock(&c->mu);
+        build = c->dirty && all_listed(c);
+        pthread_mutex_unlock(&c->mu);
+        if (!build)
+            continue;
+        if (invstore_rebuild(c->store, &err) < 0) {
+            log_msg(LOG_ERROR, "inventory: snapshot failed: %s", err.msg);
+            continue;
+        }
+        if (!atomic_exchange(&c->synced, 1))
+            log_msg(LOG_INFO, "inventory: first sync complete, %zu objects",
+                    invstore_size(c->store));
+    }
+    return NULL;
+}
+
+/* ---- lifecycle -------------------------------------------------------- */
+
+int cluster_global_init(struct err *err)
+{
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return err_set(err, "cannot initialise libcurl");
+    return 0;
+}
+
+void cluster_global_cleanup(void)
+{
+    curl_global_cleanup();
+}
+
+struct cluster *cluster_new(const struct cluster_opts *o,
+                            struct invstore *s, struct metrics *m,
+                            struct err *err)
+{
+    struct cluster *c = calloc(1, sizeof(*c));
+    const char *ver = o->dra_version ? o->dra_version : "v1";
+    size_t i;
+
+    if (!c)
+        abort();
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->cond, NULL);
+    c->store = s;
+    c->metrics = m;
+    c->page_size = o->page_size ? o->page_size : 500;
+    c->token_file = strdup(o->token_file ? o->token_file
+                           : CLUSTER_SA_DIR "/token");
+    c->ca_file = strdup(o->ca_file ? o->ca_file : CLUSTER_SA_DIR "/ca.crt");
+    if (!c->token_file || !c->ca_file)
+        abort();
+    if (o->apiserver) {
+        snprintf(c->base, sizeof(c->base), "%s", o->apiserver);
+    } else {
+        const char *host = getenv("KUBERNETES_SERVICE_HOST");
+        const char *port = getenv("KUBERNETES_SERVICE_PORT");
+        if (!host || !*host || !port || !*port) {
+            err_set(err, "--in-cluster needs KUBERNETES_SERVICE_HOST and "
+                    "KUBERNETES_SERVICE_PORT (or --apiserver)");
+            cluster_free(c);
+            return NULL;
+        }
+        snprintf(c->base, sizeof(c->base), "https://%s%s%s:%s",
+                 strchr(host, ':') ? "[" : "", host,
+                 strchr(host, ':') ? "]" : "", port);
+    }
+    for (i = strlen(c->base); i > 0 && c->base[i - 1] == '/'; i--)
+        c->base[i - 1] = '\0';
+    for (i = 0; i < NRES; i++) {
+        struct resource *r = &c->res[i];
+        r->plural = kinds[i].plural;
+        r->kind = kinds[i].kind;
+        r->group = kinds[i].group;
+        r->c = c;
+        if (*r->group) {
+            snprintf(r->api_version, sizeof(r->api_version), "%s/%s",
+                     r->group, ver);
+            snprintf(r->path, sizeof(r->path), "/apis/%s/%s/%s", r->group,
+                     ver, r->plural);
+        } else {
+            snprintf(r->api_version, sizeof(r->api_version), "v1");
+            snprintf(r->path, sizeof(r->path), "/api/v1/%s", r->plural);
+        }
+        objmap_init(&r->objs);
+        r->curl = curl_easy_init();
+        if (!r->curl) {
+            err_set(err, "cannot create a libcurl handle");
+            cluster_free(c);
+            return NULL;
+        }
+    }
+    invstore_set_cluster(s, add_objects, c);
+    return c;
+}
+
+int cluster_start(struct cluster *c, struct err *err)
+{
+    size_t i;
+
+    log_msg(LOG_INFO, "inventory: syncing from %s", c->base);
+    for (i = 0; i < NRES; i++) {
+        if (pthread_create(&c->res[i].thread, NULL, resource_main,
+                           &c->res[i]) != 0)
+            return err_set(err, "cannot start a watch thread");
+        c->res[i].started = 1;
+    }
+    if (pthread_create(&c->builder, NULL, builder_main, c) != 0)
+        return err_set(err, "cannot start the inventory builder thread");
+    c->builder_started = 1;
+    return 0;
+}
+
+int cluster_synced(void *cls)
+{
+    struct cluster *c = cls;
+
+    return atomic_load(&c->synced);
+}
+
+void cluster_free(struct cluster *c)
+{
+    size_t i;
+
+    if (!c)
+        return;
+    atomic_store(&c->stopping, 1);
+    pthread_mutex_lock(&c->mu);
+    c->stop = 1;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->mu);
+    for (i = 0; i < NRES; i++)
+        if (c->res[i].started)
+            pthread_join(c->res[i].thread, NULL);
+    if (c->builder_started)
+        pthread_join(c->builder, NULL);
+    invstore_set_cluster(c->store, NULL, NULL);
+    for (i = 0; i < NRES; i++) {
+        if (c->res[i].curl)
+            curl_easy_cleanup(c->res[i].curl);
+        if (c->res[i].objs.b)
+            objmap_release(&c->res[i].objs);
+    }
+    pthread_cond_destroy(&c->cond);
+    pthread_mutex_destroy(&c->mu);
+    free(c->token_file);
+    free(c->ca_file);
+    free(c);
+}

@@ -1,0 +1,47 @@
+/*
+ * cluster.h - in-cluster inventory: list + watch of DeviceClasses,
+ * ResourceSlices, ResourceClaims, ResourceClaimTemplates, Nodes and
+ * Namespaces through the apiserver with the pod's service account.
+ *
+ * One thread per resource lists (paginated), then watches from the list's
+ * resourceVersion with allowWatchBookmarks; 410 Gone relists at once,
+ * other errors back off (1 s doubling to 30 s) and re-watch or relist.
+ * Objects are kept as compact JSON (Nodes pruned to what rules read);
+ * a builder thread turns them into a new immutable snapshot in the
+ * invstore at most once per second, so validation never waits for the
+ * apiserver. cluster_synced() is 1 once every resource has been listed
+ * and the first snapshot published.
+ */
+#ifndef CLAIMCHECK_WEBHOOK_CLUSTER_H
+#define CLAIMCHECK_WEBHOOK_CLUSTER_H
+
+struct cluster;
+struct err;
+struct invstore;
+struct metrics;
+
+struct cluster_opts {
+    const char *apiserver;      /* https://host:port; NULL = from
+                                   KUBERNETES_SERVICE_HOST/PORT */
+    const char *token_file;     /* NULL = SA dir + /token */
+    const char *ca_file;        /* NULL = SA dir + /ca.crt */
+    const char *dra_version;    /* resource.k8s.io version, NULL = "v1" */
+    unsigned page_size;         /* list ?limit=, 0 = 500 */
+};
+
+#define CLUSTER_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+/* Process-wide libcurl setup: call once from main before any thread. */
+int cluster_global_init(struct err *err);
+void cluster_global_cleanup(void);
+
+struct cluster *cluster_new(const struct cluster_opts *o,
+                            struct invstore *s, struct metrics *m,
+                            struct err *err);
+int cluster_start(struct cluster *c, struct err *err);
+/* 1 after the first complete sync (for /readyz). cls is a struct cluster. */
+int cluster_synced(void *cls);
+/* Stops every thread (aborting transfers) and frees c. */
+void cluster_free(struct cluster *c);
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * invfiles.c - reads --inventory files into the invstore and reloads them
+ * on change (poll thread). Owns directory walking and the change signature;
+ * parsing and snapshot building belong to the core and invstore.c.
+ */
+#include "invfiles.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../validate/err.h"
+#include "../validate/limits.h"
+#include "invstore.h"
+#include "log.h"
+
+#define INVFILES_MAX 4096       /* files under all --inventory paths */
+#define INVFILES_DEPTH 8        /* directory recursion */
+
+struct invfiles {
+    struct invstore *store;
+    char **paths;
+    size_t npaths;
+    uint64_t sig;               /* signature of the last load attempt */
+    pthread_t thread;
+    int started;
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    int stop;
+};
+
+struct filelist {
+    char **names;
+    size_t n;
+    uint64_t sig;
+};
+
+static void sig_mix(uint64_t *h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        *h ^= c[i];
+        *h *= 1099511628211u;
+    }
+}
+
+static int wanted(const char *name)
+{
+    size_t n = strlen(name);
+
+    if (name[0] == '.')
+        return 0;       /* also skips Kubernetes' ..data and ..2026_ dirs */
+    return (n > 5 && strcmp(name + n - 5, ".yaml") == 0)
+           || (n > 4 && strcmp(name + n - 4, ".yml") == 0)
+           || (n > 5 && strcmp(name + n - 5, ".json") == 0);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk(const char *path, int depth, int top, struct filelist *l,
+                struct err *err)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *e;
+
+    if (stat(path, &st) < 0) {
+        if (top)
+            return err_set(err, "cannot read '%s': %s", path,
+                           strerror(errno));
+        return 0;
+    }
+    sig_mix(&l->sig, path, strlen(path));
+    sig_mix(&l->sig, &st.st_ino, sizeof(st.st_ino));
+    sig_mix(&l->sig, &st.st_size, sizeof(st.st_size));
+    sig_mix(&l->sig, &st.st_mtim, sizeof(st.st_mtim));
+    sig_mix(&l->sig, &st.st_ctim, sizeof(st.st_ctim));
+    if (!S_ISDIR(st.st_mode)) {
+        if (l->n >= INVFILES_MAX)
+            return err_set(err, "more than %d inventory files",
+                           INVFILES_MAX);
+        l->names[l->n] = strdup(path);
+        if (!l->names[l->n])
+            abort();
+        l->n++;
+        return 0;
+    }
+    if (depth >= INVFILES_DEPTH)
+        return 0;
+    d = opendir(path);
+    if (!d)
+        return top ? err_set(err, "cannot open '%s': %s", path,
+                             strerror(errno)) : 0;
+    {
+        /* sorted, so the signature and load order are stable */
+        char **kids = NULL;
+        size_t nk = 0, cap = 0, i;
+        int rc = 0;
+        while ((e = readdir(d)) != NULL) {
+            char full[4096];
+            struct stat ks;
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(full, sizeof(full), "%s/%s", path, e->d_name);
+            if (stat(full, &ks) < 0)
+                continue;
+            if (!S_ISDIR(ks.st_mode) && !wanted(e->d_name))
+                continue;
+            if (nk == cap) {
+                cap = cap ? cap * 2 : 16;
+                kids = realloc(kids, cap * sizeof(*kids));
+                if (!kids)
+                    abort();
+            }
+            kids[nk] = strdup(full);
+            if (!kids[nk])
+                abort();
+            nk++;
+        }
+        closedir(d);
+        if (nk)
+            qsort(kids, nk, sizeof(*kids), cmp_str);
+        for (i = 0; i < nk; i++) {
+            if (rc == 0)
+                rc = walk(kids[i], depth + 1, 0, l, err);
+            free(kids[i]);
+        }
+        free(kids);
+        return rc;
+    }
+}
+
+static void filelist_release(struct filelist *l)
+{
+    size_t i;
+
+    for (i = 0; i < l->n; i++)
+        free(l->names[i]);
+    free(l->names);
+}
+
+static int list_files(struct invfiles *f, struct filelist *l, struct err *err)
+{
+    size_t i;
+
+    l->n = 0;
+    l->sig = 1469598103934665603u;
+    l->names = calloc(INVFILES_MAX, sizeof(*l->names));
+    if (!l->names)
+        abort();
+    for (i = 0; i < f->npaths; i++)
+        if (walk(f->paths[i], 0, 1, l, err) < 0)
+            return -1;
+    return 0;
+}
+
+static int read_all(const char *path, char **out, size_t *len,
+                    struct err *err)
+{
+    FILE *fp = fopen(path, "rb");
+    size_t cap = 65536, n = 0;
+    char *p;
+
+    if (!fp)
+        return err_set(err, "cannot open '%s': %s", path, strerror(errno));
+    p = malloc(cap);
+    if (!p)
+        abort();
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            if (cap >= LIMIT_FILE_BYTES) {
+                fclose(fp);
+                free(p);
+                return err_set(err, "'%s' is too large", path);
+            }
+            cap *= 2;
+            p = realloc(p, cap);
+            if (!p)
+                abort();
+        }
+        got = fread(p + n, 1, cap - n, fp);
+        if (got == 0)
+            break;
+        n += got;
+    }
+    fclose(fp);
+    *out = p;
+    *len = n;
+    return 0;
+}
+
+/* Returns 1 loaded, 0 unchanged, -1 failed (old snapshot kept). */
+static int invfiles_load(struct invfiles *f, int force, struct err *err)
+{
+    struct filelist l;
+    char **texts = NULL;
+    size_t *lens = NULL, i, nread = 0;
+    int ret = -1;
+
+    if (list_files(f, &l, err) < 0)
+        goto out;
+    if (!force && l.sig == f->sig) {
+        ret = 0;
+        goto out;
+    }
+    f->sig = l.sig;
+    texts = calloc(l.n ? l.n : 1, sizeof(*texts));
+    lens = calloc(l.n ? l.n : 1, sizeof(*lens));
+    if (!texts || !lens)
+        abort();
+    for (nread = 0; nread < l.n; nread++)
+        if (read_all(l.names[nread], &texts[nread], &lens[nread], err) < 0)
+            goto out;
+    if (invstore_set_files(f->store, l.n, (const char *const *)l.names,
+                           (const char *const *)texts, lens, err) < 0)
+        goto out;
+    log_msg(LOG_INFO, "inventory loaded: %zu files, %zu objects", l.n,
+            invstore_size(f->store));
+    ret = 1;
+out:
+    for (i = 0; i < nread; i++)
+        free(texts[i]);
+    free(texts);
+    free(lens);
+    filelist_release(&l);
+    return ret;
+}
+
+struct invfiles *invfiles_new(struct invstore *s, const char *const *paths,
+                              size_t n, struct err *err)
+{
+    struct invfiles *f = calloc(1, sizeof(*f));
+    size_t i;
+
+    if (!f)
+        abort();
+    f->store = s;
+    f->paths = calloc(n ? n : 1, sizeof(*f->paths));
+    if (!f->paths)
+        abort();
+    for (i = 0; i < n; i++) {
+        f->paths[i] = strdup(paths[i]);
+        if (!f->paths[i])
+            abort();
+    }
+    f->npaths = n;
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cond, NULL);
+    if (invfiles_load(f, 1, err) < 0) {
+        invfiles_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+static void *poll_main(void *arg)
+{
+    struct invfiles *f = arg;
+
+    pthread_mutex_lock(&f->mu);
+    while (!f->stop) {
+        struct timespec ts;
+        struct err err = { "" };
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        pthread_cond_timedwait(&f->cond, &f->mu, &ts);
+        if (f->stop)
+            break;
+        pthread_mutex_unlock(&f->mu);
+        if (invfiles_load(f, 0, &err) < 0)
+            log_msg(LOG_ERROR, "inventory reload failed, keeping the "
+                    "previous snapshot: %s", err.msg);
+        pthread_mutex_lock(&f->mu);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return NULL;
+}
+
+int invfiles_start(struct invfiles *f, struct err *err)
+{
+    if (pthread_create(&f->thread, NULL, poll_main, f) != 0)
+        return err_set(err, "cannot start the inventory reload thread");
+    f->started = 1;
+    return 0;
+}
+
+void invfiles_free(struct invfiles *f)
+{
+    size_t i;
+
+    if (!f)
+        return;
+    if (f->started) {
+        pthread_mutex_lock(&f->mu);
+        f->stop = 1;
+        pthread_cond_signal(&f->cond);
+        pthread_mutex_unlock(&f->mu);
+        pthread_join(f->thread, NULL);
+    }
+    for (i = 0; i < f->npaths; i++)
+        free(f->paths[i]);
+    free(f->paths);
+    pthread_cond_destroy(&f->cond);
+    pthread_mutex_destroy(&f->mu);
+    free(f);
+}

@@ -1,0 +1,491 @@
+/*
+ * server.c - libmicrohttpd daemon (epoll + fixed thread pool, TLS through
+ * tls.c), routing, body accumulation with the size cap, timeouts and
+ * connection limits, readiness and draining. The only file besides tls.c
+ * including <microhttpd.h>. What a request means is admission.c's job.
+ */
+#include "server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "../validate/arena.h"
+#include "../validate/buf.h"
+#include "../validate/err.h"
+#include "../validate/limits.h"
+#include "admission.h"
+#include "invstore.h"
+#include "log.h"
+#include "metrics.h"
+#include "tls.h"
+
+#define SERVER_CONN_MEMORY (64 * 1024)  /* headers + read buffer */
+#define SERVER_METRICS_MAX (1024 * 1024)
+#define SERVER_SMALL_MAX (4096)
+#define SERVER_ARENA_CHUNK (16 * 1024)
+
+enum route { R_NONE, R_VALIDATE, R_HEALTHZ, R_READYZ, R_METRICS };
+
+struct server {
+    struct server_opts o;
+    struct tls *tls;
+    const struct admission_cfg *adm;
+    struct invstore *inv;
+    struct metrics *metrics;
+    struct MHD_Daemon *d;
+    struct sockaddr_storage addr;
+    int ipv6;
+    unsigned port;
+    int listen_fd;              /* returned by MHD_quiesce_daemon */
+    atomic_int draining;
+    atomic_size_t in_flight;
+};
+
+struct request {
+    struct arena arena;
+    struct buf body;
+    enum route route;
+    int too_big;                /* body passed max_body: 413 at the end */
+    int answered;               /* a response was queued early */
+    double t0;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- responses ------------------------------------------------------- */
+
+static enum MHD_Result reply(struct server *s, struct MHD_Connection *c,
+                             unsigned status, const char *ctype,
+                             char *body, size_t len, const char *allow)
+{
+    struct MHD_Response *r;
+    enum MHD_Result ret;
+
+    r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    if (allow)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    /* while draining, close keep-alive connections after this response */
+    if (atomic_load(&s->draining))
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    metrics_http(s->metrics, (int)status);
+    return ret;
+}
+
+static enum MHD_Result reply_error(struct server *s, struct MHD_Connection *c,
+                                   struct request *rq, unsigned status,
+                                   const char *msg, const char *allow)
+{
+    struct buf b;
+    enum MHD_Result ret;
+
+    buf_init(&b, SERVER_SMALL_MAX);
+    buf_addf(&b, "{\"error\":{\"code\":%u,\"message\":", status);
+    buf_add_json_str(&b, msg);
+    buf_adds(&b, "}}");
+    ret = reply(s, c, status, "application/json", b.p, b.len, allow);
+    buf_release(&b);
+    rq->answered = 1;
+    return ret;
+}
+
+static enum MHD_Result reply_text(struct server *s, struct MHD_Connection *c,
+                                  struct request *rq, unsigned status,
+                                  const char *json)
+{
+    struct buf b;
+    enum MHD_Result ret;
+
+    buf_init(&b, SERVER_SMALL_MAX);
+    buf_adds(&b, json);
+    ret = reply(s, c, status, "application/json", b.p, b.len, NULL);
+    buf_release(&b);
+    rq->answered = 1;
+    return ret;
+}
+
+/* ---- routes ---------------------------------------------------------- */
+
+static enum route route_of(const char *url)
+{
+    size_t n = strcspn(url, "?");
+
+    if (n == 9 && memcmp(url, "/validate", 9) == 0)
+        return R_VALIDATE;
+    if (n == 8 && memcmp(url, "/healthz", 8) == 0)
+        return R_HEALTHZ;
+    if (n == 7 && memcmp(url, "/readyz", 7) == 0)
+        return R_READYZ;
+    if (n == 8 && memcmp(url, "/metrics", 8) == 0)
+        return R_METRICS;
+    return R_NONE;
+}
+
+static enum MHD_Result serve_readyz(struct server *s, struct MHD_Connection *c,
+                                    struct request *rq)
+{
+    if (atomic_load(&s->draining))
+        return reply_text(s, c, rq, 503, "{\"status\":\"draining\"}");
+    if (s->o.ready_fn && !s->o.ready_fn(s->o.ready_cls))
+        return reply_text(s, c, rq, 503,
+                          "{\"status\":\"waiting for inventory sync\"}");
+    return reply_text(s, c, rq, 200, "{\"status\":\"ok\"}");
+}
+
+static enum MHD_Result serve_metrics(struct server *s,
+                                     struct MHD_Connection *c,
+                                     struct request *rq)
+{
+    struct buf b;
+    enum MHD_Result ret;
+
+    buf_init(&b, SERVER_METRICS_MAX);
+    metrics_render(s->metrics, &b);
+    buf_addf(&b, "# HELP claimcheck_in_flight_requests requests being "
+             "served\n# TYPE claimcheck_in_flight_requests gauge\n"
+             "claimcheck_in_flight_requests %zu\n",
+             atomic_load(&s->in_flight));
+    buf_addf(&b, "# HELP claimcheck_ready 1 when /readyz answers 200\n"
+             "# TYPE claimcheck_ready gauge\nclaimcheck_ready %d\n",
+             !atomic_load(&s->draining)
+             && (!s->o.ready_fn || s->o.ready_fn(s->o.ready_cls)));
+    ret = reply(s, c, 200, "text/plain; version=0.0.4; charset=utf-8", b.p,
+                b.len, NULL);
+    buf_release(&b);
+    rq->answered = 1;
+    return ret;
+}
+
+static enum MHD_Result serve_validate(struct server *s,
+                                      struct MHD_Connection *c,
+                                      struct request *rq)
+{
+    struct admission_out out;
+    struct invref *ref;
+    struct buf resp;
+    struct log_req lr;
+    enum MHD_Result ret;
+    double secs;
+
+    buf_init(&resp, LIMIT_BODY_BYTES);
+    ref = invstore_acquire(s->inv);
+    admission_handle(s->adm, invref_inventory(ref), &rq->arena, rq->body.p,
+                     rq->body.len, &resp, &out);
+    invref_release(ref);
+    ret = reply(s, c, (unsigned)out.status, "application/json", resp.p,
+                resp.len, NULL);
+    rq->answered = 1;
+    secs = now_s() - rq->t0;
+    metrics_request(s->metrics, out.rv.rkind, out.rv.operation, out.decision,
+                    secs);
+    memset(&lr, 0, sizeof(lr));
+    lr.uid = out.rv.uid;
+    lr.kind = out.rv.rkind;
+    lr.ns = out.rv.ns;
+    lr.name = out.rv.name;
+    lr.operation = out.rv.operation;
+    lr.decision = out.decision;
+    lr.rules = out.rules;
+    lr.error = out.error;
+    lr.status = out.status;
+    lr.latency_ms = secs * 1e3;
+    log_request(&lr);
+    buf_release(&resp);
+    return ret;
+}
+
+/* First call of a request: route, method, early limits. */
+static enum MHD_Result on_first(struct server *s, struct MHD_Connection *c,
+                                struct request *rq, const char *method)
+{
+    int get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+    const char *cl;
+
+    switch (rq->route) {
+    case R_VALIDATE:
+        if (strcmp(method, "POST") != 0)
+            return reply_error(s, c, rq, 405, "use POST for /validate",
+                               "POST");
+        if (!tls_client_ok(s->tls, c))
+            return reply_error(s, c, rq, 403, "client certificate missing "
+                               "or not trusted", NULL);
+        cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                         MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl) {
+            char *end;
+            unsigned long long n;
+            errno = 0;
+            n = strtoull(cl, &end, 10);
+            if (errno || *end || n > s->o.max_body) {
+                metrics_request(s->metrics, NULL, NULL, "error",
+                                now_s() - rq->t0);
+                return reply_error(s, c, rq, 413, "request body is larger "
+                                   "than --max-body", NULL);
+            }
+        }
+        return MHD_YES;
+    case R_HEALTHZ:
+    case R_READYZ:
+    case R_METRICS:
+        if (!get)
+            return reply_error(s, c, rq, 405, "use GET", "GET, HEAD");
+        if (rq->route == R_HEALTHZ)
+            return reply_text(s, c, rq, 200, "{\"status\":\"ok\"}");
+        if (rq->route == R_READYZ)
+            return serve_readyz(s, c, rq);
+        return serve_metrics(s, c, rq);
+    case R_NONE:
+        break;
+    }
+    return reply_error(s, c, rq, 404, "not found; the webhook serves "
+                       "/validate, /healthz, /readyz and /metrics", NULL);
+}
+
+static enum MHD_Result on_access(void *cls, struct MHD_Connection *c,
+                                 const char *url, const char *method,
+                                 const char *version, const char *upload,
+                                 size_t *upload_size, void **req_cls)
+{
+    struct server *s = cls;
+    struct request *rq = *req_cls;
+
+    (void)version;
+    if (!rq) {
+        rq = calloc(1, sizeof(*rq));
+        if (!rq)
+            return MHD_NO;
+        arena_init(&rq->arena, SERVER_ARENA_CHUNK);
+        buf_init(&rq->body, s->o.max_body);
+        rq->t0 = now_s();
+        rq->route = route_of(url);
+        *req_cls = rq;
+        atomic_fetch_add(&s->in_flight, 1);
+        return on_first(s, c, rq, method);
+    }
+    if (*upload_size) {
+        /* chunked bodies have no Content-Length: cap while reading */
+        if (!rq->answered && !rq->too_big
+            && buf_add(&rq->body, upload, *upload_size) < 0) {
+            rq->too_big = 1;
+            buf_release(&rq->body);
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (rq->answered)
+        return MHD_YES;
+    if (rq->too_big)
+        return reply_error(s, c, rq, 413, "request body is larger than "
+                           "--max-body", NULL);
+    return serve_validate(s, c, rq);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    struct server *s = cls;
+    struct request *rq = *req_cls;
+
+    (void)c;
+    (void)toe;
+    if (!rq)
+        return;
+    arena_release(&rq->arena);
+    buf_release(&rq->body);
+    free(rq);
+    *req_cls = NULL;
+    atomic_fetch_sub(&s->in_flight, 1);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c,
+                          void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct server *s = cls;
+
+    (void)c;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+        tls_bind_connection(s->tls, socket_context);
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    log_vmsg(LOG_WARN, fmt, ap);
+}
+
+/* ---- lifecycle ------------------------------------------------------- */
+
+static int parse_listen(struct server *s, const char *spec, struct err *err)
+{
+    char host[256];
+    const char *colon = strrchr(spec, ':');
+    struct addrinfo hints, *res = NULL;
+    char *end;
+    long port;
+    size_t hl;
+
+    if (!colon)
+        return err_set(err, "--listen '%s' is not ADDR:PORT", spec);
+    errno = 0;
+    port = strtol(colon + 1, &end, 10);
+    if (errno || *end || end == colon + 1 || port < 0 || port > 65535)
+        return err_set(err, "--listen '%s' has a bad port", spec);
+    hl = (size_t)(colon - spec);
+    if (hl >= 2 && spec[0] == '[' && spec[hl - 1] == ']') {
+        spec++;
+        hl -= 2;
+    }
+    if (hl == 0 || hl >= sizeof(host))
+        return err_set(err, "--listen '%s' has a bad address", spec);
+    memcpy(host, spec, hl);
+    host[hl] = '\0';
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, NULL, &hints, &res) != 0 || !res)
+        return err_set(err, "--listen address '%s' is not a numeric IP",
+                       host);
+    memcpy(&s->addr, res->ai_addr, res->ai_addrlen);
+    s->ipv6 = res->ai_family == AF_INET6;
+    if (s->ipv6)
+        ((struct sockaddr_in6 *)&s->addr)->sin6_port = htons((uint16_t)port);
+    else
+        ((struct sockaddr_in *)&s->addr)->sin_port = htons((uint16_t)port);
+    s->port = (unsigned)port;
+    freeaddrinfo(res);
+    return 0;
+}
+
+struct server *server_new(const struct server_opts *o, struct tls *tls,
+                          const struct admission_cfg *adm,
+                          struct invstore *inv, struct metrics *m,
+                          struct err *err)
+{
+    struct server *s = calloc(1, sizeof(*s));
+
+    if (!s)
+        abort();
+    s->o = *o;
+    if (!s->o.threads)
+        s->o.threads = 2;
+    if (!s->o.max_body)
+        s->o.max_body = LIMIT_BODY_BYTES;
+    if (!s->o.max_connections)
+        s->o.max_connections = 1024;
+    if (!s->o.conn_timeout)
+        s->o.conn_timeout = 30;
+    s->tls = tls;
+    s->adm = adm;
+    s->inv = inv;
+    s->metrics = m;
+    s->listen_fd = -1;
+    if (parse_listen(s, o->listen ? o->listen : "0.0.0.0:8443", err) < 0) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int server_start(struct server *s, struct err *err)
+{
+    struct MHD_OptionItem opts[24];
+    size_t n = 0;
+    unsigned flags = MHD_USE_TLS | MHD_USE_EPOLL_INTERNAL_THREAD
+                     | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    const union MHD_DaemonInfo *di;
+    char host[INET6_ADDRSTRLEN] = "?";
+
+    if (s->ipv6)
+        flags |= MHD_USE_IPv6;
+    n += tls_mhd_options(s->tls, opts + n, 3);
+    opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0,
+                                         &s->addr };
+    if (s->o.threads > 1)
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE,
+                                             s->o.threads, NULL };
+    opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT,
+                                         s->o.max_connections, NULL };
+    opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT,
+                                         s->o.conn_timeout, NULL };
+    opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                                         SERVER_CONN_MEMORY, NULL };
+    opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+    /* the logger first, so every MHD message goes through log.c */
+    s->d = MHD_start_daemon(flags, (uint16_t)s->port, NULL, NULL, on_access,
+                            s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+                            MHD_OPTION_ARRAY, opts,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+                            MHD_OPTION_END);
+    if (!s->d)
+        return err_set(err, "cannot start the HTTPS server on '%s'",
+                       s->o.listen ? s->o.listen : "0.0.0.0:8443");
+    di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+    if (di)
+        s->port = di->port;
+    if (s->ipv6)
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&s->addr)->sin6_addr,
+                  host, sizeof(host));
+    else
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&s->addr)->sin_addr, host,
+                  sizeof(host));
+    log_msg(LOG_INFO, "listening on https://%s%s%s:%u (threads %u, max "
+            "connections %u, max body %zu)", s->ipv6 ? "[" : "", host,
+            s->ipv6 ? "]" : "", s->port, s->o.threads,
+            s->o.max_connections, s->o.max_body);
+    return 0;
+}
+
+unsigned server_port(struct server *s)
+{
+    return s->port;
+}
+
+void server_drain(struct server *s)
+{
+    if (atomic_exchange(&s->draining, 1))
+        return;
+    if (s->d) {
+        MHD_socket fd = MHD_quiesce_daemon(s->d);
+        s->listen_fd = fd == MHD_INVALID_SOCKET ? -1 : (int)fd;
+    }
+}
+
+size_t server_in_flight(struct server *s)
+{
+    return atomic_load(&s->in_flight);
+}
+
+void server_free(struct server *s)
+{
+    if (!s)
+        return;
+    if (s->d)
+        MHD_stop_daemon(s->d);
+    if (s->listen_fd >= 0)
+        close(s->listen_fd);
+    free(s);
+}
