@@ -49,7 +49,7 @@ else
         exit 1
     fi
     BIN=$BUILD/tests/certs_driver
-    echo "# using $BIN certs (build/claimcheck-webhook has no certs subcommand yet)"
+    echo "# using $BIN certs"
 fi
 
 pass=0
@@ -308,6 +308,30 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/rsaca/ca.key" -out "$T/rsa
 certs "${SVC[@]}" --out "$T/reuse-rsa" --ca-cert "$T/rsaca/ca.crt" --ca-key "$T/rsaca/ca.key"
 t "reuse RSA CA for an EC leaf: exit 0 and verifies" \
     bash -c "[ $rc = 0 ] && openssl verify -CAfile '$T/rsaca/ca.crt' '$T/reuse-rsa/tls.crt' >/dev/null 2>&1"
+
+mkdir -p "$T/edca"
+openssl req -x509 -newkey ed25519 -nodes -keyout "$T/edca/ca.key" -out "$T/edca/ca.crt" \
+    -days 1000 -subj "/CN=my Ed25519 CA" >/dev/null 2>&1
+certs "${SVC[@]}" --out "$T/reuse-ed" --ca-cert "$T/edca/ca.crt" --ca-key "$T/edca/ca.key"
+t "reuse Ed25519 CA: exit 0 and verifies" \
+    bash -c "[ $rc = 0 ] && openssl verify -CAfile '$T/edca/ca.crt' '$T/reuse-ed/tls.crt' >/dev/null 2>&1"
+
+# an intermediate CA: --ca-cert holds "intermediate, root", signing key is
+# the intermediate's; ca.crt (and the caBundle) carry both
+mkdir -p "$T/inter"
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T/inter/int.key" \
+    -subj "/CN=my intermediate" -out "$T/inter/int.csr" >/dev/null 2>&1
+printf 'basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n' >"$T/inter/ext"
+openssl x509 -req -in "$T/inter/int.csr" -CA "$T/myca/ca.crt" -CAkey "$T/myca/ca.key" \
+    -CAcreateserial -days 500 -extfile "$T/inter/ext" -out "$T/inter/int.crt" >/dev/null 2>&1
+cat "$T/inter/int.crt" "$T/myca/ca.crt" >"$T/inter/chain.crt"
+certs "${SVC[@]}" --out "$T/reuse-int" --ca-cert "$T/inter/chain.crt" --ca-key "$T/inter/int.key"
+t "reuse intermediate CA: exit 0" rc_is 0
+t "reuse intermediate CA: ca.crt holds intermediate + root" cmp -s "$T/reuse-int/ca.crt" "$T/inter/chain.crt"
+t "reuse intermediate CA: verifies to the root" \
+    verify "$T/myca/ca.crt" "$T/reuse-int/tls.crt" -untrusted "$T/inter/int.crt"
+certs --check "$T/reuse-int" "${SVC[@]}"
+t "reuse intermediate CA: --check passes" rc_is 0
 
 certs "${SVC[@]}" --out "$T/x" --ca-cert "$T/myca/ca.crt" --ca-key "$T/rsaca/ca.key"
 t "reuse CA with the wrong key: exit 1" rc_is 1
