@@ -100,6 +100,11 @@ out:
 
 /* ==== printing ==== */
 
+static const char *plural(long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
 /* One-line RFC 2253 name ("CN=x,O=y") into out. */
 static void name_str(const X509_NAME *nm, char *out, size_t n)
 {
@@ -171,8 +176,9 @@ static void print_validity(FILE *f, const char *indent, X509 *x, time_t now)
     fprintf(f, "%snot before: %s\n", indent, t);
     certs_format_time(na, t, sizeof(t));
     if (na >= (long long)now)
-        fprintf(f, "%snot after:  %s (%lld days left)\n", indent, t,
-                (na - (long long)now) / 86400);
+        fprintf(f, "%snot after:  %s (%lld day%s left)\n", indent, t,
+                (na - (long long)now) / 86400,
+                plural((na - (long long)now) / 86400));
     else
         fprintf(f, "%snot after:  %s (expired)\n", indent, t);
 }
@@ -306,18 +312,18 @@ static int check_days(const char *label, const char *what, X509 *x,
     long long left = na - (long long)now;
 
     if (na >= 0 && left >= (long long)min_days * 86400) {
-        fprintf(out, "  %s validity: ok (%lld days left, minimum %d)\n",
-                label, left / 86400, min_days);
+        fprintf(out, "  %s validity: ok (%lld day%s left, minimum %d)\n",
+                label, left / 86400, plural(left / 86400), min_days);
         return 0;
     }
     if (na < 0 || left < 0) {
         fprintf(out, "  %s validity: EXPIRED\n", label);
         fprintf(errout, "error: '%s' has expired\n", what);
     } else {
-        fprintf(out, "  %s validity: FAILED (%lld days left, minimum %d)\n",
-                label, left / 86400, min_days);
-        fprintf(errout, "error: '%s' expires in %lld days (minimum %d)\n",
-                what, left / 86400, min_days);
+        fprintf(out, "  %s validity: FAILED (%lld day%s left, minimum %d)\n",
+                label, left / 86400, plural(left / 86400), min_days);
+        fprintf(errout, "error: '%s' expires in %lld day%s (minimum %d)\n",
+                what, left / 86400, plural(left / 86400), min_days);
     }
     return 1;
 }

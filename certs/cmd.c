@@ -149,6 +149,9 @@ static int parse_args(int argc, char **argv, struct cmd *c)
                                    opt->name);
             v = argv[++i];
         }
+        if (opt->takes_arg && !*v)
+            return usage_error("option '%s' needs a non-empty value",
+                               opt->name);
         if (c->seen[opt->id] && !opt->repeat && opt->id != O_HELP)
             return usage_error("option '%s' given more than once",
                                opt->name);

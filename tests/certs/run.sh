@@ -223,6 +223,8 @@ t "unknown option: exit 2" rc_is 2
 t "unknown option: message" err_has "unknown option '--bogus'"
 certs "${SVC[@]}" --out
 t "--out without value: exit 2" rc_is 2
+certs "${SVC[@]}" --out=
+t "--out= (empty): exit 2" rc_is 2
 certs "${SVC[@]}" --out "$T/x" --ca-cert "$D/ca.crt"
 t "--ca-cert without --ca-key: exit 2" rc_is 2
 certs "${SVC[@]}" --out "$T/x" --min-days 5
