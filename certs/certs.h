@@ -60,8 +60,9 @@ struct certs_opts {
  * the same caBundle, pass your own CA in ca_cert/ca_key; its key must match
  * and it must outlive the serving certificate.
  *
- * Returns 0, or -1 and fills *err (nothing is left half-written unless a
- * rename itself fails).
+ * Returns 0, or -1 and fills *err. All three files are fully written to
+ * temporaries before the first is moved into place, so a failure leaves
+ * earlier outputs only if moving a later one fails (or loses a race).
  */
 int certs_generate(const struct certs_opts *o, struct err *err);
 
