@@ -86,6 +86,7 @@ static const char usage_long[] =
     "                       required SAN (the four above, --dns, --ip) is\n"
     "                       missing, the chain does not verify, the key does\n"
     "                       not match or fewer than --min-days remain\n"
+    "                       (on tls.crt or on a certificate of ca.crt)\n"
     "    --min-days N       (default 30)\n"
     "\n"
     "Exit status: 0 ok, 1 failed, 2 usage error or existing files without\n"
