@@ -1,0 +1,107 @@
+/*
+ * cel.h - the CEL engine for DRA device selectors: parse, type-check,
+ * estimate cost, evaluate against one device, and static facts for the
+ * selector rules.
+ *
+ * Invariants: a struct cel_program lives in the arena passed to cel_compile()
+ * and is immutable afterwards, so any number of threads may evaluate it at
+ * once. Evaluation allocates nothing on the hot path (a fixed stack scratch;
+ * big intermediate values spill to malloc'd blocks freed before return).
+ * Every function that can fail returns -1 and fills a struct cel_error whose
+ * message is lowercase without a full stop (git style).
+ */
+#ifndef CLAIMCHECK_CEL_H
+#define CLAIMCHECK_CEL_H
+
+#include <stddef.h>
+
+struct arena;
+
+#define CEL_MAX_EXPR_BYTES  10240     /* Kubernetes' selector length limit */
+#define CEL_MAX_COST        1000000   /* CELSelectorExpressionMaxCost */
+
+struct cel_env {            /* which optional parts of the DRA env exist */
+    int consumable_capacity;    /* device.allowMultipleAllocations declared */
+    int list_attributes;        /* includes() and list attribute values */
+    int regex_jit;              /* JIT-compile constant patterns; then the
+                                   caller must call cel_program_release() */
+};
+
+enum cel_err_kind { CEL_ERR_PARSE = 1, CEL_ERR_CHECK, CEL_ERR_LIMIT,
+                    CEL_ERR_RUNTIME };
+
+struct cel_error {
+    char msg[256];          /* lowercase, e.g. "no such key: model" */
+    unsigned offset;        /* byte offset of the offending token (0-based) */
+    unsigned line, col;     /* 1-based line/column within the expression */
+    int kind;               /* enum cel_err_kind */
+};
+
+struct cel_program;         /* compiled + checked; immutable; thread-safe */
+
+/* Parses and type-checks `expr` in the DRA environment (variable `device`);
+ * the result must be bool. Enforces the 10 KiB length limit, the static
+ * cost limit (CEL_ERR_LIMIT "too complex, exceeds cost limit") and nesting
+ * limits. The program and everything it points to live in `a`.
+ * Returns 0, or -1 with err filled. */
+int cel_compile(struct arena *a, const struct cel_env *env, const char *expr,
+                size_t len, struct cel_program **out, struct cel_error *err);
+/* Same, but no bool-result requirement (claimcheck cel). */
+int cel_compile_expr(struct arena *a, const struct cel_env *env,
+                     const char *expr, size_t len, struct cel_program **out,
+                     struct cel_error *err);
+/* Frees what the arena cannot: JIT-compiled regex code (only allocated when
+ * env->regex_jit was set). Safe to call on any program, once. */
+void cel_program_release(struct cel_program *p);
+
+enum cel_attr_type { CEL_ATTR_INT, CEL_ATTR_BOOL, CEL_ATTR_STRING,
+                     CEL_ATTR_VERSION, CEL_ATTR_INTS, CEL_ATTR_BOOLS,
+                     CEL_ATTR_STRINGS, CEL_ATTR_VERSIONS };
+struct cel_attr {           /* one device attribute, domain already split off */
+    const char *domain;     /* e.g. "gpu.nvidia.com" */
+    const char *id;         /* e.g. "productName" */
+    enum cel_attr_type type;
+    long long i; int b; const char *s;   /* scalar (s: STRING and VERSION) */
+    const long long *iv; const int *bv; const char *const *sv; size_t nv;
+};
+struct cel_capacity { const char *domain, *id; const char *quantity; };
+struct cel_device {
+    const char *driver;
+    const struct cel_attr *attrs; size_t nattrs;
+    const struct cel_capacity *caps; size_t ncaps;
+    int allow_multiple_allocations;
+};
+
+/* Evaluates a selector program against one device. Returns 1 (true),
+ * 0 (false), or -1 with a runtime error in err. Reentrant. */
+int cel_eval_device(const struct cel_program *p, const struct cel_device *dev,
+                    struct cel_error *err);
+/* Evaluates a general program (dev may be NULL: referencing `device` is then
+ * an error) and renders the result as a CEL literal into out ("true", "42",
+ * "\"s\"", "[1, 2]", "{\"a\": 1}", "2u", "1.5", "b\"..\"", "null",
+ * "semver(\"1.2.3\")", "quantity(\"1Gi\")"). Returns 0, or -1 + err (also
+ * when out is too small). */
+int cel_eval_to_string(const struct cel_program *p,
+                       const struct cel_device *dev, char *out, size_t outsz,
+                       struct cel_error *err);
+
+/* ---- static facts for the selector rules ---- */
+
+/* If every satisfying device must have device.driver == X (a top-level
+ * conjunct, also inside cel.bind, parentheses or `in ["X"]`), returns X
+ * (program-owned), else NULL. */
+const char *cel_pinned_driver(const struct cel_program *p);
+/* Calls fn for every device.attributes[D] / device.capacity[D] lookup with a
+ * constant domain D, with the byte offset of the domain literal. */
+void cel_foreach_domain(const struct cel_program *p,
+                        void (*fn)(void *ctx, const char *domain,
+                                   int is_capacity, unsigned offset),
+                        void *ctx);
+/* Decides whether the conjunction of n programs is provably unsatisfiable
+ * for every device. Returns 1 only with a proof, filling why (one sentence),
+ * *which (index of the program whose clause completes the contradiction)
+ * and *offset (byte offset of that clause); returns 0 otherwise. */
+int cel_conj_unsat(const struct cel_program *const *progs, size_t n,
+                   char *why, size_t whysz, size_t *which, unsigned *offset);
+
+#endif

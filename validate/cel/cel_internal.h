@@ -1,0 +1,288 @@
+/*
+ * cel_internal.h - what the files of validate/cel/ share: the value type,
+ * the AST, the program, the evaluation context, the function table and the
+ * internal API used by the conformance runner (arbitrary variables, a
+ * general environment without `device`). Not for use outside validate/cel/
+ * and its tests.
+ */
+#ifndef CLAIMCHECK_CEL_INTERNAL_H
+#define CLAIMCHECK_CEL_INTERNAL_H
+
+#include "cel.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+
+#define CEL_MAX_PARSE_DEPTH 250     /* nested parens/calls/lists, as cel-go */
+#define CEL_MAX_NODE_DEPTH  1000    /* AST height (left-deep chains) */
+#define CEL_MAX_SLOTS       64      /* variables + comprehension locals */
+#define CEL_SCRATCH_INLINE  8192    /* bytes of stack scratch per eval */
+#define CEL_REGEX_MATCH_LIMIT 100000
+#define CEL_REGEX_DEPTH_LIMIT 1000
+
+/* ================= values ================= */
+
+enum cel_vkind {
+    CEL_V_ERROR, CEL_V_NULL, CEL_V_BOOL, CEL_V_INT, CEL_V_UINT, CEL_V_DOUBLE,
+    CEL_V_STRING, CEL_V_BYTES, CEL_V_LIST, CEL_V_MAP, CEL_V_TYPE, CEL_V_OPT,
+    CEL_V_QUANTITY, CEL_V_SEMVER,
+    CEL_V_DEVICE,       /* x = struct cel_device */
+    CEL_V_DEVMAP,       /* device.attributes (sub 0) / device.capacity (1) */
+    CEL_V_DEVDOM        /* one domain of it: s = domain, x = device */
+};
+
+/* type codes for CEL_V_TYPE values and the checker */
+enum cel_tkind {
+    CEL_T_DYN, CEL_T_NULL, CEL_T_BOOL, CEL_T_INT, CEL_T_UINT, CEL_T_DOUBLE,
+    CEL_T_STRING, CEL_T_BYTES, CEL_T_LIST, CEL_T_MAP, CEL_T_TYPE, CEL_T_OPT,
+    CEL_T_QUANTITY, CEL_T_SEMVER, CEL_T_DEVICE, CEL_T_ERROR, CEL_T_NTYPES
+};
+
+struct cel_list;
+struct cel_map;
+struct cel_semver;
+
+struct cel_value {
+    unsigned char kind;         /* enum cel_vkind */
+    unsigned char sub;          /* TYPE: tkind; OPT: 1 = has value;
+                                   DEVMAP/DEVDOM: 1 = capacity */
+    const void *x;              /* DEVICE/DEVMAP/DEVDOM: the device */
+    union {
+        int b;
+        int64_t i;
+        uint64_t u;
+        double d;
+        struct { const char *p; size_t n; } s;  /* STRING BYTES ERROR DEVDOM */
+        const struct cel_list *l;
+        const struct cel_map *m;
+        const struct cel_value *opt;            /* NULL when none */
+        struct { uint64_t lo; int64_t hi; } q;  /* QUANTITY: nano units */
+        const struct cel_semver *sv;
+    } v;
+};
+
+struct cel_list { size_t n; const struct cel_value *v; };
+struct cel_map { size_t n; const struct cel_value *k, *v; };
+struct cel_semver {
+    uint64_t major, minor, patch;
+    const char *pre; size_t npre;       /* prerelease, without '-' */
+};
+
+/* ================= scratch (per evaluation) ================= */
+
+struct cel_scratch_chunk;
+struct cel_scratch {
+    char *cur, *end;
+    struct cel_scratch_chunk *chunks;   /* malloc'd spill blocks */
+    size_t total;
+    _Alignas(16) char inline_buf[CEL_SCRATCH_INLINE];
+};
+void cel_scratch_init(struct cel_scratch *s);
+void *cel_scratch_alloc(struct cel_scratch *s, size_t n);
+void cel_scratch_release(struct cel_scratch *s);
+
+/* ================= AST ================= */
+
+enum cel_nkind {
+    CEL_N_LIT, CEL_N_IDENT, CEL_N_SELECT, CEL_N_OPTSELECT, CEL_N_HAS,
+    CEL_N_INDEX, CEL_N_OPTINDEX, CEL_N_CALL, CEL_N_LIST, CEL_N_MAP,
+    CEL_N_AND, CEL_N_OR, CEL_N_COND, CEL_N_NOT, CEL_N_NEG,
+    CEL_N_BINOP,        /* op in n->op */
+    CEL_N_COMPR,        /* macro in n->op (enum cel_macro) */
+    CEL_N_BIND          /* cel.bind(var, init, body) */
+};
+
+enum cel_binop {
+    CEL_OP_EQ, CEL_OP_NE, CEL_OP_LT, CEL_OP_LE, CEL_OP_GT, CEL_OP_GE,
+    CEL_OP_IN, CEL_OP_ADD, CEL_OP_SUB, CEL_OP_MUL, CEL_OP_DIV, CEL_OP_MOD
+};
+
+enum cel_macro {
+    CEL_M_ALL, CEL_M_EXISTS, CEL_M_EXISTS_ONE, CEL_M_MAP, CEL_M_MAP_FILTER,
+    CEL_M_FILTER, CEL_M_ALL2, CEL_M_EXISTS2, CEL_M_EXISTS_ONE2,
+    CEL_M_TLIST, CEL_M_TLIST_FILTER, CEL_M_TMAP, CEL_M_TMAP_FILTER
+};
+
+struct cel_func;
+
+struct cel_node {
+    unsigned char kind;         /* enum cel_nkind */
+    unsigned char op;           /* binop / macro */
+    unsigned char member;       /* CALL: args[0] is the receiver */
+    unsigned char opt_elems;    /* LIST/MAP: some entries are optional */
+    unsigned char ctype;        /* static type (enum cel_tkind) */
+    unsigned char celem;        /* static element/value type */
+    unsigned offset;            /* byte offset in the expression */
+    unsigned nargs;
+    struct cel_node **args;     /* children */
+    unsigned char *optflags;    /* LIST/MAP: per entry, 1 = optional */
+    const char *name;           /* IDENT/SELECT field/CALL function */
+    size_t name_len;
+    int slot;                   /* IDENT: variable slot; COMPR: first var */
+    int slot2;                  /* COMPR: second var (-1), accumulator */
+    const struct cel_func *fn;  /* CALL: resolved function */
+    const void *aux;            /* CALL matches/find: precompiled regex */
+    struct cel_value lit;       /* LIT */
+};
+
+/* ================= program ================= */
+
+struct cel_var { const char *name; int slot; unsigned char type; };
+
+struct cel_program {
+    struct cel_node *root;
+    const char *expr;           /* copy of the source (NUL-terminated) */
+    size_t len;
+    struct cel_env env;
+    int general;                /* compiled with cel_compile_vars */
+    int device_slot;            /* slot of `device`, -1 if none */
+    int nslots;
+    double cost;                /* static cost estimate */
+    struct cel_regex **regexes; /* owned regexes, for release */
+    size_t nregexes;
+};
+
+/* ================= evaluation context ================= */
+
+struct cel_eval {
+    const struct cel_program *p;
+    struct cel_value slots[CEL_MAX_SLOTS];
+    struct cel_scratch *scratch;
+    uint64_t cost;              /* runtime cost counter */
+    const struct cel_node *err_node;  /* node where the first error arose */
+};
+
+/* Error values: message in scratch (or static). */
+struct cel_value cel_verr(struct cel_eval *ev, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+struct cel_value cel_vbool(int b);
+struct cel_value cel_vint(int64_t i);
+struct cel_value cel_vuint(uint64_t u);
+struct cel_value cel_vdouble(double d);
+struct cel_value cel_vstr(const char *p, size_t n);
+struct cel_value cel_vbytes(const char *p, size_t n);
+struct cel_value cel_vnull(void);
+struct cel_value cel_vtype(int t);
+struct cel_value cel_vlist(struct cel_eval *ev, const struct cel_value *v,
+                           size_t n);
+struct cel_value cel_vopt(struct cel_eval *ev, const struct cel_value *inner);
+char *cel_ev_alloc(struct cel_eval *ev, size_t n);
+
+/* ================= values.c ================= */
+/* Heterogeneous equality: 1 = equal, 0 = not, -1 = error value returned in
+ * *errv (no such overload is never an error for ==: different types are
+ * unequal). */
+int cel_value_equal(const struct cel_value *a, const struct cel_value *b);
+/* Ordering: -1/0/1, or 2 when not comparable (no such overload), 3 NaN. */
+int cel_value_compare(const struct cel_value *a, const struct cel_value *b);
+int cel_value_type(const struct cel_value *v);  /* enum cel_tkind */
+const char *cel_type_name(int t);
+int cel_type_lookup(const char *name, size_t n);  /* -1 if not a type name */
+/* Renders v as a CEL literal; returns 0 or -1 if out is too small. */
+int cel_value_render(const struct cel_value *v, char *out, size_t outsz);
+/* map access on any map-like value: 1 found, 0 not, -1 bad key type */
+int cel_map_get(struct cel_eval *ev, const struct cel_value *m,
+                const struct cel_value *key, struct cel_value *out);
+size_t cel_map_size(const struct cel_value *m);
+/* i-th key / value of a map-like value (0 <= i < size) */
+void cel_map_entry(struct cel_eval *ev, const struct cel_value *m, size_t i,
+                   struct cel_value *k, struct cel_value *v);
+int cel_is_map(const struct cel_value *v);
+int cel_utf8_len(const char *s, size_t n, size_t *out);
+void cel_format_double(double d, char *out, size_t outsz);
+
+/* ================= lexer/parser ================= */
+/* Parses expr into an AST in arena `a`. Returns root or NULL + err. */
+struct cel_node *cel_parse(struct arena *a, const char *expr, size_t len,
+                           struct cel_error *err);
+void cel_error_set(struct cel_error *err, int kind, const char *expr,
+                   unsigned offset, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* ================= checker ================= */
+/* Resolves names, checks types, folds constant quantity()/semver()/regexes,
+ * estimates the cost. vars: declared variables (slots assigned here). */
+int cel_check(struct arena *a, struct cel_program *p,
+              const struct cel_var *vars, size_t nvars, int want_bool,
+              struct cel_error *err);
+
+/* ================= evaluation ================= */
+struct cel_value cel_eval_node(struct cel_eval *ev, const struct cel_node *n);
+
+/* ================= function table ================= */
+struct cel_func {
+    const char *name;
+    unsigned char member;       /* 1 receiver call, 0 global, 2 both */
+    unsigned char min_args, max_args;   /* counting the receiver */
+    unsigned char ret;          /* static result type (enum cel_tkind) */
+    const char *sig;            /* arg kinds, one letter each, see check.c */
+    struct cel_value (*impl)(struct cel_eval *ev, const struct cel_node *n,
+                             const struct cel_value *args, unsigned nargs);
+};
+const struct cel_func *cel_func_lookup(const char *name, size_t n,
+                                       int member, unsigned nargs);
+int cel_func_exists(const char *name, size_t n);
+
+/* functions shared across library files (same name, other receiver) */
+struct cel_value cel_list_index_of(struct cel_eval *ev,
+                                   const struct cel_node *n,
+                                   const struct cel_value *a, unsigned na,
+                                   int last);
+struct cel_value cel_str_reverse(struct cel_eval *ev, const struct cel_node *n,
+                                 const struct cel_value *a, unsigned na);
+
+/* library tables, one per file */
+extern const struct cel_func cel_lib_core[];
+extern const size_t cel_lib_core_n;
+extern const struct cel_func cel_lib_strings[];
+extern const size_t cel_lib_strings_n;
+extern const struct cel_func cel_lib_lists[];
+extern const size_t cel_lib_lists_n;
+extern const struct cel_func cel_lib_k8s[];
+extern const size_t cel_lib_k8s_n;
+
+/* ================= quantity.c ================= */
+/* Parses a resource.Quantity string into nano units (exact). 0 or -1. */
+int cel_quantity_parse(const char *s, size_t n, uint64_t *lo, int64_t *hi);
+int cel_quantity_cmp(const struct cel_value *a, const struct cel_value *b);
+void cel_quantity_format(const struct cel_value *v, char *out, size_t outsz);
+int cel_quantity_add(const struct cel_value *a, const struct cel_value *b,
+                     int sub, struct cel_value *out);
+int cel_quantity_from_int(int64_t i, struct cel_value *out);
+int cel_quantity_sign(const struct cel_value *a);
+int cel_quantity_as_int(const struct cel_value *a, int64_t *out);
+double cel_quantity_approx(const struct cel_value *a);
+
+/* ================= semver.c ================= */
+int cel_semver_parse(const char *s, size_t n, int normalize,
+                     struct cel_semver *out);
+int cel_semver_cmp(const struct cel_semver *a, const struct cel_semver *b);
+void cel_semver_format(const struct cel_semver *v, char *out, size_t outsz);
+
+/* ================= regex.c ================= */
+struct cel_regex;
+/* Validates RE2 syntax and compiles. Returns NULL and fills msg (256). */
+struct cel_regex *cel_regex_compile(struct arena *a, const char *pat,
+                                    size_t n, int jit, char *msg);
+void cel_regex_free(struct cel_regex *re);
+/* 1 match, 0 no match, -1 error (msg). find: so and eo set on match. */
+int cel_regex_search(const struct cel_regex *re, const char *s, size_t n,
+                     size_t start, size_t *so, size_t *eo, char *msg);
+
+/* ================= internal API for tests/conformance ================= */
+struct cel_binding { const char *name; struct cel_value value; };
+/* General environment: declares vars (dyn-typed) instead of `device`. */
+int cel_compile_vars(struct arena *a, const struct cel_env *env,
+                     const char *expr, size_t len, const char *const *vars,
+                     size_t nvars, int check, struct cel_program **out,
+                     struct cel_error *err);
+/* Evaluates with bindings (by name); the result may point into scratch,
+ * which the caller releases. Returns 0 or -1 (err; *out is the error). */
+int cel_eval_bindings(const struct cel_program *p,
+                      const struct cel_binding *b, size_t nb,
+                      struct cel_scratch *scratch, struct cel_value *out,
+                      struct cel_error *err);
+
+#endif

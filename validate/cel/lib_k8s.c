@@ -1,0 +1,380 @@
+/*
+ * lib_k8s.c - the Kubernetes CEL libraries the DRA environment has beyond
+ * cel-go: Quantity (quantity, isQuantity, compareTo, isGreaterThan,
+ * isLessThan, add, sub, sign, isInteger, asInteger, asApproximateFloat),
+ * Semver (semver, isSemver, major, minor, patch, compareTo, isGreaterThan,
+ * isLessThan), Regex (find, findAll) and DRA's includes(). The arithmetic
+ * itself lives in quantity.c / semver.c / regex.c.
+ */
+#include "cel_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+
+#define F(name) static struct cel_value name(struct cel_eval *ev, \
+    const struct cel_node *n, const struct cel_value *a, unsigned na)
+
+static struct cel_value bad(struct cel_eval *ev, const struct cel_node *n,
+                            const struct cel_value *a, unsigned na)
+{
+    return cel_verr(ev, "no such overload: %.*s(%s%s%s)", (int)n->name_len,
+                    n->name, cel_type_name(cel_value_type(&a[0])),
+                    na > 1 ? ", " : "",
+                    na > 1 ? cel_type_name(cel_value_type(&a[1])) : "");
+}
+
+/* ================= quantity ================= */
+
+F(f_quantity)
+{
+    struct cel_value v;
+
+    (void)na;
+    if (a[0].kind != CEL_V_STRING)
+        return bad(ev, n, a, 1);
+    memset(&v, 0, sizeof(v));
+    v.kind = CEL_V_QUANTITY;
+    if (cel_quantity_parse(a[0].v.s.p, a[0].v.s.n, &v.v.q.lo, &v.v.q.hi) < 0)
+        return cel_verr(ev, "quantities must match the regular expression "
+                        "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': "
+                        "'%.*s'", (int)a[0].v.s.n, a[0].v.s.p);
+    return v;
+}
+
+F(f_is_quantity)
+{
+    uint64_t lo;
+    int64_t hi;
+
+    (void)na;
+    if (a[0].kind != CEL_V_STRING)
+        return bad(ev, n, a, 1);
+    return cel_vbool(cel_quantity_parse(a[0].v.s.p, a[0].v.s.n, &lo, &hi) ==
+                     0);
+}
+
+static int two_q(const struct cel_value *a)
+{
+    return a[0].kind == CEL_V_QUANTITY && a[1].kind == CEL_V_QUANTITY;
+}
+
+F(f_q_compare)
+{
+    (void)na;
+    if (!two_q(a))
+        return bad(ev, n, a, 2);
+    return cel_vint(cel_quantity_cmp(&a[0], &a[1]));
+}
+
+F(f_q_gt)
+{
+    (void)na;
+    if (!two_q(a))
+        return bad(ev, n, a, 2);
+    return cel_vbool(cel_quantity_cmp(&a[0], &a[1]) > 0);
+}
+
+F(f_q_lt)
+{
+    (void)na;
+    if (!two_q(a))
+        return bad(ev, n, a, 2);
+    return cel_vbool(cel_quantity_cmp(&a[0], &a[1]) < 0);
+}
+
+static struct cel_value q_addsub(struct cel_eval *ev, const struct cel_node *n,
+                                 const struct cel_value *a, int sub)
+{
+    struct cel_value b = a[1], r;
+
+    if (a[0].kind != CEL_V_QUANTITY)
+        return bad(ev, n, a, 2);
+    if (b.kind == CEL_V_INT)
+        cel_quantity_from_int(b.v.i, &b);
+    if (b.kind != CEL_V_QUANTITY)
+        return bad(ev, n, a, 2);
+    if (cel_quantity_add(&a[0], &b, sub, &r) < 0)
+        return cel_verr(ev, "quantity overflow");
+    return r;
+}
+
+F(f_q_add)
+{
+    (void)na;
+    return q_addsub(ev, n, a, 0);
+}
+
+F(f_q_sub)
+{
+    (void)na;
+    return q_addsub(ev, n, a, 1);
+}
+
+F(f_q_sign)
+{
+    (void)na;
+    if (a[0].kind != CEL_V_QUANTITY)
+        return bad(ev, n, a, 1);
+    return cel_vint(cel_quantity_sign(&a[0]));
+}
+
+F(f_q_is_int)
+{
+    int64_t i;
+
+    (void)na;
+    if (a[0].kind != CEL_V_QUANTITY)
+        return bad(ev, n, a, 1);
+    return cel_vbool(cel_quantity_as_int(&a[0], &i) == 0);
+}
+
+F(f_q_as_int)
+{
+    int64_t i;
+
+    (void)na;
+    if (a[0].kind != CEL_V_QUANTITY)
+        return bad(ev, n, a, 1);
+    if (cel_quantity_as_int(&a[0], &i) < 0)
+        return cel_verr(ev, "cannot convert value to integer");
+    return cel_vint(i);
+}
+
+F(f_q_float)
+{
+    (void)na;
+    if (a[0].kind != CEL_V_QUANTITY)
+        return bad(ev, n, a, 1);
+    return cel_vdouble(cel_quantity_approx(&a[0]));
+}
+
+/* ================= semver ================= */
+
+F(f_semver)
+{
+    struct cel_semver *sv;
+    struct cel_value v;
+    int norm = 0;
+
+    if (a[0].kind != CEL_V_STRING || (na == 2 && a[1].kind != CEL_V_BOOL))
+        return bad(ev, n, a, na);
+    if (na == 2)
+        norm = a[1].v.b;
+    sv = (struct cel_semver *)cel_ev_alloc(ev, sizeof(*sv));
+    if (cel_semver_parse(a[0].v.s.p, a[0].v.s.n, norm, sv) < 0)
+        return cel_verr(ev, "could not parse semver '%.*s'",
+                        (int)a[0].v.s.n, a[0].v.s.p);
+    memset(&v, 0, sizeof(v));
+    v.kind = CEL_V_SEMVER;
+    v.v.sv = sv;
+    return v;
+}
+
+F(f_is_semver)
+{
+    struct cel_semver sv;
+    int norm = 0;
+
+    if (a[0].kind != CEL_V_STRING || (na == 2 && a[1].kind != CEL_V_BOOL))
+        return bad(ev, n, a, na);
+    if (na == 2)
+        norm = a[1].v.b;
+    return cel_vbool(cel_semver_parse(a[0].v.s.p, a[0].v.s.n, norm, &sv) ==
+                     0);
+}
+
+static int two_v(const struct cel_value *a)
+{
+    return a[0].kind == CEL_V_SEMVER && a[1].kind == CEL_V_SEMVER;
+}
+
+F(f_v_compare)
+{
+    (void)na;
+    if (!two_v(a))
+        return bad(ev, n, a, 2);
+    return cel_vint(cel_semver_cmp(a[0].v.sv, a[1].v.sv));
+}
+
+F(f_v_gt)
+{
+    (void)na;
+    if (!two_v(a))
+        return bad(ev, n, a, 2);
+    return cel_vbool(cel_semver_cmp(a[0].v.sv, a[1].v.sv) > 0);
+}
+
+F(f_v_lt)
+{
+    (void)na;
+    if (!two_v(a))
+        return bad(ev, n, a, 2);
+    return cel_vbool(cel_semver_cmp(a[0].v.sv, a[1].v.sv) < 0);
+}
+
+F(f_v_major)
+{
+    (void)na;
+    if (a[0].kind != CEL_V_SEMVER)
+        return bad(ev, n, a, 1);
+    return cel_vint((int64_t)a[0].v.sv->major);
+}
+
+F(f_v_minor)
+{
+    (void)na;
+    if (a[0].kind != CEL_V_SEMVER)
+        return bad(ev, n, a, 1);
+    return cel_vint((int64_t)a[0].v.sv->minor);
+}
+
+F(f_v_patch)
+{
+    (void)na;
+    if (a[0].kind != CEL_V_SEMVER)
+        return bad(ev, n, a, 1);
+    return cel_vint((int64_t)a[0].v.sv->patch);
+}
+
+/* compareTo/isGreaterThan/isLessThan exist for both quantities and semvers */
+F(f_compare)
+{
+    return a[0].kind == CEL_V_SEMVER ? f_v_compare(ev, n, a, na)
+                                     : f_q_compare(ev, n, a, na);
+}
+
+F(f_gt)
+{
+    return a[0].kind == CEL_V_SEMVER ? f_v_gt(ev, n, a, na)
+                                     : f_q_gt(ev, n, a, na);
+}
+
+F(f_lt)
+{
+    return a[0].kind == CEL_V_SEMVER ? f_v_lt(ev, n, a, na)
+                                     : f_q_lt(ev, n, a, na);
+}
+
+/* ================= regex find ================= */
+
+static struct cel_value regex_for(struct cel_eval *ev,
+                                  const struct cel_node *n,
+                                  const struct cel_value *a,
+                                  struct cel_regex **tmp,
+                                  const struct cel_regex **re)
+{
+    char msg[256];
+
+    *tmp = NULL;
+    *re = n->aux;
+    if (!*re) {
+        *tmp = cel_regex_compile(NULL, a[1].v.s.p, a[1].v.s.n, 0, msg);
+        if (!*tmp)
+            return cel_verr(ev, "%s", msg);
+        *re = *tmp;
+    }
+    return cel_vnull();
+}
+
+F(f_find)
+{
+    struct cel_regex *tmp;
+    const struct cel_regex *re;
+    struct cel_value r;
+    size_t so, eo;
+    char msg[256];
+    int rc;
+
+    (void)na;
+    if (a[0].kind != CEL_V_STRING || a[1].kind != CEL_V_STRING)
+        return bad(ev, n, a, 2);
+    r = regex_for(ev, n, a, &tmp, &re);
+    if (r.kind == CEL_V_ERROR)
+        return r;
+    rc = cel_regex_search(re, a[0].v.s.p, a[0].v.s.n, 0, &so, &eo, msg);
+    cel_regex_free(tmp);
+    if (rc < 0)
+        return cel_verr(ev, "%s", msg);
+    if (rc == 0)
+        return cel_vstr("", 0);
+    return cel_vstr(a[0].v.s.p + so, eo - so);
+}
+
+F(f_find_all)
+{
+    struct cel_regex *tmp;
+    const struct cel_regex *re;
+    struct cel_value r, *items;
+    size_t so, eo, pos = 0, k = 0, cap;
+    int64_t limit = -1;
+    char msg[256];
+    int rc;
+
+    if (a[0].kind != CEL_V_STRING || a[1].kind != CEL_V_STRING ||
+        (na == 3 && a[2].kind != CEL_V_INT))
+        return bad(ev, n, a, na);
+    if (na == 3)
+        limit = a[2].v.i;
+    r = regex_for(ev, n, a, &tmp, &re);
+    if (r.kind == CEL_V_ERROR)
+        return r;
+    cap = a[0].v.s.n + 1;
+    items = (struct cel_value *)cel_ev_alloc(ev, cap * sizeof(*items));
+    while (pos <= a[0].v.s.n && (limit < 0 || (int64_t)k < limit)) {
+        rc = cel_regex_search(re, a[0].v.s.p, a[0].v.s.n, pos, &so, &eo, msg);
+        if (rc < 0) {
+            cel_regex_free(tmp);
+            return cel_verr(ev, "%s", msg);
+        }
+        if (rc == 0)
+            break;
+        items[k++] = cel_vstr(a[0].v.s.p + so, eo - so);
+        pos = eo > so ? eo : eo + 1;
+    }
+    cel_regex_free(tmp);
+    return cel_vlist(ev, items, k);
+}
+
+/* ================= DRA includes() ================= */
+
+F(f_includes)
+{
+    size_t i;
+
+    (void)na;
+    if (a[0].kind == CEL_V_LIST) {
+        for (i = 0; i < a[0].v.l->n; i++) {
+            if (cel_value_equal(&a[0].v.l->v[i], &a[1]) == 1)
+                return cel_vbool(1);
+        }
+        return cel_vbool(0);
+    }
+    if (a[0].kind == CEL_V_MAP || a[0].kind == CEL_V_DEVMAP ||
+        a[0].kind == CEL_V_DEVDOM || a[0].kind == CEL_V_OPT)
+        return bad(ev, n, a, 2);
+    return cel_vbool(cel_value_equal(&a[0], &a[1]) == 1);
+}
+
+const struct cel_func cel_lib_k8s[] = {
+    { "quantity", 0, 1, 1, CEL_T_QUANTITY, "S", f_quantity },
+    { "isQuantity", 0, 1, 1, CEL_T_BOOL, "S", f_is_quantity },
+    { "compareTo", 1, 2, 2, CEL_T_INT, "QQ|VV", f_compare },
+    { "isGreaterThan", 1, 2, 2, CEL_T_BOOL, "QQ|VV", f_gt },
+    { "isLessThan", 1, 2, 2, CEL_T_BOOL, "QQ|VV", f_lt },
+    { "add", 1, 2, 2, CEL_T_QUANTITY, "QQ|QI", f_q_add },
+    { "sub", 1, 2, 2, CEL_T_QUANTITY, "QQ|QI", f_q_sub },
+    { "sign", 1, 1, 1, CEL_T_INT, "Q", f_q_sign },
+    { "isInteger", 1, 1, 1, CEL_T_BOOL, "Q", f_q_is_int },
+    { "asInteger", 1, 1, 1, CEL_T_INT, "Q", f_q_as_int },
+    { "asApproximateFloat", 1, 1, 1, CEL_T_DOUBLE, "Q", f_q_float },
+    { "semver", 0, 1, 2, CEL_T_SEMVER, "S|SB", f_semver },
+    { "isSemver", 0, 1, 2, CEL_T_BOOL, "S|SB", f_is_semver },
+    { "major", 1, 1, 1, CEL_T_INT, "V", f_v_major },
+    { "minor", 1, 1, 1, CEL_T_INT, "V", f_v_minor },
+    { "patch", 1, 1, 1, CEL_T_INT, "V", f_v_patch },
+    { "find", 1, 2, 2, CEL_T_STRING, "SS", f_find },
+    { "findAll", 1, 2, 3, CEL_T_LIST, "SS|SSI", f_find_all },
+    { "includes", 1, 2, 2, CEL_T_BOOL, "AA", f_includes },
+};
+const size_t cel_lib_k8s_n = sizeof(cel_lib_k8s) / sizeof(cel_lib_k8s[0]);
