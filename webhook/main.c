@@ -262,8 +262,10 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* SIGTERM: readyz 503 at once, in-flight requests finish, idle keep-alive
- * connections are closed by stopping the daemon, all within grace. */
+/* SIGTERM: /readyz 503 at once and every response closes its connection;
+ * requests in flight (and new ones on open connections) finish while any
+ * are left, up to the grace period; then the listener closes and stopping
+ * the daemon closes the idle keep-alive connections. */
 static void drain(struct server *srv, unsigned grace_seconds)
 {
     long waited = 0, limit = (long)grace_seconds * 1000;
@@ -278,6 +280,7 @@ static void drain(struct server *srv, unsigned grace_seconds)
     }
     if (left)
         log_msg(LOG_WARN, "grace period over, dropping %zu requests", left);
+    server_quiesce(srv);
 }
 
 static int cmd_serve(int argc, char **argv)

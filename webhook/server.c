@@ -466,9 +466,12 @@ unsigned server_port(struct server *s)
 
 void server_drain(struct server *s)
 {
-    if (atomic_exchange(&s->draining, 1))
-        return;
-    if (s->d) {
+    atomic_store(&s->draining, 1);
+}
+
+void server_quiesce(struct server *s)
+{
+    if (s->d && s->listen_fd < 0) {
         MHD_socket fd = MHD_quiesce_daemon(s->d);
         s->listen_fd = fd == MHD_INVALID_SOCKET ? -1 : (int)fd;
     }

@@ -40,9 +40,12 @@ struct server *server_new(const struct server_opts *o, struct tls *tls,
 /* Binds and starts the worker threads; logs the bound address. */
 int server_start(struct server *s, struct err *err);
 unsigned server_port(struct server *s);
-/* Starts draining: /readyz answers 503, every response closes its
- * connection, no new connections are accepted. */
+/* Starts draining: /readyz answers 503 and every response closes its
+ * connection. New connections are still accepted (the endpoint removal
+ * takes a moment to reach the apiserver), until server_quiesce(). */
 void server_drain(struct server *s);
+/* Stops accepting connections (MHD_quiesce_daemon). */
+void server_quiesce(struct server *s);
 /* Requests received but not completed yet. */
 size_t server_in_flight(struct server *s);
 /* Stops the daemon (closes every connection) and frees s. */
