@@ -56,6 +56,43 @@ static int b64val(int c)
     return -1;
 }
 
+/* a JSON string, or {"$u8b64": ...} for strings holding NUL (run.sh) */
+static const char *jstr(struct arena *a, const cJSON *c, size_t *len)
+{
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(c, "$u8b64");
+    const char *s;
+    size_t n, o = 0, i;
+    char *d;
+    unsigned acc = 0;
+    int bits = 0;
+
+    if (cJSON_IsString(c)) {
+        *len = strlen(c->valuestring);
+        return c->valuestring;
+    }
+    if (!cJSON_IsString(b)) {
+        *len = 0;
+        return "";
+    }
+    s = b->valuestring;
+    n = strlen(s);
+    d = arena_alloc(a, n + 1);
+    for (i = 0; i < n; i++) {
+        int v = b64val((unsigned char)s[i]);
+        if (v < 0)
+            continue;
+        acc = (acc << 6) | (unsigned)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            d[o++] = (char)((acc >> bits) & 0xFF);
+        }
+    }
+    d[o] = 0;
+    *len = o;
+    return d;
+}
+
 static int conv(struct arena *a, const cJSON *j, struct cel_value *out,
                 const char **why)
 {
@@ -92,8 +129,9 @@ static int conv(struct arena *a, const cJSON *j, struct cel_value *out,
         return 0;
     }
     if ((c = cJSON_GetObjectItemCaseSensitive(j, "stringValue"))) {
-        *out = cel_vstr(arena_strdup(a, c->valuestring),
-                        strlen(c->valuestring));
+        size_t n;
+        const char *s = jstr(a, c, &n);
+        *out = cel_vstr(arena_strndup(a, s, n), n);
         return 0;
     }
     if ((c = cJSON_GetObjectItemCaseSensitive(j, "bytesValue"))) {
@@ -287,8 +325,11 @@ static void run_test(const char *section, const char *sub, const cJSON *t,
     const cJSON *it;
     int rc, ok = 0;
     char gs[512], ws[512];
+    const char *src;
+    size_t srclen;
 
     arena_init(&a, 65536);
+    src = jstr(&a, expr, &srclen);
     if (why)
         goto skip;
     /* declared variables: bindings and typeEnv idents */
@@ -332,8 +373,7 @@ static void run_test(const char *section, const char *sub, const cJSON *t,
     }
     if (!val && !everr)
         want = cel_vbool(1);
-    rc = cel_compile_vars(&a, NULL, expr->valuestring,
-                          strlen(expr->valuestring), names, nv,
+    rc = cel_compile_vars(&a, NULL, src, srclen, names, nv,
                           !cJSON_IsTrue(nocheck), &p, &err);
     if (rc < 0) {
         ok = everr != NULL;
@@ -370,7 +410,7 @@ done:
         else if (cel_value_render(&want, ws, sizeof(ws)) < 0)
             snprintf(ws, sizeof(ws), "(large value)");
         printf("  FAIL %s/%s/%s: %s\n       want %s, got %s\n", section, sub,
-               name ? name->valuestring : "?", expr->valuestring, ws, gs);
+               name ? name->valuestring : "?", src, ws, gs);
     }
     goto out;
 skip:

@@ -38,6 +38,7 @@ static int compile(struct arena *a, const struct cel_env *env,
     p->len = len;
     p->env = *env;
     p->general = general;
+    p->unchecked = !check;
     p->device_slot = -1;
     p->root = cel_parse(a, p->expr, len, err);
     if (!p->root)

@@ -102,7 +102,8 @@ enum cel_binop {
 enum cel_macro {
     CEL_M_ALL, CEL_M_EXISTS, CEL_M_EXISTS_ONE, CEL_M_MAP, CEL_M_MAP_FILTER,
     CEL_M_FILTER, CEL_M_ALL2, CEL_M_EXISTS2, CEL_M_EXISTS_ONE2,
-    CEL_M_TLIST, CEL_M_TLIST_FILTER, CEL_M_TMAP, CEL_M_TMAP_FILTER
+    CEL_M_TLIST, CEL_M_TLIST_FILTER, CEL_M_TMAP, CEL_M_TMAP_FILTER,
+    CEL_M_OPTMAP, CEL_M_OPTFLATMAP
 };
 
 struct cel_func;
@@ -137,6 +138,7 @@ struct cel_program {
     size_t len;
     struct cel_env env;
     int general;                /* compiled with cel_compile_vars */
+    int unchecked;              /* type errors deferred to runtime */
     int device_slot;            /* slot of `device`, -1 if none */
     int nslots;
     double cost;                /* static cost estimate */

@@ -43,7 +43,7 @@ static void cerr(struct checker *c, int kind, unsigned off, const char *fmt,
     char msg[220];
     va_list ap;
 
-    if (c->failed)
+    if (c->failed || (c->p->unchecked && kind == CEL_ERR_CHECK))
         return;
     c->failed = 1;
     va_start(ap, fmt);
@@ -528,7 +528,8 @@ static struct ctype check_call(struct checker *c, struct cel_node *n,
         cerr(c, CEL_ERR_CHECK, n->offset,
              "found no matching overload for '%.*s' applied to '(%s)'",
              (int)n->name_len, n->name, buf);
-        return ty(CEL_T_ERROR, 0);
+        if (c->failed)
+            return ty(CEL_T_ERROR, 0);
     }
     if (!c->p->env.list_attributes && c->dra &&
         n->name_len == 8 && memcmp(n->name, "includes", 8) == 0) {
@@ -652,6 +653,19 @@ static struct ctype check_compr(struct checker *c, struct cel_node *n,
 
     if (c->failed)
         return r;
+    if (m == CEL_M_OPTMAP || m == CEL_M_OPTFLATMAP) {
+        if (b != CEL_T_OPT && b != CEL_T_DYN) {
+            cerr(c, CEL_ERR_CHECK, n->offset, "found no matching overload "
+                 "for 'optMap' applied to '(%s)'", tname(r));
+            return ty(CEL_T_ERROR, 0);
+        }
+        if (push_local(c, n->args[1], ty(CEL_T_DYN, 0)) < 0)
+            return ty(CEL_T_ERROR, 0);
+        t1 = check(c, n->args[3], &bc);
+        pop_locals(c, 1);
+        cost->c += rc.c + bc.c + 1;
+        return ty(CEL_T_OPT, 0);
+    }
     if (b != CEL_T_LIST && b != CEL_T_MAP && b != CEL_T_DYN) {
         cerr(c, CEL_ERR_CHECK, n->args[0]->offset,
              "expression of type '%s' cannot be the range of a "
@@ -750,7 +764,7 @@ static struct ctype check(struct checker *c, struct cel_node *n,
         if (c->failed)
             break;
         if (base(a.t) != CEL_T_MAP && a.t != CEL_T_DYN &&
-            a.t != CEL_T_DEVICE) {
+            a.t != CEL_T_DEVICE && a.t != CEL_T_OPT) {
             cerr(c, CEL_ERR_CHECK, n->offset, "invalid type for field "
                  "selection: '%s'", tname(a));
             break;

@@ -70,7 +70,7 @@ static struct cel_value select_field(struct cel_eval *ev,
         struct cel_value inner;
         if (!o->sub)
             return *o;
-        inner = select_field(ev, o->v.opt, name, nl, optional);
+        inner = select_field(ev, o->v.opt, name, nl, 1);
         if (is_err(&inner) || inner.kind == CEL_V_OPT)
             return inner;
         return cel_vopt(ev, &inner);
@@ -135,7 +135,7 @@ static struct cel_value do_index(struct cel_eval *ev,
         struct cel_value inner;
         if (!o->sub)
             return *o;
-        inner = do_index(ev, o->v.opt, k, optional);
+        inner = do_index(ev, o->v.opt, k, 1);
         if (is_err(&inner) || inner.kind == CEL_V_OPT)
             return inner;
         return cel_vopt(ev, &inner);
@@ -181,6 +181,8 @@ static struct cel_value has_field(struct cel_eval *ev,
     struct cel_value key, out;
     int found;
 
+    if (o->kind == CEL_V_OPT)
+        return o->sub ? has_field(ev, o->v.opt, name, nl) : cel_vbool(0);
     if (cel_is_map(o)) {
         key = cel_vstr(name, nl);
         return cel_vbool(cel_map_get(ev, o, &key, &out) == 1);
@@ -448,6 +450,22 @@ static struct cel_value compr(struct cel_eval *ev, const struct cel_node *n)
 
     if (is_err(&range))
         return range;
+    if (m == CEL_M_OPTMAP || m == CEL_M_OPTFLATMAP) {
+        struct cel_value r;
+        if (range.kind != CEL_V_OPT)
+            return no_overload(ev, "optMap ", &range, NULL);
+        if (!range.sub)
+            return range;
+        ev->slots[s1] = *range.v.opt;
+        r = cel_eval_node(ev, e1);
+        if (is_err(&r))
+            return r;
+        if (m == CEL_M_OPTMAP)
+            return cel_vopt(ev, &r);
+        if (r.kind != CEL_V_OPT)
+            return no_overload(ev, "optFlatMap ", &r, NULL);
+        return r;
+    }
     if (range.kind == CEL_V_LIST) {
         is_list = 1;
         cnt = range.v.l->n;

@@ -347,6 +347,22 @@ void cel_lex_next(struct cel_lexer *lx, struct cel_token *t)
         lex_number(lx, t);
         return;
     }
+    if (c == '`') {
+        /* quoted field name: .`foo-bar` */
+        size_t p = pos + 1;
+        while (p < n && s[p] != '`' && s[p] != '\n')
+            p++;
+        if (p >= n || s[p] != '`' || p == pos + 1) {
+            tok_error(lx, t, pos, "unterminated quoted identifier");
+            return;
+        }
+        t->kind = TK_IDENT;
+        t->s = s + pos + 1;
+        t->n = p - pos - 1;
+        t->len = (unsigned)(p + 1 - pos);
+        lx->pos = p + 1;
+        return;
+    }
     if (c == '"' || c == '\'') {
         lex_string(lx, t, pos, 0, 0);
         if (t->kind != TK_ERROR)

@@ -488,13 +488,7 @@ static int fmt_str(struct sbuf *b, const struct cel_value *v, int nested,
 
     switch (v->kind) {
     case CEL_V_STRING:
-        if (nested) {
-            sb_add(b, "\"", 1);
-            sb_add(b, v->v.s.p, v->v.s.n);
-            sb_add(b, "\"", 1);
-        } else {
-            sb_add(b, v->v.s.p, v->v.s.n);
-        }
+        sb_add(b, v->v.s.p, v->v.s.n);
         return 0;
     case CEL_V_BYTES:
         if (nested) {

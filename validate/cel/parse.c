@@ -233,6 +233,8 @@ static struct cel_node *macro(struct parser *ps, struct cel_node *target,
         m = CEL_M_TMAP_FILTER;
         twovar = 1;
     }
+    else if (IS("optMap") && na == 2) m = CEL_M_OPTMAP;
+    else if (IS("optFlatMap") && na == 2) m = CEL_M_OPTFLATMAP;
 #undef IS
     if (m < 0)
         return NULL;
@@ -441,11 +443,17 @@ static struct cel_node *member(struct parser *ps, struct cel_node *n)
 
             advance(ps);
             opt = accept(ps, TK_QUEST);
-            if (ps->tok.kind != TK_IDENT) {
+            if (ps->tok.kind != TK_IDENT && ps->tok.kind != TK_RESERVED &&
+                ps->tok.kind != TK_IN && ps->tok.kind != TK_TRUE &&
+                ps->tok.kind != TK_FALSE && ps->tok.kind != TK_NULL) {
                 perr(ps, ps->tok.offset, "syntax error: expected field name");
                 return NULL;
             }
             id = ps->tok;
+            if (id.kind != TK_IDENT) {
+                id.s = ps->lx.src + id.offset;
+                id.n = id.len;
+            }
             advance(ps);
             if (!opt && ps->tok.kind == TK_LPAREN) {
                 unsigned na = 0, i;

@@ -289,33 +289,25 @@ static int num_cmp(const struct cel_value *a, const struct cel_value *b)
         int r = num_cmp(b, a);
         return r == 3 ? 3 : -r;
     }
-    /* a is int/uint, b double */
+    /* a is int/uint, b double: as cel-go (compareIntDouble), via double */
     if (isnan(b->v.d))
         return 3;
     if (a->kind == CEL_V_INT) {
-        if (b->v.d >= 9223372036854775808.0)
-            return -1;
-        if (b->v.d < -9223372036854775808.0)
+        double x;
+        if (b->v.d < (double)INT64_MIN)
             return 1;
-        {
-            double t = trunc(b->v.d);
-            int64_t bi = (int64_t)t;
-            if (a->v.i != bi)
-                return a->v.i < bi ? -1 : 1;
-            return t < b->v.d ? -1 : (t > b->v.d ? 1 : 0);
-        }
-    } else {
-        if (b->v.d >= 18446744073709551616.0)
+        if (b->v.d > (double)INT64_MAX)
             return -1;
+        x = (double)a->v.i;
+        return x < b->v.d ? -1 : x > b->v.d;
+    } else {
+        double x;
         if (b->v.d < 0)
             return 1;
-        {
-            double t = trunc(b->v.d);
-            uint64_t bu = (uint64_t)t;
-            if (a->v.u != bu)
-                return a->v.u < bu ? -1 : 1;
-            return t < b->v.d ? -1 : (t > b->v.d ? 1 : 0);
-        }
+        if (b->v.d > (double)UINT64_MAX)
+            return -1;
+        x = (double)a->v.u;
+        return x < b->v.d ? -1 : x > b->v.d;
     }
 }
 
