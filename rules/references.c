@@ -77,7 +77,7 @@ void check_pod_claim_source(struct check_ctx *cx, const struct object *o)
         const struct podclaim *c = &p->claims[i];
         if (!tree_is_map(c->node)) {
             report(cx, c->node, "a resourceClaims entry must be a mapping, "
-                   "not a %s", tree_kind_name(c->node));
+                   "not %s", tree_kind_desc(c->node));
             continue;
         }
         if (!c->name)
@@ -218,17 +218,26 @@ void check_claim_request_unknown(struct check_ctx *cx, const struct object *o)
 
 struct other_ns {
     unsigned kind;
-    const char *name, *ns;
+    const char *name, *ns, *file;
     const char *found_ns;
+    int same_file;
 };
 
+/* Remembers an input object of that name in another namespace, one of
+ * the pod's own file first. */
 static void find_other_ns(void *arg, const struct object *x)
 {
     struct other_ns *s = arg;
+    int same;
 
-    if (!s->found_ns && x->kind == s->kind && !x->inventory
-        && !strcmp(x->name, s->name) && strcmp(object_ns(x), s->ns))
+    if (x->kind != s->kind || x->inventory || strcmp(x->name, s->name)
+        || !strcmp(object_ns(x), s->ns))
+        return;
+    same = s->file && x->file && !strcmp(s->file, x->file);
+    if (!s->found_ns || (same && !s->same_file)) {
         s->found_ns = object_ns(x);
+        s->same_file = same;
+    }
 }
 
 void check_claim_not_found(struct check_ctx *cx, const struct object *o)
@@ -254,6 +263,8 @@ void check_claim_not_found(struct check_ctx *cx, const struct object *o)
         s.name = name;
         s.ns = ns;
         s.found_ns = NULL;
+        s.file = o->file;
+        s.same_file = 0;
         cx_each(cx, kind, find_other_ns, &s);
         if (s.found_ns)
             report(cx, at, "%s '%s' is not in namespace '%s' (the input "

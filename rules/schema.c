@@ -28,9 +28,9 @@ static int wrong_type(struct check_ctx *cx, const struct tnode *n,
 {
     if (!n || n->kind == want || n->kind == T_NULL)
         return 0;
-    report(cx, n, "%s must be a %s, not a %s", what,
+    report(cx, n, "%s must be a %s, not %s", what,
            want == T_SEQ ? "list" : want == T_MAP ? "mapping" : "string",
-           tree_kind_name(n));
+           tree_kind_desc(n));
     return 1;
 }
 
@@ -43,14 +43,14 @@ static void check_selectors(struct check_ctx *cx, const struct tnode *list,
         return;
     if (list->n > MAX_SELECTORS)
         report(cx, list, "%s has %zu selectors; at most %d are allowed",
-               owner, list->n, MAX_SELECTORS);
+               owner, (size_t)list->n, MAX_SELECTORS);
     for (i = 0; i < list->n; i++) {
         const struct tnode *s = list->kids[i];
         const struct tnode *cel = tree_get(s, "cel");
         const struct tnode *x = tree_get(cel, "expression");
         if (!tree_is_map(s)) {
-            report(cx, s, "a selector must be a mapping with 'cel', not a %s",
-                   tree_kind_name(s));
+            report(cx, s, "a selector must be a mapping with 'cel', not %s",
+                   tree_kind_desc(s));
         } else if (!cel || cel->kind == T_NULL) {
             report(cx, cel ? cel : s, "selector has no 'cel' with an "
                    "expression%s", tree_get(s, "expression")
@@ -58,12 +58,12 @@ static void check_selectors(struct check_ctx *cx, const struct tnode *list,
                    : "");
         } else if (!tree_is_map(cel)) {
             report(cx, cel, "'cel' must be a mapping with 'expression', not "
-                   "a %s", tree_kind_name(cel));
+                   "%s", tree_kind_desc(cel));
         } else if (!x) {
             report(cx, cel, "'cel' has no 'expression'");
         } else if (!tree_str(x)) {
-            report(cx, x, "'expression' must be a string, not a %s",
-                   tree_kind_name(x));
+            report(cx, x, "'expression' must be a string, not %s",
+                   tree_kind_desc(x));
         } else if (!*x->str) {
             report(cx, x, "'expression' is empty");
         }
@@ -77,7 +77,7 @@ static void check_tolerations(struct check_ctx *cx, const struct tnode *t)
     if (wrong_type(cx, t, T_SEQ, "tolerations") || !tree_is_seq(t))
         return;
     if (t->n > MAX_TOLERATIONS)
-        report(cx, t, "%zu tolerations; at most %d are allowed", t->n,
+        report(cx, t, "%zu tolerations; at most %d are allowed", (size_t)t->n,
                MAX_TOLERATIONS);
     for (i = 0; i < t->n; i++) {
         const struct tnode *e = t->kids[i];
@@ -111,10 +111,10 @@ static void check_exact(struct check_ctx *cx, const struct devreq *r,
     if (!r->fields)
         return;
     if (!r->class_node || r->class_node->kind == T_NULL) {
-        report(cx, r->fields, "%s has no deviceClassName", what);
+        report(cx, r->fields, "request '%s' has no deviceClassName", what);
     } else if (!r->class_name) {
-        report(cx, r->class_node, "deviceClassName must be a string, not a "
-               "%s", tree_kind_name(r->class_node));
+        report(cx, r->class_node, "deviceClassName must be a string, not "
+               "%s", tree_kind_desc(r->class_node));
     } else if (!name_is_dns_subdomain(r->class_name)) {
         report(cx, r->class_node, "deviceClassName '%s' is not a valid "
                "DeviceClass name (lowercase DNS subdomain)", r->class_name);
@@ -129,8 +129,8 @@ static void check_exact(struct check_ctx *cx, const struct devreq *r,
     }
     if (r->count_node && r->count_node->kind != T_NULL) {
         if (r->count_node->kind != T_INT) {
-            report(cx, r->count_node, "count must be an integer, not a %s",
-                   tree_kind_name(r->count_node));
+            report(cx, r->count_node, "count must be an integer, not %s",
+                   tree_kind_desc(r->count_node));
         } else if (mode && !strcmp(mode, "All")) {
             if (r->count != 0)
                 report(cx, r->count_node, "count must not be set with "
@@ -142,8 +142,8 @@ static void check_exact(struct check_ctx *cx, const struct devreq *r,
     }
     if (r->admin_node && r->admin_node->kind != T_BOOL
         && r->admin_node->kind != T_NULL)
-        report(cx, r->admin_node, "adminAccess must be a boolean, not a %s",
-               tree_kind_name(r->admin_node));
+        report(cx, r->admin_node, "adminAccess must be a boolean, not %s",
+               tree_kind_desc(r->admin_node));
     check_tolerations(cx, r->tolerations);
     wrong_type(cx, r->capacity, T_MAP, "capacity");
 }
@@ -161,8 +161,8 @@ static void check_request(struct check_ctx *cx, const struct claimspec *c,
     size_t i, j;
 
     if (!tree_is_map(r->node)) {
-        report(cx, r->node, "a request must be a mapping, not a %s",
-               tree_kind_name(r->node));
+        report(cx, r->node, "a request must be a mapping, not %s",
+               tree_kind_desc(r->node));
         return;
     }
     if (!r->name_node || r->name_node->kind == T_NULL)
@@ -186,8 +186,8 @@ static void check_request(struct check_ctx *cx, const struct claimspec *c,
                    ? " (deviceClassName belongs under exactly in this "
                      "apiVersion)" : "");
         if (has_ex && !tree_is_map(ex))
-            report(cx, ex, "exactly must be a mapping, not a %s",
-                   tree_kind_name(ex));
+            report(cx, ex, "exactly must be a mapping, not %s",
+                   tree_kind_desc(ex));
         if (has_ex)
             check_exact(cx, r, what);
     } else if (r->first_available && r->first_available->kind != T_NULL) {
@@ -208,19 +208,19 @@ static void check_request(struct check_ctx *cx, const struct claimspec *c,
             report(cx, fa, "firstAvailable of request '%s' is empty", what);
         if (fa->n > MAX_SUBREQUESTS)
             report(cx, fa, "request '%s' has %zu firstAvailable entries; at "
-                   "most %d are allowed", what, fa->n, MAX_SUBREQUESTS);
+                   "most %d are allowed", what, (size_t)fa->n, MAX_SUBREQUESTS);
         for (i = 0; i < r->nsubs; i++) {
             const struct devreq *s = &r->subs[i];
             if (!tree_is_map(s->node)) {
                 report(cx, s->node, "a firstAvailable entry must be a "
-                       "mapping, not a %s", tree_kind_name(s->node));
+                       "mapping, not %s", tree_kind_desc(s->node));
                 continue;
             }
             if (!s->name)
                 report(cx, s->name_node ? s->name_node : s->node,
                        "firstAvailable entry has no name");
             else if (!name_is_dns_label(s->name))
-                report(cx, s->name_node, "sub-request name '%s' is not a "
+                report(cx, s->name_node, "sub-request name '%s' is not "
                        "DNS label", s->name);
             else
                 for (j = 0; j < i; j++)
@@ -286,8 +286,8 @@ static void check_attr_name(struct check_ctx *cx, const struct tnode *n,
     const char *s = tree_str(n);
 
     if (!s)
-        report(cx, n, "%s must be a string, not a %s", field,
-               tree_kind_name(n));
+        report(cx, n, "%s must be a string, not %s", field,
+               tree_kind_desc(n));
     else if (!name_is_fully_qualified(s))
         report(cx, n, "%s '%s' is not a fully qualified name "
                "(<domain>/<attribute>, e.g. gpu.example.com/pcieRoot)",
@@ -302,15 +302,15 @@ static void check_constraints(struct check_ctx *cx, const struct claimspec *c)
     if (!cs || wrong_type(cx, cs, T_SEQ, "constraints") || !tree_is_seq(cs))
         return;
     if (cs->n > MAX_CONSTRAINTS)
-        report(cx, cs, "%zu constraints; at most %d are allowed", cs->n,
+        report(cx, cs, "%zu constraints; at most %d are allowed", (size_t)cs->n,
                MAX_CONSTRAINTS);
     for (i = 0; i < cs->n; i++) {
         const struct tnode *e = cs->kids[i];
         const struct tnode *ma = tree_get(e, "matchAttribute");
         const struct tnode *da = tree_get(e, "distinctAttribute");
         if (!tree_is_map(e)) {
-            report(cx, e, "a constraint must be a mapping, not a %s",
-                   tree_kind_name(e));
+            report(cx, e, "a constraint must be a mapping, not %s",
+                   tree_kind_desc(e));
             continue;
         }
         check_refs(cx, c, tree_get(e, "requests"), "constraint");
@@ -335,15 +335,15 @@ static void check_config(struct check_ctx *cx, const struct claimspec *c,
     if (!cfg || wrong_type(cx, cfg, T_SEQ, "config") || !tree_is_seq(cfg))
         return;
     if (cfg->n > MAX_CONFIG)
-        report(cx, cfg, "%zu config entries; at most %d are allowed", cfg->n,
+        report(cx, cfg, "%zu config entries; at most %d are allowed", (size_t)cfg->n,
                MAX_CONFIG);
     for (i = 0; i < cfg->n; i++) {
         const struct tnode *e = cfg->kids[i];
         const struct tnode *op = tree_get(e, "opaque");
         const char *drv = tree_str(tree_get(op, "driver"));
         if (!tree_is_map(e)) {
-            report(cx, e, "a config entry must be a mapping, not a %s",
-                   tree_kind_name(e));
+            report(cx, e, "a config entry must be a mapping, not %s",
+                   tree_kind_desc(e));
             continue;
         }
         if (c)
@@ -354,8 +354,8 @@ static void check_config(struct check_ctx *cx, const struct claimspec *c,
             continue;
         }
         if (!tree_is_map(op)) {
-            report(cx, op, "opaque must be a mapping, not a %s",
-                   tree_kind_name(op));
+            report(cx, op, "opaque must be a mapping, not %s",
+                   tree_kind_desc(op));
             continue;
         }
         if (!drv)
@@ -410,6 +410,11 @@ static void check_claimspec(struct check_ctx *cx, const struct object *o)
 
 void check_claim_schema(struct check_ctx *cx, const struct object *o)
 {
+    /* classic DRA (v1alpha1/v1alpha2) had other shapes: api-version-*
+     * rules report those versions, the schema here does not apply */
+    if (strcmp(o->version, "v1alpha3") && strcmp(o->version, "v1beta1")
+        && strcmp(o->version, "v1beta2") && strcmp(o->version, "v1"))
+        return;
     if (o->claim) {
         check_claimspec(cx, o);
         return;

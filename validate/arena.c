@@ -16,7 +16,7 @@ struct arena_chunk {
     max_align_t data[];
 };
 
-#define ALIGN (sizeof(max_align_t))
+#define ALIGN ((size_t)_Alignof(max_align_t))
 
 static void die_oom(size_t n)
 {
@@ -57,6 +57,10 @@ void *arena_alloc(struct arena *a, size_t n)
     need = (n + ALIGN - 1) & ~(ALIGN - 1);
     if (need == 0)
         need = ALIGN;
+    if (c) {    /* arena_bytes() may have left `used` unaligned */
+        size_t u = (c->used + ALIGN - 1) & ~(ALIGN - 1);
+        c->used = u <= c->size ? u : c->size;
+    }
     if (!c || c->size - c->used < need) {
         if (need > a->chunk_size / 4) {
             /* large block: own chunk, kept behind the current one */
@@ -82,9 +86,22 @@ void *arena_alloc(struct arena *a, size_t n)
     return p;
 }
 
+/* Unaligned bump allocation for bytes (strings): no padding. */
+static char *arena_bytes(struct arena *a, size_t n)
+{
+    struct arena_chunk *c = a->head;
+
+    if (c && c->size - c->used >= n && n <= a->chunk_size / 4) {
+        char *p = (char *)c->data + c->used;
+        c->used += n;
+        return p;
+    }
+    return arena_alloc(a, n);
+}
+
 char *arena_strndup(struct arena *a, const char *s, size_t n)
 {
-    char *p = arena_alloc(a, n + 1);
+    char *p = arena_bytes(a, n + 1);
     if (n)
         memcpy(p, s, n);
     p[n] = '\0';
@@ -147,4 +164,23 @@ void arena_release(struct arena *a)
     }
     a->head = NULL;
     a->total = 0;
+}
+
+void arena_clear(struct arena *a)
+{
+    struct arena_chunk *c = a->head, *next, *keep = NULL;
+
+    while (c) {
+        next = c->next;
+        if (!next && c->size == a->chunk_size) {
+            keep = c;           /* the oldest normal chunk: reused */
+        } else {
+            a->total -= sizeof(*c) + c->size;
+            free(c);
+        }
+        c = next;
+    }
+    if (keep)
+        keep->used = 0;
+    a->head = keep;
 }

@@ -35,6 +35,9 @@ char *arena_vprintf(struct arena *a, const char *fmt, va_list ap)
  * (old items copied). Used for small vectors; the old block is not freed. */
 void *arena_grow(struct arena *a, void *old, size_t old_n, size_t want,
                  size_t item);
+/* Frees every chunk but the first and empties it: cheap reuse of a scratch
+ * arena (e.g. one document at a time). Earlier memory becomes invalid. */
+void arena_clear(struct arena *a);
 /* Frees every chunk; the arena must be arena_init()ed again before reuse. */
 void arena_release(struct arena *a);
 

@@ -34,6 +34,12 @@ struct engine {
     struct target target;
 };
 
+struct deferred {               /* a pod/workload document, parsed later */
+    const char *file;
+    struct ychunk chunk;
+    unsigned doc_index;
+};
+
 struct run {
     const struct engine *e;
     const struct inventory *inv;
@@ -45,6 +51,10 @@ struct run {
     unsigned kinds;             /* K_* bits present in the input */
     size_t nk8s;                /* Kubernetes objects seen */
     int parse_errors;
+    struct deferred *defer;     /* pod-like documents, checked last */
+    size_t ndefer, capdefer;
+    struct run_obj *checked;    /* identities, for per-object reports */
+    size_t nchecked, capchecked;
 };
 
 struct check_ctx {
@@ -132,12 +142,15 @@ static struct diag *new_diag(struct run *r, const struct rule *rule,
     return d;
 }
 
-static void fill_object(struct diag *d, const struct object *o)
+/* Copies the object's identity: pod documents are parsed into a scratch
+ * arena that is reused for the next document. */
+static void fill_object(struct arena *a, struct diag *d,
+                        const struct object *o)
 {
-    d->api_version = o->api_version ? o->api_version : "";
-    d->kind = o->kind_name ? o->kind_name : "";
-    d->ns = o->ns ? o->ns : "";
-    d->name = o->name ? o->name : "";
+    d->api_version = arena_strdup(a, o->api_version ? o->api_version : "");
+    d->kind = arena_strdup(a, o->kind_name ? o->kind_name : "");
+    d->ns = arena_strdup(a, o->ns ? o->ns : "");
+    d->name = arena_strdup(a, o->name ? o->name : "");
     d->doc_index = o->doc_index;
 }
 
@@ -156,9 +169,9 @@ static void raw_report(struct run *r, const char *id, const char *file,
         return;
     d = new_diag(r, rule, sev, file, line, col);
     if (o)
-        fill_object(d, o);
+        fill_object(r->arena, d, o);
     d->path = path ? path : "";
-    d->msg = msg;
+    d->msg = arena_strdup(r->arena, msg);   /* msg may live in scratch */
 }
 
 /* The annotation value suppressing rule id on o, or NULL. */
@@ -194,7 +207,7 @@ static void vreport(struct check_ctx *cx, const struct tnode *at,
         at = o->kind_node ? o->kind_node : o->root;
     tree_pos(at, &line, &col);
     d = new_diag(r, cx->rule, cx->sev, o->file, line, col);
-    fill_object(d, o);
+    fill_object(r->arena, d, o);
     d->path = tree_path(r->arena, o->root, at);
     d->msg = arena_vprintf(r->arena, fmt, ap);
     d->details = details;
@@ -202,7 +215,7 @@ static void vreport(struct check_ctx *cx, const struct tnode *at,
     sup = suppression(o, cx->rule->id);
     if (sup && tree_text(sup) && *tree_text(sup)) {
         d->suppressed = 1;
-        d->suppress_reason = tree_text(sup);
+        d->suppress_reason = arena_strdup(r->arena, tree_text(sup));
     }
 }
 
@@ -336,15 +349,33 @@ size_t run_objects(const struct run *r)
     return r->nk8s;
 }
 
-struct object *const *run_checked(const struct run *r, size_t *n)
+const struct run_obj *run_checked(const struct run *r, size_t *n)
 {
-    *n = r->nobjs;
-    return r->objs;
+    *n = r->nchecked;
+    return r->checked;
 }
 
 int run_parse_errors(const struct run *r)
 {
     return r->parse_errors;
+}
+
+static void note_checked(struct run *r, const struct object *o)
+{
+    struct run_obj *c;
+
+    if (r->nchecked == r->capchecked) {
+        size_t cap = r->capchecked ? r->capchecked * 2 : 64;
+        r->checked = arena_grow(r->arena, r->checked, r->nchecked, cap,
+                                sizeof(*r->checked));
+        r->capchecked = cap;
+    }
+    c = &r->checked[r->nchecked++];
+    c->file = o->file;
+    c->api_version = arena_strdup(r->arena, o->api_version);
+    c->kind = arena_strdup(r->arena, o->kind_name);
+    c->ns = arena_strdup(r->arena, o->ns);
+    c->name = arena_strdup(r->arena, o->name);
 }
 
 static void add_object(struct run *r, struct object *o)
@@ -367,15 +398,22 @@ static void add_object(struct run *r, struct object *o)
     }
 }
 
-static void add_one(struct run *r, const struct tnode *root, const char *file,
+static void check_object(struct run *r, const struct object *o);
+
+/* Reads one document root into an object. Objects of deferred (pod-like)
+ * documents live in scratch and are checked at once; the others are kept
+ * and indexed for cross-object references. */
+static void add_one(struct run *r, struct arena *scratch,
+                    const struct tnode *root, const char *file,
                     unsigned doc_index, const char *default_ns)
 {
-    struct object *o = arena_alloc(r->arena, sizeof(*o));
+    struct arena *a = scratch ? scratch : r->arena;
+    struct object *o = arena_alloc(a, sizeof(*o));
     const struct tnode *bad;
     const char *why;
     unsigned line, col;
 
-    switch (object_read(r->arena, root, file, doc_index, o, &bad, &why)) {
+    switch (object_read(a, root, file, doc_index, o, &bad, &why)) {
     case OBJ_NOT_K8S:
         return;
     case OBJ_OTHER:
@@ -392,23 +430,34 @@ static void add_one(struct run *r, const struct tnode *root, const char *file,
     }
     r->nk8s++;
     if (default_ns && *default_ns && !*o->ns)
-        o->ns = arena_strdup(r->arena, default_ns);
-    add_object(r, o);
+        o->ns = arena_strdup(a, default_ns);
+    if (scratch) {
+        note_checked(r, o);
+        check_object(r, o);
+    } else {
+        add_object(r, o);
+    }
 }
 
-void run_add_root(struct run *r, const struct tnode *root, const char *file,
-                  unsigned doc_index, const char *default_ns)
+static void add_root(struct run *r, struct arena *scratch,
+                     const struct tnode *root, const char *file,
+                     unsigned doc_index, const char *default_ns)
 {
     size_t i;
 
     if (object_is_list(root)) {
         const struct tnode *items = tree_get(root, "items");
-        r->nk8s++;
         for (i = 0; i < items->n; i++)
-            add_one(r, items->kids[i], file, doc_index, default_ns);
+            add_one(r, scratch, items->kids[i], file, doc_index, default_ns);
         return;
     }
-    add_one(r, root, file, doc_index, default_ns);
+    add_one(r, scratch, root, file, doc_index, default_ns);
+}
+
+void run_add_root(struct run *r, const struct tnode *root, const char *file,
+                  unsigned doc_index, const char *default_ns)
+{
+    add_root(r, NULL, root, file, doc_index, default_ns);
 }
 
 /* 1 if a line of the document has `{{` outside quotes: an unrendered
@@ -439,28 +488,91 @@ static int is_template(const char *s, size_t len)
     return 0;
 }
 
+/* 1 if the document's top-level `kind:` line names a pod-like kind (a
+ * block mapping at column 0, the only `kind:` there). A miss only means
+ * the document is parsed at once instead of later. */
+static int pod_like_chunk(const char *s, size_t len)
+{
+    static const char *const kinds[] = {"Pod", "Deployment", "ReplicaSet",
+        "StatefulSet", "DaemonSet", "Job", "CronJob",
+        "ReplicationController", NULL};
+    const char *end = s + len, *p = s, *val = NULL;
+    size_t vlen = 0, i;
+    int found = 0;
+
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        if (eol - p > 5 && !memcmp(p, "kind:", 5)) {
+            const char *v = p + 5, *e = eol;
+            if (found++)
+                return 0;
+            while (v < e && (*v == ' ' || *v == '\t'))
+                v++;
+            while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+                e--;
+            if (e - v >= 2 && (*v == '"' || *v == '\'') && e[-1] == *v) {
+                v++;
+                e--;
+            }
+            val = v;
+            vlen = (size_t)(e - v);
+        }
+        p = eol + 1;
+    }
+    for (i = 0; val && kinds[i]; i++)
+        if (strlen(kinds[i]) == vlen && !memcmp(kinds[i], val, vlen))
+            return 1;
+    return 0;
+}
+
+static void add_doc(struct run *r, struct arena *scratch, const char *file,
+                    const struct ychunk *c, unsigned doc_index)
+{
+    struct ydoc d;
+    size_t j;
+
+    load_yaml_chunk(scratch ? scratch : r->arena, c, &d);
+    if (d.error) {
+        r->parse_errors++;
+        raw_report(r, "input-parse", file, d.line, d.col, NULL, "",
+                   d.error);
+        return;
+    }
+    for (j = 0; j < d.nwarnings; j++)
+        raw_report(r, "input-parse", file, d.wline[j], d.wcol[j], NULL, "",
+                   d.warnings[j]);
+    if (d.root)
+        add_root(r, scratch, d.root, file, doc_index, NULL);
+}
+
 void run_add_text(struct run *r, const char *file, const char *data,
                   size_t len)
 {
-    struct ydocs docs;
-    size_t i, j;
+    struct ychunks chunks;
+    size_t i;
 
-    load_yaml(r->arena, data, len, &docs);
-    for (i = 0; i < docs.n; i++) {
-        struct ydoc *d = &docs.v[i];
-        if (is_template(d->text, d->text_len))
+    load_yaml_split(r->arena, data, len, &chunks);
+    for (i = 0; i < chunks.n; i++) {
+        const struct ychunk *c = &chunks.v[i];
+        if (is_template(c->text, c->len))
             continue;
-        if (d->error) {
-            r->parse_errors++;
-            raw_report(r, "input-parse", file, d->line, d->col, NULL, "",
-                       d->error);
+        if (pod_like_chunk(c->text, c->len)) {
+            struct deferred *df;
+            if (r->ndefer == r->capdefer) {
+                size_t cap = r->capdefer ? r->capdefer * 2 : 64;
+                r->defer = arena_grow(r->arena, r->defer, r->ndefer, cap,
+                                      sizeof(*r->defer));
+                r->capdefer = cap;
+            }
+            df = &r->defer[r->ndefer++];
+            df->file = file;
+            df->chunk = *c;
+            df->doc_index = (unsigned)i;
             continue;
         }
-        for (j = 0; j < d->nwarnings; j++)
-            raw_report(r, "input-parse", file, d->wline[j], d->wcol[j],
-                       NULL, "", d->warnings[j]);
-        if (d->root)
-            run_add_root(r, d->root, file, (unsigned)i, NULL);
+        add_doc(r, NULL, file, c, (unsigned)i);
     }
 }
 
@@ -496,27 +608,44 @@ static void check_suppressions(struct run *r, const struct object *o)
     }
 }
 
-void run_check(struct run *r)
+static void check_object(struct run *r, const struct object *o)
 {
     struct check_ctx cx;
-    size_t i, k;
+    size_t k;
 
     cx.run = r;
-    for (i = 0; i < r->nobjs; i++) {
-        const struct object *o = r->objs[i];
-        cx.obj = o;
-        for (k = 0; k < nrules; k++) {
-            const struct rule *rule = &rules[k];
-            if (!rule->check || !(rule->kinds & o->kind))
-                continue;
-            cx.rule = rule;
-            cx.sev = r->e->sev[k];
-            if (cx.sev == SEV_OFF)
-                continue;
-            rule->check(&cx, o);
-        }
-        check_suppressions(r, o);
+    cx.obj = o;
+    for (k = 0; k < nrules; k++) {
+        const struct rule *rule = &rules[k];
+        if (!rule->check || !(rule->kinds & o->kind))
+            continue;
+        cx.rule = rule;
+        cx.sev = r->e->sev[k];
+        if (cx.sev == SEV_OFF)
+            continue;
+        rule->check(&cx, o);
     }
+    check_suppressions(r, o);
+}
+
+void run_check(struct run *r)
+{
+    struct arena scratch;
+    size_t i;
+
+    for (i = 0; i < r->nobjs; i++) {
+        note_checked(r, r->objs[i]);
+        check_object(r, r->objs[i]);
+    }
+    /* pod-like documents, one at a time in a reused arena */
+    arena_init(&scratch, 64 * 1024);
+    for (i = 0; i < r->ndefer; i++) {
+        arena_clear(&scratch);
+        add_doc(r, &scratch, r->defer[i].file, &r->defer[i].chunk,
+                r->defer[i].doc_index);
+    }
+    arena_release(&scratch);
+    r->ndefer = 0;
 }
 
 /* ==== admission ========================================================= */

@@ -447,7 +447,7 @@ static int cmd_lint(int argc, char **argv)
     struct run *run;
     struct render_opts ro;
     struct render_object *robjs = NULL;
-    struct object *const *objs;
+    const struct run_obj *objs;
     struct err err;
     size_t i, nobjs;
     int ret = 2, worst_hit = 0;
@@ -541,10 +541,10 @@ static int cmd_lint(int argc, char **argv)
     if (!robjs)
         abort();
     for (i = 0; i < nobjs; i++) {
-        robjs[i].file = objs[i]->file;
-        robjs[i].kind = objs[i]->kind_name;
-        robjs[i].ns = objs[i]->ns;
-        robjs[i].name = objs[i]->name;
+        robjs[i].file = objs[i].file;
+        robjs[i].kind = objs[i].kind;
+        robjs[i].ns = objs[i].ns;
+        robjs[i].name = objs[i].name;
     }
     ro.objs = robjs;
     ro.nobjs = nobjs;

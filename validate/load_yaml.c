@@ -52,6 +52,7 @@ struct builder {
     size_t nanchors, capanchors;
     size_t nodes;               /* nodes built from the text */
     size_t alias_nodes;         /* nodes created by alias expansion */
+    unsigned alias_line, alias_col; /* the alias being expanded */
     struct tnode *root;
     const char *error;
     unsigned eline, ecol;
@@ -198,8 +199,8 @@ static struct tnode *copy_tree(struct builder *b, const struct tnode *src,
     }
     if (++b->alias_nodes > LIMIT_ALIAS_NODES
         || b->alias_nodes > (b->nodes + 1000) * LIMIT_ALIAS_FACTOR) {
-        fail(b, src->line, src->col, "alias expansion exceeds the node "
-             "budget (possible \"billion laughs\" document)");
+        fail(b, b->alias_line, b->alias_col, "alias expansion exceeds the "
+             "node budget (possible \"billion laughs\" document)");
         return NULL;
     }
     n = arena_alloc(b->a, sizeof(*n));
@@ -260,7 +261,7 @@ static void attach(struct builder *b, struct tnode *v)
     f = &b->st[b->depth - 1];
     v->parent = f->node;
     if (f->node->kind == T_SEQ) {
-        v->index = (long)f->n;
+        v->index = (int)f->n;
         frame_push_kid(f, v);
         return;
     }
@@ -314,6 +315,8 @@ static void apply_merge_source(struct builder *b, struct frame *f,
              "sequence of mappings");
         return;
     }
+    b->alias_line = src->line;
+    b->alias_col = src->col;
     for (i = 0; i < src->n && !b->error; i++) {
         struct tnode *k = copy_tree(b, src->kids[i], 0);
         if (!k)
@@ -343,7 +346,7 @@ static void pop_frame(struct builder *b)
             apply_merge_source(b, f, m);
         }
     }
-    n->n = f->n;
+    n->n = (unsigned)f->n;
     if (f->n) {
         n->kids = arena_alloc(b->a, f->n * sizeof(*n->kids));
         memcpy(n->kids, f->kids, f->n * sizeof(*n->kids));
@@ -391,7 +394,7 @@ static void on_scalar(struct builder *b, const yaml_event_t *ev)
         if (ev->data.scalar.anchor) {
             n = tree_new(b->a, T_STR, f->key_line, f->key_col);
             n->str = f->key;
-            n->len = len;
+            n->len = (unsigned)len;
             add_anchor(b, (const char *)ev->data.scalar.anchor, n);
         }
         /* a quoted "<<" is an ordinary key; mark plain merge keys */
@@ -403,7 +406,7 @@ static void on_scalar(struct builder *b, const yaml_event_t *ev)
     b->nodes++;
     n = tree_new(b->a, T_STR, mline(b, ev->start_mark), mcol(ev->start_mark));
     n->str = arena_strndup(b->a, val, len);
-    n->len = len;
+    n->len = (unsigned)len;
     n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
     if (tag) {
         if (strcmp(tag, YAML_STR_TAG) == 0 || strcmp(tag, "!") == 0) {
@@ -442,6 +445,8 @@ static void on_alias(struct builder *b, const yaml_event_t *ev)
         f->want_key = 0;
         return;
     }
+    b->alias_line = mline(b, ev->start_mark);
+    b->alias_col = mcol(ev->start_mark);
     n = copy_tree(b, src, 0);
     if (!n)
         return;
@@ -474,6 +479,48 @@ static void on_start(struct builder *b, const yaml_event_t *ev, enum tkind k,
     push_frame(b, n);
 }
 
+/* Offset of the first byte that is not valid UTF-8, or (size_t)-1. libyaml
+ * detects it too, but reports the position of its read buffer, not of the
+ * byte. */
+static size_t utf8_invalid_at(const char *data, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)data;
+    size_t i = 0, n, k;
+
+    while (i < len) {
+        unsigned cp;
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        if ((s[i] & 0xe0) == 0xc0) {
+            n = 2;
+            cp = s[i] & 0x1f;
+        } else if ((s[i] & 0xf0) == 0xe0) {
+            n = 3;
+            cp = s[i] & 0x0f;
+        } else if ((s[i] & 0xf8) == 0xf0) {
+            n = 4;
+            cp = s[i] & 0x07;
+        } else {
+            return i;
+        }
+        if (i + n > len)
+            return i;
+        for (k = 1; k < n; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return i;
+            cp = (cp << 6) | (s[i + k] & 0x3f);
+        }
+        if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800)
+            || (n == 4 && (cp < 0x10000 || cp > 0x10ffff))
+            || (cp >= 0xd800 && cp <= 0xdfff))
+            return i;
+        i += n;
+    }
+    return (size_t)-1;
+}
+
 /* Parses one chunk (one document, possibly with a leading `---`). */
 static void parse_chunk(struct arena *a, const char *data, size_t len,
                         unsigned line_off, struct ydoc *doc)
@@ -482,7 +529,7 @@ static void parse_chunk(struct arena *a, const char *data, size_t len,
     yaml_event_t ev;
     struct builder b;
     int done = 0, docs = 0;
-    size_t i;
+    size_t i, bad;
 
     memset(&b, 0, sizeof(b));
     b.a = a;
@@ -490,6 +537,23 @@ static void parse_chunk(struct arena *a, const char *data, size_t len,
     b.doc = doc;
     doc->line = line_off + 1;
     doc->col = 1;
+    bad = utf8_invalid_at(data, len);
+    if (bad != (size_t)-1) {
+        unsigned line = line_off + 1, col = 1;
+        for (i = 0; i < bad; i++) {
+            if (data[i] == '\n') {
+                line++;
+                col = 1;
+            } else if (((unsigned char)data[i] & 0xc0) != 0x80) {
+                col++;
+            }
+        }
+        doc->error = arena_printf(a, "invalid UTF-8 byte 0x%02x",
+                                  (unsigned char)data[bad]);
+        doc->line = line;
+        doc->col = col;
+        return;
+    }
     if (!yaml_parser_initialize(&p)) {
         doc->error = "cannot initialise the YAML parser";
         return;
@@ -590,10 +654,10 @@ static int chunk_is_preamble(const char *p, const char *end)
     return 1;
 }
 
-static void add_doc(struct arena *a, struct ydocs *out, size_t *cap,
-                    const char *start, const char *end, unsigned line)
+static void add_chunk(struct arena *a, struct ychunks *out, size_t *cap,
+                      const char *start, const char *end, unsigned line)
 {
-    struct ydoc *d;
+    struct ychunk *c;
 
     if (chunk_is_preamble(start, end) && !is_marker(start, end, '-'))
         return;     /* nothing but comments: no document */
@@ -602,15 +666,14 @@ static void add_doc(struct arena *a, struct ydocs *out, size_t *cap,
         out->v = arena_grow(a, out->v, out->n, ncap, sizeof(*out->v));
         *cap = ncap;
     }
-    d = &out->v[out->n++];
-    memset(d, 0, sizeof(*d));
-    d->text = start;
-    d->text_len = (size_t)(end - start);
-    parse_chunk(a, start, (size_t)(end - start), line, d);
+    c = &out->v[out->n++];
+    c->text = start;
+    c->len = (size_t)(end - start);
+    c->line_off = line;
 }
 
-void load_yaml(struct arena *a, const char *data, size_t len,
-               struct ydocs *out)
+void load_yaml_split(struct arena *a, const char *data, size_t len,
+                     struct ychunks *out)
 {
     const char *p = data, *end = data + len, *start;
     unsigned line = 0, start_line = 0;
@@ -627,12 +690,12 @@ void load_yaml(struct arena *a, const char *data, size_t len,
         const char *next = eol ? eol + 1 : end;
         if (is_marker(p, eol ? eol : end, '-') && p > start
             && !chunk_is_preamble(start, p)) {
-            add_doc(a, out, &cap, start, p, start_line);
+            add_chunk(a, out, &cap, start, p, start_line);
             start = p;
             start_line = line;
         } else if (is_marker(p, eol ? eol : end, '.')) {
             /* document end: the next document starts after this line */
-            add_doc(a, out, &cap, start, next, start_line);
+            add_chunk(a, out, &cap, start, next, start_line);
             start = next;
             start_line = line + 1;
         }
@@ -640,5 +703,26 @@ void load_yaml(struct arena *a, const char *data, size_t len,
         line++;
     }
     if (start < end)
-        add_doc(a, out, &cap, start, end, start_line);
+        add_chunk(a, out, &cap, start, end, start_line);
+}
+
+void load_yaml_chunk(struct arena *a, const struct ychunk *c, struct ydoc *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->text = c->text;
+    d->text_len = c->len;
+    parse_chunk(a, c->text, c->len, c->line_off, d);
+}
+
+void load_yaml(struct arena *a, const char *data, size_t len,
+               struct ydocs *out)
+{
+    struct ychunks chunks;
+    size_t i;
+
+    load_yaml_split(a, data, len, &chunks);
+    out->n = chunks.n;
+    out->v = chunks.n ? arena_alloc(a, chunks.n * sizeof(*out->v)) : NULL;
+    for (i = 0; i < chunks.n; i++)
+        load_yaml_chunk(a, &chunks.v[i], &out->v[i]);
 }

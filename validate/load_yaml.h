@@ -30,6 +30,24 @@ struct ydocs {
     size_t n;
 };
 
+/* One document's text, found by splitting the stream on `---` lines. */
+struct ychunk {
+    const char *text;       /* points into the caller's data */
+    size_t len;
+    unsigned line_off;      /* lines before it in the stream */
+};
+
+struct ychunks {
+    struct ychunk *v;
+    size_t n;
+};
+
+/* Splits data into document chunks (comment-only parts are dropped). */
+void load_yaml_split(struct arena *a, const char *data, size_t len,
+                     struct ychunks *out);
+/* Parses one chunk into *d (positions relative to the whole stream). */
+void load_yaml_chunk(struct arena *a, const struct ychunk *c, struct ydoc *d);
+
 /* Loads every document of data[0..len). Never fails as a whole: problems
  * are per document. Everything is allocated in a. */
 void load_yaml(struct arena *a, const char *data, size_t len,

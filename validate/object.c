@@ -317,24 +317,26 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
     if (!tree_str(av) || !*av->str) {
         *bad_at = av;
         *why = arena_printf(a, "'apiVersion' must be a non-empty string, "
-                            "not a %s", tree_kind_name(av));
+                            "not %s", tree_kind_desc(av));
         return OBJ_BAD;
     }
     if (!tree_str(kd) || !*kd->str) {
         *bad_at = kd;
-        *why = arena_printf(a, "'kind' must be a non-empty string, not a %s",
-                            tree_kind_name(kd));
+        *why = arena_printf(a, "'kind' must be a non-empty string, not %s",
+                            tree_kind_desc(kd));
         return OBJ_BAD;
     }
     md = tree_get(root, "metadata");
-    if (md && md->kind != T_MAP && md->kind != T_NULL) {
-        *bad_at = md;
-        *why = arena_printf(a, "'metadata' must be a mapping, not a %s",
-                            tree_kind_name(md));
-        return OBJ_BAD;
-    }
     o->root = root;
     o->api_node = av;
+    if (md && md->kind != T_MAP && md->kind != T_NULL) {
+        o->api_version = av->str;
+        o->kind_name = kd->str;
+        *bad_at = md;
+        *why = arena_printf(a, "'metadata' must be a mapping, not %s",
+                            tree_kind_desc(md));
+        return OBJ_BAD;
+    }
     o->kind_node = kd;
     o->api_version = av->str;
     o->kind_name = kd->str;
@@ -369,16 +371,16 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
     o->spec = tree_get(root, "spec");
     if (o->spec && o->spec->kind != T_MAP && o->spec->kind != T_NULL) {
         *bad_at = o->spec;
-        *why = arena_printf(a, "'spec' must be a mapping, not a %s",
-                            tree_kind_name(o->spec));
+        *why = arena_printf(a, "'spec' must be a mapping, not %s",
+                            tree_kind_desc(o->spec));
         return OBJ_BAD;
     }
     if (d->pod_path) {
         const struct tnode *ps = tree_at(root, d->pod_path);
         if (ps && !tree_is_map(ps)) {
             *bad_at = ps;
-            *why = arena_printf(a, "'%s' must be a mapping, not a %s",
-                                d->pod_path, tree_kind_name(ps));
+            *why = arena_printf(a, "'%s' must be a mapping, not %s",
+                                d->pod_path, tree_kind_desc(ps));
             return OBJ_BAD;
         }
         o->pod = read_podspec(a, ps, d->meta_path

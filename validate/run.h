@@ -21,7 +21,10 @@ struct run;
 struct run *run_new(const struct engine *e, const struct inventory *inv,
                     struct arena *a, struct diag_list *out);
 /* Loads a YAML/JSON text; parse errors become input-parse findings. The
- * data must stay valid until the run is freed. */
+ * data must stay valid until the run is freed. Documents that are pods or
+ * workloads (a top-level `kind:` line says so) are only split off here and
+ * parsed one at a time in run_check(), so their trees never pile up: the
+ * objects they reference are all known by then. */
 void run_add_text(struct run *r, const char *file, const char *data,
                   size_t len);
 /* Adds one already-loaded document root (webhook). */
@@ -30,8 +33,13 @@ void run_add_root(struct run *r, const struct tnode *root, const char *file,
 /* Runs every enabled rule on every added object. */
 void run_check(struct run *r);
 size_t run_objects(const struct run *r);    /* Kubernetes objects seen */
-/* The objects of checked kinds, in input order. */
-struct object *const *run_checked(const struct run *r, size_t *n);
+/* Identity of a checked object (for per-object reports such as JUnit);
+ * strings owned by the run's arena. */
+struct run_obj {
+    const char *file, *api_version, *kind, *ns, *name;
+};
+/* The objects of checked kinds, in the order they were checked. */
+const struct run_obj *run_checked(const struct run *r, size_t *n);
 int run_parse_errors(const struct run *r);  /* documents that did not parse */
 void run_free(struct run *r);
 

@@ -56,7 +56,7 @@ const char *tree_text(const struct tnode *n)
 {
     if (!n)
         return NULL;
-    switch (n->kind) {
+    switch ((enum tkind)n->kind) {
     case T_BOOL: case T_INT: case T_FLOAT: case T_STR:
         return n->str;
     case T_NULL: case T_MAP: case T_SEQ:
@@ -90,7 +90,7 @@ const char *tree_kind_name(const struct tnode *n)
 {
     if (!n)
         return "nothing";
-    switch (n->kind) {
+    switch ((enum tkind)n->kind) {
     case T_NULL: return "null";
     case T_BOOL: return "boolean";
     case T_INT: return "integer";
@@ -102,12 +102,28 @@ const char *tree_kind_name(const struct tnode *n)
     return "value";
 }
 
+const char *tree_kind_desc(const struct tnode *n)
+{
+    if (!n)
+        return "nothing";
+    switch ((enum tkind)n->kind) {
+    case T_NULL: return "null";
+    case T_BOOL: return "a boolean";
+    case T_INT: return "an integer";
+    case T_FLOAT: return "a number";
+    case T_STR: return "a string";
+    case T_MAP: return "a mapping";
+    case T_SEQ: return "a sequence";
+    }
+    return "a value";
+}
+
 struct tnode *tree_new(struct arena *a, enum tkind kind, unsigned line,
                        unsigned col)
 {
     struct tnode *n = arena_alloc(a, sizeof(*n));
 
-    n->kind = kind;
+    n->kind = (unsigned char)kind;
     n->line = line;
     n->col = col;
     n->index = -1;
@@ -257,7 +273,6 @@ void tree_resolve_scalar(struct tnode *n)
         if (parse_int_text(s, &iv, &overflow) == 0) {
             n->kind = T_INT;
             n->ival = iv;
-            n->fval = (double)iv;
             return;
         }
         if (overflow || looks_float(s)) {
@@ -315,7 +330,7 @@ char *tree_path(struct arena *a, const struct tnode *root,
             else
                 buf_addf(&b, "[%s]", c->key);
         } else if (c->index >= 0) {
-            buf_addf(&b, "[%ld]", c->index);
+            buf_addf(&b, "[%d]", c->index);
         }
     }
     out = arena_strndup(a, b.p, b.len);

@@ -20,21 +20,23 @@ struct arena;
 
 enum tkind { T_NULL, T_BOOL, T_INT, T_FLOAT, T_STR, T_MAP, T_SEQ };
 
-struct tnode {
-    enum tkind kind;
-    unsigned line, col;         /* position of the value */
-    unsigned key_line, key_col; /* position of the key, for map members */
+struct tnode {                  /* 72 bytes: millions of them per big input */
     const struct tnode *parent; /* NULL at a document root */
     const char *key;            /* key in the parent map, or NULL */
-    long index;                 /* index in the parent sequence, or -1 */
     const char *str;            /* scalar source text (NUL-terminated) */
-    size_t len;                 /* scalar length in bytes */
-    int quoted;                 /* scalar was quoted or tagged !!str */
-    int boolean;                /* T_BOOL value */
-    long long ival;             /* T_INT value (if it fits int64) */
-    double fval;                /* T_FLOAT value, and T_INT as double */
     struct tnode **kids;        /* map values / sequence items */
-    size_t n;                   /* number of kids */
+    union {
+        long long ival;         /* T_INT value (if it fits int64) */
+        double fval;            /* T_FLOAT value */
+        int boolean;            /* T_BOOL value */
+    };
+    unsigned line, col;         /* position of the value */
+    unsigned key_line, key_col; /* position of the key, for map members */
+    unsigned len;               /* scalar length in bytes (<= 64 MiB) */
+    unsigned n;                 /* number of kids */
+    int index;                  /* index in the parent sequence, or -1 */
+    unsigned char kind;         /* enum tkind */
+    unsigned char quoted;       /* scalar was quoted or tagged !!str */
 };
 
 /* Map member lookup (exact, case-sensitive); NULL if n is not a map or the
@@ -56,6 +58,8 @@ int tree_true(const struct tnode *n);
 int tree_int(const struct tnode *n, long long *out);
 /* Human name of the node's type: "string", "mapping", "sequence", ... */
 const char *tree_kind_name(const struct tnode *n);
+/* The same with an article, for messages: "a string", "an integer". */
+const char *tree_kind_desc(const struct tnode *n);
 
 /* JSON path of n relative to root, e.g.
  * "spec.containers[0].resources.limits[nvidia.com/gpu]": keys that are not

@@ -33,6 +33,7 @@ struct checker {
     int next_slot;
     int failed;
     int dra;                /* DRA environment: k8s validators apply */
+    const struct cel_node *exempt;  /* format()'s list: may be mixed */
 };
 
 static void cerr(struct checker *c, int kind, unsigned off, const char *fmt,
@@ -499,6 +500,9 @@ static struct ctype check_call(struct checker *c, struct cel_node *n,
         cerr(c, CEL_ERR_CHECK, n->offset, "too many arguments");
         return ty(CEL_T_ERROR, 0);
     }
+    if (n->name_len == 6 && memcmp(n->name, "format", 6) == 0 &&
+        n->nargs == 2)
+        c->exempt = n->args[1];
     for (i = 0; i < n->nargs; i++) {
         ac[i] = mkcost(0, 0);
         at[i] = check(c, n->args[i], &ac[i]);
@@ -825,7 +829,8 @@ static struct ctype check(struct checker *c, struct cel_node *n,
             if (et < 0)
                 et = base(a.t);
             else if (et != base(a.t)) {
-                if (c->dra && et != CEL_T_DYN && base(a.t) != CEL_T_DYN) {
+                if (c->dra && et != CEL_T_DYN && base(a.t) != CEL_T_DYN &&
+                    n != c->exempt) {
                     cerr(c, CEL_ERR_CHECK, n->args[i]->offset,
                          "expected type '%s' but found '%s'",
                          cel_type_name(et), tname(a));

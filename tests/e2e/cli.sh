@@ -1,0 +1,300 @@
+#!/usr/bin/env bash
+# cli.sh - end-to-end tests of the `claimcheck` command line: commands,
+# flags, exit codes, stdin, directories, output formats (checked by
+# parsing them), config files, suppressions and hostile input.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin="$top/build/claimcheck"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+
+ok() { pass=$((pass+1)); }
+bad() { echo "FAIL $*"; fail=$((fail+1)); }
+# expect_rc NAME WANT CMD...: runs CMD (stdout+stderr to $tmp/out)
+expect_rc() {
+  local name=$1 want=$2; shift 2
+  timeout 60 "$@" >"$tmp/out" 2>&1
+  local rc=$?
+  if [ $rc -eq "$want" ]; then ok; else bad "$name: exit $rc, want $want"; sed 's/^/    /' "$tmp/out" | head -10; fi
+}
+contains() {  # NAME PATTERN: $tmp/out must match
+  if grep -qE -- "$2" "$tmp/out"; then ok; else bad "$1: output lacks /$2/"; sed 's/^/    /' "$tmp/out" | head -10; fi
+}
+lacks() {
+  if grep -qE -- "$2" "$tmp/out"; then bad "$1: output has /$2/"; sed 's/^/    /' "$tmp/out" | head -10; else ok; fi
+}
+
+cat > "$tmp/clean.yaml" <<'EOF'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: single-gpu
+  namespace: ml
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+  namespace: ml
+spec:
+  containers:
+  - name: train
+    image: busybox
+    resources:
+      claims:
+      - name: gpu
+  resourceClaims:
+  - name: gpu
+    resourceClaimTemplateName: single-gpu
+EOF
+cat > "$tmp/warn.yaml" <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: ml
+spec:
+  replicas: 3
+  template:
+    spec:
+      containers:
+      - name: web
+        image: busybox
+        resources:
+          claims:
+          - name: gpu
+      resourceClaims:
+      - name: gpu
+        resourceClaimName: shared
+EOF
+cat > "$tmp/error.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: cuda
+  namespace: ml
+spec:
+  containers:
+  - name: cuda
+    image: busybox
+    resources:
+      requests:
+        nvidia.com/gpu: 1
+EOF
+printf 'a: [unclosed\n' > "$tmp/broken.yaml"
+
+# ---- commands
+expect_rc "--help" 0 "$bin" --help; contains "--help" "usage: claimcheck"
+expect_rc "no args" 2 "$bin"
+expect_rc "version" 0 "$bin" version; contains "version" "claimcheck [0-9]+\.[0-9]+\.[0-9]+ .*1\.[0-9]+"
+expect_rc "unknown command" 2 "$bin" frobnicate
+expect_rc "rules" 0 "$bin" rules; contains "rules" "^claim-schema +schema +error"
+expect_rc "rules -o json" 0 "$bin" rules -o json
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all({"id","category","severity","summary","hint"} <= set(r) for r in d) and len(d) > 10' "$tmp/out"; then ok; else bad "rules -o json is not the expected JSON"; fi
+expect_rc "explain" 0 "$bin" explain shared-claim-replicas; contains "explain" "Why it matters"; contains "explain" "Fixed:"
+expect_rc "explain unknown" 2 "$bin" explain no-such-rule
+
+# ---- exit codes
+expect_rc "clean" 0 "$bin" lint "$tmp/clean.yaml"; contains "clean" "^2 objects in 1 file: 0 errors, 0 warnings$"
+expect_rc "warning only" 0 "$bin" lint "$tmp/warn.yaml"; contains "warning" "warning\[shared-claim-replicas\]"
+expect_rc "--fail-on warning" 1 "$bin" lint --fail-on warning "$tmp/warn.yaml"
+expect_rc "error" 1 "$bin" lint "$tmp/error.yaml"
+expect_rc "--fail-on never" 0 "$bin" lint --fail-on never "$tmp/error.yaml"
+expect_rc "parse error" 2 "$bin" lint "$tmp/broken.yaml"; contains "parse error" "broken.yaml:2:1: error\[input-parse\]"
+expect_rc "parse error + findings" 2 "$bin" lint "$tmp/broken.yaml" "$tmp/error.yaml"; contains "both" "extended-resource-limits"
+expect_rc "unknown flag" 2 "$bin" lint --bogus "$tmp/clean.yaml"
+expect_rc "missing file" 2 "$bin" lint "$tmp/nope.yaml"; contains "missing file" "cannot read"
+expect_rc "unknown format" 2 "$bin" lint -o xml "$tmp/clean.yaml"
+expect_rc "bad --fail-on" 2 "$bin" lint --fail-on sometimes "$tmp/clean.yaml"
+expect_rc "bad -k" 2 "$bin" lint -k banana "$tmp/clean.yaml"
+expect_rc "bad -g" 2 "$bin" lint -g DRAAdminAccess=maybe "$tmp/clean.yaml"
+expect_rc "--disable" 0 "$bin" lint --disable extended-resource-limits "$tmp/error.yaml"
+expect_rc "--disable category" 0 "$bin" lint --disable schema "$tmp/error.yaml"
+expect_rc "--disable unknown" 2 "$bin" lint --disable no-such-rule "$tmp/error.yaml"; contains "--disable unknown" "unknown rule or category 'no-such-rule'"
+
+# ---- stdin, directories, JSON input, lists
+expect_rc "stdin" 1 sh -c "\"$bin\" lint --no-hints < \"$tmp/error.yaml\""; contains "stdin" "^-:12:9: error\[extended-resource-limits\] Pod ml/cuda"
+expect_rc "stdin dash" 1 sh -c "\"$bin\" lint - < \"$tmp/error.yaml\""
+mkdir -p "$tmp/dir/sub" "$tmp/dir/.hidden"
+cp "$tmp/error.yaml" "$tmp/dir/sub/a.yml"
+cp "$tmp/error.yaml" "$tmp/dir/.hidden/b.yaml"
+cp "$tmp/error.yaml" "$tmp/dir/notes.txt"
+cat > "$tmp/dir/c.json" <<'EOF'
+{"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "j", "namespace": "ml"},
+   "spec": {"containers": [{"name": "c", "image": "busybox",
+     "resources": {"requests": {"nvidia.com/gpu": 2}}}]}}]}
+EOF
+expect_rc "directory" 1 "$bin" lint --no-hints "$tmp/dir"
+contains "directory" "sub/a.yml:12:9"
+contains "json file" "c.json:4:[0-9]+: error\[extended-resource-limits\] Pod ml/j"
+contains "json list path" "path: spec.containers\[0\].resources.requests\[nvidia.com/gpu\]"
+lacks "hidden skipped" "\.hidden"
+lacks "txt skipped" "notes.txt"
+contains "directory summary" "in 2 files"
+
+# ---- JSON output: the contract's shape
+expect_rc "json" 1 "$bin" lint -o json "$tmp/error.yaml" "$tmp/warn.yaml"
+if python3 - "$tmp/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == 1 and isinstance(d["kubeVersion"], str)
+keys = {"rule","category","severity","object","path","file","line","column","message","hint"}
+for f in d["findings"]:
+    assert keys <= set(f), f
+    assert set(f["object"]) == {"apiVersion","kind","namespace","name"}
+    assert f["severity"] in ("error","warning","info")
+    assert f["line"] >= 1 and f["column"] >= 1
+s = d["summary"]
+assert s == {"files": 2, "objects": 2, "errors": 1, "warnings": 1, "infos": 0}, s
+e = [f for f in d["findings"] if f["rule"] == "extended-resource-limits"][0]
+assert e["object"] == {"apiVersion":"v1","kind":"Pod","namespace":"ml","name":"cuda"}
+assert e["path"] == "spec.containers[0].resources.requests[nvidia.com/gpu]"
+assert (e["line"], e["column"]) == (12, 9)
+assert e["category"] == "schema"
+PY
+then ok; else bad "json output shape"; fi
+expect_rc "json clean" 0 "$bin" lint -o json "$tmp/clean.yaml"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["findings"]==[]' "$tmp/out"; then ok; else bad "json clean"; fi
+
+# ---- SARIF, JUnit, GitHub, several outputs at once
+expect_rc "sarif" 1 "$bin" lint -o sarif "$tmp/error.yaml"
+if python3 - "$tmp/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == "2.1.0" and len(d["runs"]) == 1
+run = d["runs"][0]
+ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+assert "extended-resource-limits" in ids and all(r["help"]["text"] for r in run["tool"]["driver"]["rules"])
+res = run["results"]
+assert len(res) == 1 and res[0]["ruleId"] == "extended-resource-limits" and res[0]["level"] == "error"
+reg = res[0]["locations"][0]["physicalLocation"]["region"]
+assert reg["startLine"] == 12 and reg["startColumn"] == 9
+PY
+then ok; else bad "sarif shape"; fi
+expect_rc "sarif clean" 0 "$bin" lint -o sarif "$tmp/clean.yaml"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["runs"][0]["results"]==[]' "$tmp/out"; then ok; else bad "sarif clean has results array"; fi
+expect_rc "junit" 1 "$bin" lint -o junit "$tmp/error.yaml" "$tmp/clean.yaml"
+if python3 - "$tmp/out" <<'PY'
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+cases = r.findall(".//testcase")
+assert len(cases) == 3, len(cases)
+assert len(r.findall(".//failure")) == 1
+assert r.get("failures") == "1"
+PY
+then ok; else bad "junit shape"; fi
+expect_rc "github" 1 "$bin" lint -o github "$tmp/error.yaml"
+contains "github" "^::error file=.*error.yaml,line=12,col=9,title=extended-resource-limits::Pod ml/cuda: "
+expect_rc "two outputs" 1 "$bin" lint -o json --output "$tmp/o.json" -o text --no-hints "$tmp/error.yaml"
+contains "two outputs text" "error\[extended-resource-limits\]"
+if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/o.json"; then ok; else bad "json written to --output"; fi
+expect_rc "two to stdout" 2 "$bin" lint -o json -o text "$tmp/error.yaml"
+
+# ---- config file, auto-discovery, suppression
+cat > "$tmp/cfg.yaml" <<'EOF'
+kubeVersion: "1.34"
+rules:
+  extended-resource-limits: warning
+EOF
+expect_rc "config severity" 0 "$bin" lint -c "$tmp/cfg.yaml" "$tmp/error.yaml"; contains "config severity" "warning\[extended-resource-limits\]"
+expect_rc "config + flag" 0 "$bin" lint -c "$tmp/cfg.yaml" --disable extended-resource-limits "$tmp/error.yaml"; lacks "flag wins" "extended-resource-limits\]"
+expect_rc "config kubeVersion" 0 "$bin" lint -o json -c "$tmp/cfg.yaml" "$tmp/clean.yaml"; contains "kubeVersion" '"kubeVersion":"1.34"'
+printf 'kubeVersion: "1.34"\nrulez: {}\n' > "$tmp/badcfg.yaml"
+expect_rc "config unknown key" 2 "$bin" lint -c "$tmp/badcfg.yaml" "$tmp/clean.yaml"; contains "config unknown key" "badcfg.yaml:2:1: unknown key 'rulez'"
+expect_rc "config missing" 2 "$bin" lint -c "$tmp/none.yaml" "$tmp/clean.yaml"
+mkdir -p "$tmp/proj"; printf 'disable: [extended-resource-limits]\n' > "$tmp/proj/.claimcheck.yaml"
+expect_rc "auto-discovered config" 0 sh -c "cd \"$tmp/proj\" && \"$bin\" lint \"$tmp/error.yaml\""
+cat > "$tmp/sup.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: cuda
+  annotations:
+    ignore.claimcheck.dev/extended-resource-limits: "scheduled by a custom scheduler that fixes limits"
+spec:
+  containers:
+  - name: cuda
+    image: busybox
+    resources:
+      requests:
+        nvidia.com/gpu: 1
+EOF
+expect_rc "suppressed" 0 "$bin" lint "$tmp/sup.yaml"; lacks "suppressed" "extended-resource-limits\]"
+expect_rc "--show-suppressed" 0 "$bin" lint --show-suppressed "$tmp/sup.yaml"; contains "--show-suppressed" "suppressed: scheduled by"
+
+# ---- hostile input: a clear finding or error in bounded time, never a crash
+: > "$tmp/empty.yaml"
+expect_rc "empty file" 0 "$bin" lint "$tmp/empty.yaml"; contains "empty" "^0 objects in 1 file"
+head -c 4096 /dev/urandom > "$tmp/garbage.yaml"
+expect_rc "binary garbage" 2 "$bin" lint "$tmp/garbage.yaml"; contains "garbage" "input-parse"
+printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "\xff\xfe"\n' > "$tmp/utf8.yaml"
+expect_rc "invalid utf-8" 2 "$bin" lint "$tmp/utf8.yaml"; contains "utf8" "utf8.yaml:4:10: error\[input-parse\] invalid UTF-8"
+python3 -c 'print("a: " + "[" * 10000 + "]" * 10000)' > "$tmp/deep.yaml"
+expect_rc "10,000-level nesting" 2 "$bin" lint "$tmp/deep.yaml"; contains "deep" "nesting deeper than"
+python3 -c 'print("a: " + "{b: " * 10000 + "1" + "}" * 10000)' > "$tmp/deepmap.yaml"
+expect_rc "10,000-level flow maps" 2 "$bin" lint "$tmp/deepmap.yaml"
+python3 - "$tmp/bomb.yaml" <<'PY'
+import sys
+lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+for i in range(1, 12):
+    lines.append("a%d: &a%d [%s]" % (i, i, ",".join(["*a%d" % (i-1)] * 10)))
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+expect_rc "alias bomb" 2 "$bin" lint "$tmp/bomb.yaml"; contains "bomb" "billion laughs"
+printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec: "a string"\n' > "$tmp/scalar.yaml"
+expect_rc "scalar for mapping" 1 "$bin" lint "$tmp/scalar.yaml"; contains "scalar" "input-object\] Pod x: 'spec' must be a mapping, not a string"
+cat > "$tmp/range.yaml" <<'EOF'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: big}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        count: 99999999999999999999999
+EOF
+expect_rc "number out of range" 1 "$bin" lint "$tmp/range.yaml"; contains "range" "count must be an integer, not a number"
+python3 - "$tmp/big.yaml" <<'PY'
+import sys
+pod = """apiVersion: v1
+kind: Pod
+metadata:
+  name: p%d
+  namespace: ml
+spec:
+  containers:
+  - name: c
+    image: busybox
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+---
+"""
+with open(sys.argv[1], "w") as f:
+    i = 0
+    size = 0
+    while size < 50 * 1024 * 1024:
+        s = pod % i
+        f.write(s)
+        size += len(s)
+        i += 1
+PY
+start=$(date +%s)
+expect_rc "50 MB file" 0 "$bin" lint "$tmp/big.yaml"
+contains "50 MB" "objects in 1 file: 0 errors"
+echo "    (50 MB file linted in $(( $(date +%s) - start )) s)"
+
+echo "cli: $pass passed, $fail failed"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# run.sh - `make test`: every suite, then one closing line `N passed, N failed`.
+# A suite is a command whose last line is `N passed, N failed`; its counts
+# are added up. A suite that crashes or prints no such line counts as one
+# failure. Suites whose tools are missing say so and are skipped by name.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+total_pass=0; total_fail=0
+failed_suites=()
+
+run_suite() {   # name, command...
+  local name=$1; shift
+  local log; log=$(mktemp)
+  echo "== $name"
+  "$@" >"$log" 2>&1
+  local rc=$?
+  local last; last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+  if [ -z "$last" ]; then
+    tail -n 30 "$log"
+    echo "   $name: no result line (exit $rc)"
+    total_fail=$((total_fail + 1)); failed_suites+=("$name")
+  else
+    local p f
+    p=$(echo "$last" | sed -E 's/^([0-9]+) passed.*/\1/')
+    f=$(echo "$last" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+    if [ "$f" -ne 0 ] || [ $rc -ne 0 ]; then
+      grep -E '^(FAIL|not ok|ERROR)' "$log" | head -n 40
+      [ "$f" -eq 0 ] && f=1
+      failed_suites+=("$name")
+    fi
+    echo "   $p passed, $f failed"
+    total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+  fi
+  rm -f "$log"
+}
+
+for t in build/tests/test_* build/tests/hook_test_*; do
+  [ -x "$t" ] || continue
+  case "$t" in *.d|*.o) continue;; esac
+  run_suite "unit $(basename "$t")" "$t"
+done
+run_suite "golden rules" bash tests/golden.sh
+run_suite "corpus" bash tests/corpus/run.sh
+run_suite "cli end-to-end" bash tests/e2e/cli.sh
+[ -f tests/cel/run.sh ] && run_suite "cel conformance" bash tests/cel/run.sh
+[ -f tests/certs/run.sh ] && run_suite "certs end-to-end" bash tests/certs/run.sh
+[ -f tests/e2e/webhook/run.sh ] && run_suite "webhook end-to-end" bash tests/e2e/webhook/run.sh
+
+echo
+if [ ${#failed_suites[@]} -gt 0 ]; then
+  echo "failed suites: ${failed_suites[*]}"
+fi
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

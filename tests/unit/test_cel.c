@@ -1,0 +1,543 @@
+/*
+ * test_cel.c - unit tests for the CEL engine: the DRA environment (domains,
+ * ids, versions as semver, capacity as quantity, allowMultipleAllocations
+ * and includes() gating), quantity and semver semantics, the RE2 gate,
+ * parse error positions, limits (length, nesting, cost), each function
+ * family, and the static analysis used by the selector rules.
+ * Each table row: expression, expected rendering ("true", "42", ...),
+ * "!runtime substring", "!compile substring" or "!limit substring".
+ */
+#include "../../validate/cel/cel.h"
+#include "../../validate/arena.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+static void check(int ok, const char *what, const char *detail)
+{
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    printf("FAIL %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+}
+
+/* ---- a sample device ---- */
+static const char *const models[] = { "a100", "h100" };
+static const long long ints[] = { 1, 2, 3 };
+static const struct cel_attr attrs[] = {
+    { "gpu.example.com", "model", CEL_ATTR_STRING, 0, 0, "A100-80GB",
+      NULL, NULL, NULL, 0 },
+    { "gpu.example.com", "index", CEL_ATTR_INT, 3, 0, NULL, NULL, NULL, NULL, 0 },
+    { "gpu.example.com", "mig", CEL_ATTR_BOOL, 0, 1, NULL, NULL, NULL, NULL, 0 },
+    { "gpu.example.com", "driverVersion", CEL_ATTR_VERSION, 0, 0, "1.10.0",
+      NULL, NULL, NULL, 0 },
+    { "gpu.example.com", "models", CEL_ATTR_STRINGS, 0, 0, NULL, NULL, NULL,
+      models, 2 },
+    { "gpu.example.com", "ints", CEL_ATTR_INTS, 0, 0, NULL, ints, NULL, NULL, 3 },
+    { "dra.net", "rdma", CEL_ATTR_BOOL, 0, 1, NULL, NULL, NULL, NULL, 0 },
+};
+static const struct cel_capacity caps[] = {
+    { "gpu.example.com", "memory", "80Gi" },
+    { "gpu.example.com", "cores", "1500m" },
+};
+static const struct cel_device dev = {
+    "gpu.example.com", attrs, sizeof(attrs) / sizeof(attrs[0]),
+    caps, sizeof(caps) / sizeof(caps[0]), 1
+};
+
+struct row { const char *expr, *want; };
+
+static const struct row rows[] = {
+    /* ---- DRA env ---- */
+    { "device.driver == 'gpu.example.com'", "true" },
+    { "device.attributes['gpu.example.com'].model", "\"A100-80GB\"" },
+    { "device.attributes['gpu.example.com'].model.startsWith('A100')", "true" },
+    { "device.attributes['gpu.example.com'].index <= 2", "false" },
+    { "device.attributes['gpu.example.com'].index == 3.0", "true" },
+    { "device.attributes['gpu.example.com'].mig", "true" },
+    { "device.attributes['nope.example.com'].size()", "0" },
+    { "device.attributes['nope.example.com'].model == 'x'",
+      "!runtime no such key: model" },
+    { "device.attributes['gpu.example.com'].nope == 'x'",
+      "!runtime no such key: nope" },
+    { "has(device.attributes['gpu.example.com'].nope)", "false" },
+    { "has(device.attributes['gpu.example.com'].model)", "true" },
+    { "device.attributes['gpu.example.com'].?nope.orValue('d')", "\"d\"" },
+    { "device.attributes['gpu.example.com'].?model.orValue('d')",
+      "\"A100-80GB\"" },
+    { "'gpu.example.com' in device.attributes", "true" },
+    { "device.attributes['gpu.example.com'].driverVersion"
+      ".isGreaterThan(semver('1.9.0'))", "true" },
+    { "device.attributes['gpu.example.com'].driverVersion"
+      ".compareTo(semver('1.10.0')) == 0", "true" },
+    { "device.attributes['gpu.example.com'].driverVersion.major()", "1" },
+    { "device.attributes['gpu.example.com'].driverVersion == '1.10.0'",
+      "false" },
+    { "device.capacity['gpu.example.com'].memory"
+      ".compareTo(quantity('40Gi')) >= 0", "true" },
+    { "device.capacity['gpu.example.com'].memory == quantity('80Gi')",
+      "true" },
+    { "device.capacity['gpu.example.com'].memory.isLessThan(quantity('1Ti'))",
+      "true" },
+    { "device.capacity['gpu.example.com'].cores.asApproximateFloat()", "1.5" },
+    { "device.capacity['gpu.example.com'].memory > 5",
+      "!compile found no matching overload" },
+    { "device.allowMultipleAllocations", "true" },
+    { "device.attributes['gpu.example.com'].models.includes('h100')", "true" },
+    { "device.attributes['gpu.example.com'].model.includes('A100-80GB')",
+      "true" },
+    { "device.attributes['gpu.example.com'].ints.sum()", "6" },
+    { "device.attributes.exists(d, d == 'dra.net')", "true" },
+    { "device.attributes['gpu.example.com'].all(k, k.size() > 0)", "true" },
+    { "cel.bind(g, device.attributes['gpu.example.com'], g.mig && g.index > 1)",
+      "true" },
+    { "devce.driver == 'x'", "!compile undeclared reference to 'devce'" },
+    { "device.drivr == 'x'", "!compile undefined field 'drivr'" },
+    { "device.driver", "\"gpu.example.com\"" },
+    { "device.driver.nosuch()", "!compile undeclared reference to 'nosuch'" },
+    { "device.driver + 1", "!compile found no matching overload" },
+    /* ---- quantity ---- */
+    { "quantity('1.5Gi') == quantity('1536Mi')", "true" },
+    { "quantity('100m').compareTo(quantity('0.1')) == 0", "true" },
+    { "quantity('1e3') == quantity('1k')", "true" },
+    { "quantity('1E3') == quantity('1000')", "true" },
+    { "quantity('0.1').isInteger()", "false" },
+    { "quantity('2k').asInteger()", "2000" },
+    { "quantity('1.5').asInteger()", "!runtime cannot convert" },
+    { "quantity('-1Ki').sign()", "-1" },
+    { "quantity('1Gi').add(quantity('1Gi')) == quantity('2Gi')", "true" },
+    { "quantity('1Gi').sub(1) == quantity('1073741823')", "true" },
+    { "quantity('1Gi').add(2).asInteger()", "1073741826" },
+    { "quantity('1Ei').compareTo(quantity('1E'))", "1" },
+    { "quantity('999999999999999999999999Ei')", "!runtime quantities must" },
+    { "quantity('1.0000000001') > quantity('1')",
+      "!compile found no matching overload" },
+    { "quantity('1.0000000001').isGreaterThan(quantity('1'))", "true" },
+    { "quantity('1n').isGreaterThan(quantity('0'))", "true" },
+    { "quantity('12Ki').asApproximateFloat()", "12288.0" },
+    { "isQuantity('1Gi')", "true" },
+    { "isQuantity('1GiB')", "false" },
+    { "isQuantity('1K')", "false" },
+    { "isQuantity('.5')", "true" },
+    { "isQuantity('')", "false" },
+    { "quantity('abc')", "!runtime quantities must" },
+    /* ---- semver ---- */
+    { "semver('1.2.3').isLessThan(semver('1.10.0'))", "true" },
+    { "semver('1.0.0-alpha').isLessThan(semver('1.0.0'))", "true" },
+    { "semver('1.0.0-alpha.1').compareTo(semver('1.0.0-alpha.beta'))", "-1" },
+    { "semver('1.0.0-rc.1').compareTo(semver('1.0.0-rc.1+build'))", "0" },
+    { "isSemver('1.2')", "false" },
+    { "isSemver('v1.2', true)", "true" },
+    { "semver('v1.2', true).minor()", "2" },
+    { "semver('01.2.3', true).major()", "1" },
+    { "isSemver('01.2.3')", "false" },
+    { "semver('1.2.3').patch()", "3" },
+    { "semver('x')", "!runtime could not parse semver" },
+    /* ---- regex gate ---- */
+    { "'hubba'.matches('ubb')", "true" },
+    { "'abc'.matches('^a.c$')", "true" },
+    { "'abc\\n'.matches('c$')", "false" },
+    { "'a b'.matches('a\\\\sb')", "true" },
+    { "'a\\vb'.matches('a\\\\sb')", "false" },
+    { "'abc'.matches('(?i)ABC')", "true" },
+    { "'x'.matches('(?P<n>x)')", "true" },
+    { "'aaa'.matches('a{1000}')", "false" },
+    { "'x'.matches('\\\\pL')", "true" },
+    { "'abc'.matches('(a)\\\\1')", "!compile backreferences" },
+    { "'abc'.matches('a(?=b)')", "!compile unsupported Perl syntax" },
+    { "'abc'.matches('a(?!b)')", "!compile unsupported Perl syntax" },
+    { "'abc'.matches('(?<=a)b')", "!compile unsupported Perl syntax" },
+    { "'abc'.matches('(?>a)')", "!compile unsupported Perl syntax" },
+    { "'abc'.matches('a++')", "!compile possessive" },
+    { "'abc'.matches('a{2}+')", "!compile possessive" },
+    { "'abc'.matches('(?R)')", "!compile unsupported Perl syntax" },
+    { "'abc'.matches('(?(1)a|b)')", "!compile unsupported Perl syntax" },
+    { "'abc'.matches('(*ACCEPT)a')", "!compile verbs" },
+    { "'abc'.matches('\\\\Ga')", "!compile invalid escape" },
+    { "'abc'.matches('a\\\\Z')", "!compile invalid escape" },
+    { "'abc'.matches('\\\\Ka')", "!compile invalid escape" },
+    { "'abc'.matches('\\\\R')", "!compile invalid escape" },
+    { "'abc'.matches('\\\\X')", "!compile invalid escape" },
+    { "'abc'.matches('\\\\h')", "!compile invalid escape" },
+    { "'abc'.matches('\\\\e')", "!compile invalid escape" },
+    { "'abc'.matches('\\\\cA')", "!compile invalid escape" },
+    { "'abc'.matches('\\\\C')", "!compile invalid escape" },
+    { "'abc'.matches('\\\\u0041')", "!compile invalid escape" },
+    { "'abc'.matches('a{1001}')", "!compile invalid repeat count" },
+    { "'abc'.matches('(?#c)a')", "!compile unsupported Perl syntax" },
+    { "'abc'.matches(device.driver + '(')", "!runtime invalid regular" },
+    { "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab'.matches('^(a+)+$')",
+      "!runtime match limit" },
+    { "'abc'.find('b.')", "\"bc\"" },
+    { "'a1b22c333'.findAll('[0-9]+')", "[\"1\", \"22\", \"333\"]" },
+    { "'a1b22c333'.findAll('[0-9]+', 2)", "[\"1\", \"22\"]" },
+    /* ---- core semantics ---- */
+    { "1 == 1.0", "true" },
+    { "dyn(1) == 1u", "true" },
+    { "9223372036854775807 + 1", "!runtime integer overflow" },
+    { "-9223372036854775808", "-9223372036854775808" },
+    { "9223372036854775808", "!compile integer literal out of range" },
+    { "99999999999999999999999", "!compile out of range" },
+    { "1 / 0", "!runtime division by zero" },
+    { "1 % 0", "!runtime modulus by zero" },
+    { "18446744073709551615u + 1u", "!runtime overflow" },
+    { "0u - 1u", "!runtime overflow" },
+    { "1 / 0 > 1 && false", "false" },
+    { "false && 1 / 0 > 1", "false" },
+    { "1 / 0 > 1 || true", "true" },
+    { "1 / 0 > 1 || false", "!runtime division by zero" },
+    { "[1, 2, 3].exists(x, x == 2)", "true" },
+    { "[1, 2, 3].all(x, x > 0)", "true" },
+    { "[1, 2, 3].exists_one(x, x > 1)", "false" },
+    { "[1, 2, 3].map(x, x * 2)", "[2, 4, 6]" },
+    { "[1, 2, 3].map(x, x > 1, x * 2)", "[4, 6]" },
+    { "[1, 2, 3].filter(x, x != 2)", "[1, 3]" },
+    { "{'a': 1, 'b': 2}.all(k, v, v > 0)", "true" },
+    { "[1, 2].transformList(i, v, v + i)", "[1, 3]" },
+    { "{'a': 1}.transformMap(k, v, v + 1)", "{\"a\": 2}" },
+    { "optional.of(1).hasValue()", "true" },
+    { "optional.none().orValue(3)", "3" },
+    { "{'a': 1}[?'b'].or(optional.of(2)).value()", "2" },
+    { "[1, 2][?5].hasValue()", "false" },
+    { "[?optional.none(), ?optional.of(1)]", "[1]" },
+    { "optional.ofNonZeroValue('').hasValue()", "false" },
+    { "type(1) == int", "true" },
+    { "int('42') + uint('1') == 43", "!compile found no matching overload" },
+    { "int('42') + int(uint('1'))", "43" },
+    { "double('1.5')", "1.5" },
+    { "string(2.5)", "\"2.5\"" },
+    { "bytes('abc')", "b\"abc\"" },
+    { "bool('true')", "true" },
+    { "size('héllo')", "5" },
+    { "b'\\xff'.size()", "1" },
+    { "r'a\\nb'.size()", "4" },
+    { "'''a\nb'''.size()", "3" },
+    { "\"\\u00e9\" == 'é'", "true" },
+    { "0x1F", "31" },
+    { "1e3", "1000.0" },
+    { "null", "null" },
+    { "true ? 1 : 2", "1" },
+    { "1", "1" },
+    /* ---- strings ---- */
+    { "'hello'.charAt(1)", "\"e\"" },
+    { "'hello'.indexOf('l')", "2" },
+    { "'hello'.lastIndexOf('l')", "3" },
+    { "'HeLLo'.lowerAscii()", "\"hello\"" },
+    { "'hello'.upperAscii()", "\"HELLO\"" },
+    { "'a-b-c'.replace('-', '+')", "\"a+b+c\"" },
+    { "'a-b-c'.split('-')", "[\"a\", \"b\", \"c\"]" },
+    { "'hello'.substring(1, 3)", "\"el\"" },
+    { "'  x  '.trim()", "\"x\"" },
+    { "['a', 'b'].join('/')", "\"a/b\"" },
+    { "strings.quote('a\"b')", "\"\\\"a\\\\\\\"b\\\"\"" },
+    { "'%s=%d'.format(['x', 3])", "\"x=3\"" },
+    { "'%.2f'.format([1.005])", "\"1.00\"" },
+    { "'abc'.contains('bc') && 'abc'.endsWith('c')", "true" },
+    /* ---- lists and sets ---- */
+    { "[3, 1, 2].sort()", "[1, 2, 3]" },
+    { "[1, 2, 3].isSorted()", "true" },
+    { "[1, 5, 3].max()", "5" },
+    { "[1, 5, 3].min()", "1" },
+    { "[].min()", "!runtime empty list" },
+    { "[1, 2, 1].indexOf(1)", "0" },
+    { "[1, 2, 1].lastIndexOf(1)", "2" },
+    { "[1, 2, 3, 4].slice(1, 3)", "[2, 3]" },
+    { "[[1], [2, 3]].flatten()", "[1, 2, 3]" },
+    { "[dyn([1]), [2, [3]]].flatten()", "[1, 2, [3]]" },
+    { "[1, 2, 1].distinct()", "[1, 2]" },
+    { "[1, 2].reverse()", "[2, 1]" },
+    { "lists.range(3)", "[0, 1, 2]" },
+    { "sets.contains([1, 2, 3], [2])", "true" },
+    { "sets.equivalent([1, 2], [2, 1, 1])", "true" },
+    { "sets.intersects([1], [2])", "false" },
+    { "[1, 'a']", "!compile expected type 'int' but found 'string'" },
+    /* ---- errors and limits ---- */
+    { "device.driver == ", "!compile syntax error" },
+    { "1 + ", "!compile syntax error" },
+    { "'abc", "!compile unterminated string" },
+    { "'\\q'", "!compile invalid escape" },
+    { "if", "!compile reserved identifier" },
+    { "a.b{c: 1}", "!compile message construction" },
+    { "lists.range(2000).all(x, lists.range(2000).all(y, x + y >= 0))",
+      "!runtime actual cost limit exceeded" },
+    { "device.attributes.all(d, device.attributes.all(e, "
+      "device.attributes.all(f, device.attributes.all(g, "
+      "device.attributes[d].all(h, true)))))",
+      "!limit too complex, exceeds cost limit" },
+};
+
+static void run_row(const struct row *r, int selector)
+{
+    struct arena a;
+    struct cel_env env = { 1, 1, 0 };
+    struct cel_program *p;
+    struct cel_error err;
+    char out[512], detail[1200];
+    int rc;
+
+    arena_init(&a, 65536);
+    if (selector)
+        rc = cel_compile(&a, &env, r->expr, strlen(r->expr), &p, &err);
+    else
+        rc = cel_compile_expr(&a, &env, r->expr, strlen(r->expr), &p, &err);
+    if (rc < 0) {
+        const char *kind = err.kind == CEL_ERR_LIMIT ? "!limit " : "!compile ";
+        int ok = strncmp(r->want, kind, strlen(kind)) == 0 &&
+                 strstr(err.msg, r->want + strlen(kind));
+        snprintf(detail, sizeof(detail), "%s: want %s, got %s%s", r->expr,
+                 r->want, kind, err.msg);
+        check(ok, "cel", ok ? NULL : detail);
+        arena_release(&a);
+        return;
+    }
+    rc = cel_eval_to_string(p, &dev, out, sizeof(out), &err);
+    if (rc < 0) {
+        int ok = strncmp(r->want, "!runtime ", 9) == 0 &&
+                 strstr(err.msg, r->want + 9) && err.kind == CEL_ERR_RUNTIME;
+        snprintf(detail, sizeof(detail), "%s: want %s, got !runtime %s",
+                 r->expr, r->want, err.msg);
+        check(ok, "cel", ok ? NULL : detail);
+    } else {
+        snprintf(detail, sizeof(detail), "%s: want %s, got %s", r->expr,
+                 r->want, out);
+        check(strcmp(out, r->want) == 0, "cel", detail);
+    }
+    cel_program_release(p);
+    arena_release(&a);
+}
+
+static int compile_err(const char *expr, const struct cel_env *env,
+                       struct cel_error *err)
+{
+    struct arena a;
+    struct cel_program *p;
+    int rc;
+
+    arena_init(&a, 65536);
+    rc = cel_compile(&a, env, expr, strlen(expr), &p, err);
+    arena_release(&a);
+    return rc;
+}
+
+static void test_positions(void)
+{
+    struct cel_error err;
+    struct cel_env env = { 0, 0, 0 };
+    char msg[300];
+
+    compile_err("device.driver ==\n  'a' &&\n  devce.x", &env, &err);
+    snprintf(msg, sizeof(msg), "%s at %u:%u (offset %u)", err.msg, err.line,
+             err.col, err.offset);
+    check(err.kind == CEL_ERR_CHECK && err.line == 3 && err.col == 3 &&
+          err.offset == 28, "error position line 3 col 3", msg);
+    compile_err("device.driver == 'a' &&", &env, &err);
+    check(err.kind == CEL_ERR_PARSE && err.col == 24, "parse error column",
+          err.msg);
+    compile_err("device.allowMultipleAllocations", &env, &err);
+    check(err.kind == CEL_ERR_CHECK, "allowMultipleAllocations gated",
+          err.msg);
+    compile_err("device.attributes['d'].x.includes(1)", &env, &err);
+    check(err.kind == CEL_ERR_CHECK && strstr(err.msg, "includes"),
+          "includes() gated", err.msg);
+    compile_err("device.attributes['d'].x", &env, &err);
+    check(compile_err("device.attributes['d'].x", &env, &err) == 0,
+          "dyn attribute may be the selector result", err.msg);
+    compile_err("device.driver", &env, &err);
+    check(err.kind == CEL_ERR_CHECK && strstr(err.msg, "bool"),
+          "non-bool selector rejected", err.msg);
+    compile_err("1 + 1", &env, &err);
+    check(err.kind == CEL_ERR_CHECK, "int selector rejected", err.msg);
+}
+
+static void test_limits(void)
+{
+    struct cel_error err;
+    struct cel_env env = { 0, 0, 0 };
+    size_t n = 5000, i;
+    char *deep = malloc(2 * n + 8);
+    char *longe = malloc(CEL_MAX_EXPR_BYTES + 64);
+
+    for (i = 0; i < n; i++)
+        deep[i] = '(';
+    deep[n] = 't';
+    for (i = 0; i < n; i++)
+        deep[n + 1 + i] = ')';
+    deep[2 * n + 1] = 0;
+    /* "true" inside 10k parens */
+    memmove(deep + n + 4, deep + n + 1, n + 1);
+    memcpy(deep + n, "true", 4);
+    check(compile_err(deep, &env, &err) < 0 && err.kind == CEL_ERR_PARSE &&
+          strstr(err.msg, "recursion"), "5k nested parens: clean error",
+          err.msg);
+    for (i = 0; i < n; i++)
+        deep[i] = '!';
+    memcpy(deep + n, "true", 5);
+    check(compile_err(deep, &env, &err) < 0, "5k chained nots: clean error",
+          err.msg);
+    for (i = 0; i < n; i++)
+        deep[i] = '[';
+    deep[n] = 0;
+    check(compile_err(deep, &env, &err) < 0, "5k open brackets",
+          err.msg);
+    memset(longe, ' ', CEL_MAX_EXPR_BYTES + 10);
+    memcpy(longe, "true", 4);
+    longe[CEL_MAX_EXPR_BYTES + 10] = 0;
+    check(compile_err(longe, &env, &err) < 0 && err.kind == CEL_ERR_LIMIT,
+          "10 KiB length limit", err.msg);
+    longe[CEL_MAX_EXPR_BYTES] = 0;
+    check(compile_err(longe, &env, &err) == 0, "exactly 10 KiB accepted",
+          err.msg);
+    /* long chains stay well-formed */
+    {
+        char *chain = malloc(20000);
+        size_t o = 0;
+        for (i = 0; i < 900; i++)
+            o += (size_t)snprintf(chain + o, 20000 - o, "1+");
+        snprintf(chain + o, 20000 - o, "1 == 901");
+        check(compile_err(chain, &env, &err) == 0, "900-term sum compiles",
+              err.msg);
+        free(chain);
+    }
+    free(deep);
+    free(longe);
+}
+
+/* ---- analysis ---- */
+
+static void dom_cb(void *ctx, const char *d, int cap, unsigned off)
+{
+    char *buf = ctx;
+    size_t l = strlen(buf);
+    snprintf(buf + l, 512 - l, "%s%s@%u;", cap ? "cap:" : "", d, off);
+}
+
+static int unsat(const char *a, const char *b, char *why, size_t *which,
+                 unsigned *off)
+{
+    struct arena ar;
+    struct cel_env env = { 1, 1, 0 };
+    struct cel_program *p[2];
+    struct cel_error err;
+    const struct cel_program *cp[2];
+    int r;
+
+    arena_init(&ar, 65536);
+    if (cel_compile(&ar, &env, a, strlen(a), &p[0], &err) < 0 ||
+        (b && cel_compile(&ar, &env, b, strlen(b), &p[1], &err) < 0)) {
+        printf("unsat: compile failed: %s\n", err.msg);
+        arena_release(&ar);
+        return -1;
+    }
+    cp[0] = p[0];
+    cp[1] = b ? p[1] : NULL;
+    why[0] = 0;
+    r = cel_conj_unsat(cp, b ? 2 : 1, why, 256, which, off);
+    arena_release(&ar);
+    return r;
+}
+
+static struct cel_program *comp(struct arena *a, const struct cel_env *env,
+                                 const char *e)
+{
+    struct cel_program *p = NULL;
+    struct cel_error err;
+
+    if (cel_compile(a, env, e, strlen(e), &p, &err) < 0) {
+        printf("compile failed: %s: %s\n", e, err.msg);
+        exit(1);
+    }
+    return p;
+}
+
+static void test_analysis(void)
+{
+    struct arena a;
+    struct cel_env env = { 0, 0, 0 };
+    struct cel_program *p;
+    char buf[512] = "", why[256];
+    size_t which;
+    unsigned off;
+    static const struct { const char *a, *b; int want; } cases[] = {
+        { "device.driver == 'gpu.nvidia.com'", "device.driver == 'gpu.amd.com'",
+          1 },
+        { "device.driver == 'a'", "device.driver == 'a'", 0 },
+        { "device.driver in ['a', 'b']", "device.driver == 'c'", 1 },
+        { "device.driver in ['a', 'b']", "device.driver == 'b'", 0 },
+        { "device.attributes['d'].x > 5", "device.attributes['d'].x < 3", 1 },
+        { "device.attributes['d'].x >= 5", "device.attributes['d'].x <= 5", 0 },
+        { "device.attributes['d'].x > 5", "device.attributes['d'].x < 6", 1 },
+        { "device.attributes['d'].x == 5", "device.attributes['d'].x != 5", 1 },
+        { "device.attributes['d'].x == 'a'", "device.attributes['d'].x == 'b'",
+          1 },
+        { "device.attributes['d'].x", "!device.attributes['d'].x", 1 },
+        { "device.attributes['d'].x == 1 || true",
+          "device.attributes['d'].x == 2", 0 },
+        { "device.capacity['d'].m.compareTo(quantity('40Gi')) >= 0",
+          "device.capacity['d'].m.compareTo(quantity('10Gi')) < 0", 1 },
+        { "device.capacity['d'].m.isGreaterThan(quantity('1Gi'))",
+          "device.capacity['d'].m.isLessThan(quantity('1024Mi'))", 1 },
+        { "device.capacity['d'].m.isGreaterThan(quantity('1Gi'))",
+          "device.capacity['d'].m.isLessThan(quantity('2Gi'))", 0 },
+        { "device.attributes['d'].v.isGreaterThan(semver('2.0.0'))",
+          "device.attributes['d'].v.isLessThan(semver('1.0.0'))", 1 },
+        { "1 > 2", NULL, 1 },
+        { "device.driver == 'a' && false", NULL, 1 },
+        { "cel.bind(x, device.attributes['d'], x.a == 1 && x.a == 2)", NULL, 1 },
+        { "device.attributes['d'].x == 1", "device.attributes['e'].x == 2", 0 },
+        { "device.attributes['d'].x in [1, 2]",
+          "device.attributes['d'].x in [3, 4]", 1 },
+    };
+    size_t i;
+
+    arena_init(&a, 65536);
+    p = comp(&a, &env, "(device.driver == 'x') && device.attributes['a.b']"
+             ".c == 1");
+    check(cel_pinned_driver(p) && !strcmp(cel_pinned_driver(p), "x"),
+          "pinned driver", NULL);
+    p = comp(&a, &env, "cel.bind(d, device.driver, d in ['y'])");
+    check(cel_pinned_driver(p) && !strcmp(cel_pinned_driver(p), "y"),
+          "pinned driver through cel.bind and in", NULL);
+    p = comp(&a, &env, "device.driver == 'x' || true");
+    check(cel_pinned_driver(p) == NULL, "no pin through ||", NULL);
+    p = comp(&a, &env, "device.attributes['a.b'].c == 1 && "
+             "device.capacity[\"m.n\"].q.isInteger() && "
+             "has(device.attributes['x.y'].z)");
+    cel_foreach_domain(p, dom_cb, buf);
+    check(!strcmp(buf, "a.b@18;cap:m.n@51;x.y@97;"), "foreach_domain", buf);
+    arena_release(&a);
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int r = unsat(cases[i].a, cases[i].b, why, &which, &off);
+        char d[600];
+        snprintf(d, sizeof(d), "%s  AND  %s: got %d (%s)", cases[i].a,
+                 cases[i].b ? cases[i].b : "-", r, why);
+        check(r == cases[i].want, "conj_unsat", d);
+    }
+    unsat("device.driver == 'gpu.nvidia.com'",
+          "device.driver == 'gpu.amd.com'", why, &which, &off);
+    check(which == 1 && off == 0 && strstr(why, "'gpu.nvidia.com'") &&
+          strstr(why, "'gpu.amd.com'"), "unsat which/offset/why", why);
+}
+
+int main(void)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        const char *w = rows[i].want;
+        /* rows wanting a non-bool value are general expressions */
+        int selector = strcmp(w, "true") == 0 || strcmp(w, "false") == 0 ||
+                       strncmp(w, "!limit", 6) == 0;
+        run_row(&rows[i], selector);
+    }
+    test_positions();
+    test_limits();
+    test_analysis();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,374 @@
+/*
+ * test_core.c - unit tests for the core's building blocks: arena, buf,
+ * tree scalars and paths, the YAML loader's limits and edge cases, name
+ * formats, the object model's normalisation, and the rule registry's
+ * invariants (the meta-test: sorted unique ids, summaries, hints and a
+ * golden folder with fail and pass cases for every rule).
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../../rules/rules.h"
+#include "../../validate/arena.h"
+#include "../../validate/buf.h"
+#include "../../validate/load_yaml.h"
+#include "../../validate/names.h"
+#include "../../validate/object.h"
+#include "../../validate/tree.h"
+#include "check.h"
+
+static CHECK_INIT;
+
+static struct ydocs load(struct arena *a, const char *text)
+{
+    struct ydocs d;
+
+    load_yaml(a, text, strlen(text), &d);
+    return d;
+}
+
+static void test_arena(void)
+{
+    struct arena a;
+    char *big, *s;
+    int i, misaligned = 0;
+
+    arena_init(&a, 1024);
+    for (i = 0; i < 1000; i++) {
+        char *p = arena_alloc(&a, 24);
+        misaligned += ((size_t)p % _Alignof(max_align_t)) != 0;
+    }
+    CHECK(misaligned == 0);
+    big = arena_alloc(&a, 100000);      /* a chunk of its own */
+    big[99999] = 'x';
+    CHECK(big[0] == 0);
+    s = arena_printf(&a, "%s-%d", "gpu", 7);
+    CHECK_STR(s, "gpu-7");
+    CHECK_STR(arena_strndup(&a, "abcdef", 3), "abc");
+    arena_release(&a);
+}
+
+static void test_buf(void)
+{
+    struct buf b;
+
+    buf_init(&b, 8);
+    CHECK(buf_adds(&b, "12345678") == 0);
+    CHECK(buf_addc(&b, '9') == -1);     /* past the limit: refused */
+    CHECK(b.len == 8);
+    CHECK_STR(b.p, "12345678");
+    buf_release(&b);
+    buf_init(&b, 100);
+    buf_add_json_str(&b, "a\"b\\\n\x01\xff");
+    CHECK_STR(b.p, "\"a\\\"b\\\\\\n\\u0001\\ufffd\"");
+    buf_release(&b);
+}
+
+static void test_scalars(void)
+{
+    struct arena a;
+    struct ydocs d;
+    const struct tnode *r;
+    long long v;
+
+    arena_init(&a, 4096);
+    d = load(&a, "a: 12\nb: \"12\"\nc: yes\nd: 'on'\ne: 1.5\nf: ~\n"
+                 "g: 0x1F\nh: 99999999999999999999\ni: -9223372036854775808\n"
+                 "j: !!str 7\nk: 1e3\n");
+    CHECK(d.n == 1 && d.v[0].root);
+    r = d.v[0].root;
+    CHECK(tree_int(tree_get(r, "a"), &v) == 0 && v == 12);
+    CHECK_STR(tree_str(tree_get(r, "b")), "12");
+    CHECK(tree_true(tree_get(r, "c")));
+    CHECK_STR(tree_str(tree_get(r, "d")), "on");
+    CHECK(tree_get(r, "e")->kind == T_FLOAT);
+    CHECK(tree_get(r, "f")->kind == T_NULL);
+    CHECK(tree_int(tree_get(r, "g"), &v) == 0 && v == 31);
+    CHECK(tree_get(r, "h")->kind == T_FLOAT);   /* beyond int64 */
+    CHECK(tree_int(tree_get(r, "i"), &v) == 0 && v == (-9223372036854775807LL - 1));
+    CHECK(tree_get(r, "j")->kind == T_STR);
+    CHECK(tree_get(r, "k")->kind == T_FLOAT);
+    arena_release(&a);
+}
+
+static void test_positions_and_paths(void)
+{
+    struct arena a;
+    struct ydocs d;
+    const struct tnode *r, *lim;
+    unsigned line, col;
+
+    arena_init(&a, 4096);
+    d = load(&a, "# comment\n---\napiVersion: v1\nkind: Pod\nspec:\n"
+                 "  containers:\n  - name: a\n    resources:\n      limits:\n"
+                 "        nvidia.com/gpu: 1\n");
+    CHECK(d.n == 1);
+    r = d.v[0].root;
+    lim = tree_get(tree_get(tree_get(tree_at(r, "spec.containers")->kids[0],
+                                     "resources"), "limits"), "nvidia.com/gpu");
+    CHECK(lim != NULL);
+    tree_pos(lim, &line, &col);
+    CHECK(line == 10 && col == 9);
+    CHECK_STR(tree_path(&a, r, lim),
+              "spec.containers[0].resources.limits[nvidia.com/gpu]");
+    arena_release(&a);
+}
+
+static void test_documents(void)
+{
+    struct arena a;
+    struct ydocs d;
+
+    arena_init(&a, 4096);
+    d = load(&a, "a: 1\n---\nb: [\n---\nc: 3\n...\n---\n# only a comment\n");
+    CHECK(d.n == 4);
+    CHECK(d.v[0].root && !d.v[0].error);
+    CHECK(d.v[1].error != NULL && d.v[1].line >= 3);
+    CHECK(d.v[2].root && tree_get(d.v[2].root, "c"));
+    CHECK((!d.v[3].root || d.v[3].root->kind == T_NULL) && !d.v[3].error);
+    d = load(&a, "");
+    CHECK(d.n == 0);
+    d = load(&a, "\xef\xbb\xbf" "a: 1\n");    /* BOM */
+    CHECK(d.n == 1 && d.v[0].root);
+    d = load(&a, "%YAML 1.1\n---\na: 1\n");
+    CHECK(d.n == 1 && d.v[0].root && !d.v[0].error);
+    arena_release(&a);
+}
+
+static void test_limits(void)
+{
+    struct arena a;
+    struct ydocs d;
+    char *deep;
+    size_t i, n = 100000;
+    clock_t t0;
+
+    arena_init(&a, 65536);
+    deep = malloc(2 * n + 1);
+    for (i = 0; i < n; i++) {
+        deep[i] = '[';
+        deep[n + i] = ']';
+    }
+    deep[2 * n] = '\0';
+    t0 = clock();
+    load_yaml(&a, deep, 2 * n, &d);
+    CHECK(d.n == 1 && d.v[0].error && strstr(d.v[0].error, "nesting"));
+    /* the cap is applied while streaming: far below libyaml's quadratic
+     * time for the whole input (a generous bound, not a benchmark) */
+    CHECK((double)(clock() - t0) / CLOCKS_PER_SEC < 5.0);
+    free(deep);
+
+    /* block nesting is capped too */
+    {
+        struct buf b;
+        buf_init(&b, 1 << 24);
+        for (i = 0; i < 300; i++) {
+            size_t k;
+            for (k = 0; k < i; k++)
+                buf_addc(&b, ' ');
+            buf_adds(&b, "k:\n");
+        }
+        load_yaml(&a, b.p, b.len, &d);
+        CHECK(d.n == 1 && d.v[0].error);
+        buf_release(&b);
+    }
+    /* alias bomb */
+    d = load(&a, "a: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+                 "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
+                 "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
+                 "g: [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\n");
+    CHECK(d.n == 1 && d.v[0].error && strstr(d.v[0].error, "alias"));
+    d = load(&a, "a: *nope\n");
+    CHECK(d.n == 1 && d.v[0].error && strstr(d.v[0].error, "undefined alias"));
+    /* merge keys: explicit keys win */
+    d = load(&a, "base: &b {x: 1, y: 2}\nm:\n  <<: *b\n  y: 3\n");
+    CHECK(d.n == 1 && d.v[0].root);
+    {
+        long long v;
+        const struct tnode *m = tree_get(d.v[0].root, "m");
+        CHECK(tree_int(tree_get(m, "x"), &v) == 0 && v == 1);
+        CHECK(tree_int(tree_get(m, "y"), &v) == 0 && v == 3);
+        CHECK(m->n == 2);
+    }
+    /* duplicate keys: last wins, recorded */
+    d = load(&a, "a: 1\na: 2\n");
+    CHECK(d.n == 1 && d.v[0].nwarnings == 1);
+    {
+        long long v;
+        CHECK(tree_int(tree_get(d.v[0].root, "a"), &v) == 0 && v == 2);
+    }
+    /* NUL bytes, binary garbage, invalid UTF-8 */
+    d.n = 0;
+    load_yaml(&a, "a: 1\0b: 2\n", 10, &d);
+    CHECK(d.n == 1 && d.v[0].error);
+    load_yaml(&a, "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16, &d);
+    CHECK(d.n == 1 && d.v[0].error);
+    d = load(&a, "a: \xc3\x28\n");
+    CHECK(d.n == 1 && d.v[0].error && strstr(d.v[0].error, "UTF-8"));
+    /* many empty documents */
+    {
+        struct buf b;
+        buf_init(&b, 1 << 20);
+        for (i = 0; i < 10000; i++)
+            buf_adds(&b, "---\n");
+        load_yaml(&a, b.p, b.len, &d);
+        CHECK(d.n == 10000);
+        for (i = 0; i < d.n && !d.v[i].error
+             && (!d.v[i].root || d.v[i].root->kind == T_NULL); i++)
+            ;
+        CHECK(i == 10000);
+        buf_release(&b);
+    }
+    /* a big map keeps lookups right (hashing past 16 keys) */
+    {
+        struct buf b;
+        buf_init(&b, 1 << 20);
+        for (i = 0; i < 5000; i++)
+            buf_addf(&b, "k%zu: %zu\n", i, i);
+        buf_adds(&b, "k42: dup\n");
+        load_yaml(&a, b.p, b.len, &d);
+        CHECK(d.n == 1 && d.v[0].root && d.v[0].root->n == 5000);
+        CHECK_STR(tree_str(tree_get(d.v[0].root, "k42")), "dup");
+        CHECK(d.v[0].nwarnings == 1);
+        buf_release(&b);
+    }
+    arena_release(&a);
+}
+
+static void test_names(void)
+{
+    CHECK(name_is_dns_label("gpu-0"));
+    CHECK(!name_is_dns_label("GPU"));
+    CHECK(!name_is_dns_label("-a"));
+    CHECK(!name_is_dns_label("a.b"));
+    CHECK(name_is_dns_subdomain("gpu.nvidia.com"));
+    CHECK(!name_is_dns_subdomain("gpu..com"));
+    CHECK(name_is_fully_qualified("resource.kubernetes.io/pcieRoot"));
+    CHECK(!name_is_fully_qualified("pcieRoot"));
+    CHECK(!name_is_fully_qualified("a/b/c"));
+    CHECK(name_is_extended_resource("nvidia.com/gpu"));
+    CHECK(name_is_extended_resource("deviceclass.resource.kubernetes.io/gpu"));
+    CHECK(!name_is_extended_resource("cpu"));
+    CHECK(!name_is_extended_resource("kubernetes.io/foo"));
+    CHECK(!name_is_extended_resource("requests.nvidia.com/gpu"));
+}
+
+static void test_object_model(void)
+{
+    struct arena a;
+    struct ydocs d;
+    struct object o;
+    const struct tnode *bad;
+    const char *why;
+
+    arena_init(&a, 4096);
+    d = load(&a, "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaimTemplate\n"
+                 "metadata: {name: t, namespace: ml}\nspec:\n  spec:\n    devices:\n"
+                 "      requests:\n      - name: gpu\n        deviceClassName: gpu.example.com\n"
+                 "        count: 2\n        selectors:\n        - cel: {expression: 'true'}\n");
+    CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_OK);
+    CHECK(o.kind == K_TEMPLATE && o.claim && o.claim->shape == DRA_FLAT);
+    CHECK(o.claim->nreqs == 1);
+    CHECK_STR(o.claim->reqs[0].class_name, "gpu.example.com");
+    CHECK(o.claim->reqs[0].count == 2 && o.claim->reqs[0].nsel == 1);
+    CHECK_STR(o.claim->reqs[0].sel[0].expr, "true");
+
+    d = load(&a, "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+                 "metadata: {name: c}\nspec:\n  devices:\n    requests:\n"
+                 "    - name: gpu\n      firstAvailable:\n      - name: big\n"
+                 "        deviceClassName: big.example.com\n"
+                 "    - name: nic\n      exactly: {deviceClassName: nic, allocationMode: All}\n");
+    CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_OK);
+    CHECK(o.claim->shape == DRA_EXACTLY && o.claim->nreqs == 2);
+    CHECK(o.claim->reqs[0].nsubs == 1);
+    CHECK_STR(o.claim->reqs[0].subs[0].class_name, "big.example.com");
+    CHECK(o.claim->reqs[0].subs[0].parent == &o.claim->reqs[0]);
+    CHECK_STR(o.claim->reqs[1].mode, "All");
+    CHECK_STR(object_ns(&o), "default");
+
+    d = load(&a, "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\n"
+                 "spec:\n  jobTemplate:\n    spec:\n      parallelism: 3\n      template:\n"
+                 "        spec:\n          containers: [{name: a}]\n"
+                 "          resourceClaims: [{name: g, resourceClaimName: x}]\n");
+    CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_OK);
+    CHECK(o.kind == K_CRONJOB && o.replicas == 3 && o.pod->nclaims == 1);
+    CHECK_STR(o.pod->claims[0].claim_name, "x");
+
+    d = load(&a, "apiVersion: example.com/v1\nkind: Pod\nmetadata: {name: x}\n");
+    CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_OTHER);
+    d = load(&a, "foo: bar\n");
+    CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_NOT_K8S);
+    d = load(&a, "apiVersion: v1\n");
+    CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_BAD);
+    d = load(&a, "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Node}]\n");
+    CHECK(object_is_list(d.v[0].root));
+    arena_release(&a);
+}
+
+static int dir_has(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+
+    if (!d)
+        return 0;
+    while ((e = readdir(d)) != NULL)
+        if (!strncmp(e->d_name, prefix, strlen(prefix))
+            && strstr(e->d_name, ".yaml"))
+            found = 1;
+    closedir(d);
+    return found;
+}
+
+static void test_registry(void)
+{
+    size_t i, j;
+    char dir[512];
+
+    CHECK(nrules > 0);
+    for (i = 0; i < nrules; i++) {
+        const struct rule *r = &rules[i];
+        int id_ok = *r->id != 0;
+        for (j = 0; r->id[j]; j++)
+            if (!((r->id[j] >= 'a' && r->id[j] <= 'z')
+                  || (r->id[j] >= '0' && r->id[j] <= '9') || r->id[j] == '-'))
+                id_ok = 0;
+        if (!id_ok)
+            printf("rule id '%s' is not [a-z0-9-]+\n", r->id);
+        CHECK(id_ok);
+        if (i > 0 && strcmp(rules[i - 1].id, r->id) >= 0)
+            printf("rules '%s' and '%s' are not sorted/unique\n",
+                   rules[i - 1].id, r->id);
+        CHECK(i == 0 || strcmp(rules[i - 1].id, r->id) < 0);
+        CHECK(r->summary && *r->summary);
+        CHECK(r->hint && *r->hint);
+        CHECK(r->why && *r->why);
+        CHECK(rule_find(r->id) == r);
+        CHECK(r->check != NULL || r->kinds == 0);
+        snprintf(dir, sizeof(dir), "tests/rules/%s", r->id);
+        if (!dir_has(dir, "fail-") || !dir_has(dir, "pass-"))
+            printf("rule '%s' needs tests/rules/%s/ with fail-*.yaml and "
+                   "pass-*.yaml\n", r->id, r->id);
+        CHECK(dir_has(dir, "fail-"));
+        CHECK(dir_has(dir, "pass-"));
+    }
+    CHECK(rule_find("no-such-rule") == NULL);
+}
+
+int main(void)
+{
+    test_arena();
+    test_buf();
+    test_scalars();
+    test_positions_and_paths();
+    test_documents();
+    test_limits();
+    test_names();
+    test_object_model();
+    test_registry();
+    return CHECK_DONE();
+}

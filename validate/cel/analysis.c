@@ -1,0 +1,641 @@
+/*
+ * analysis.c - static facts about compiled selectors for the selector rules:
+ * the driver a selector pins, the attribute/capacity domains it looks up,
+ * and proofs that a conjunction of selectors can never match any device.
+ * Proofs are conservative: only top-level conjuncts (through parentheses,
+ * && and cel.bind) of recognised shapes are used, each compared against a
+ * constant; anything else is ignored, so "no proof" is the safe answer.
+ */
+#include "cel_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ================= helpers ================= */
+
+struct alias { int slot; const struct cel_node *init; };
+struct aliases { struct alias v[16]; int n; };
+
+static const struct cel_node *resolve(const struct aliases *al,
+                                      const struct cel_node *n)
+{
+    int i;
+
+    while (n && n->kind == CEL_N_IDENT) {
+        const struct cel_node *to = NULL;
+        for (i = 0; al && i < al->n; i++) {
+            if (al->v[i].slot == n->slot)
+                to = al->v[i].init;
+        }
+        if (!to)
+            break;
+        n = to;
+    }
+    return n;
+}
+
+static int is_device(const struct cel_program *p, const struct aliases *al,
+                     const struct cel_node *n)
+{
+    n = resolve(al, n);
+    return n && n->kind == CEL_N_IDENT && p->device_slot >= 0 &&
+           n->slot == p->device_slot;
+}
+
+static int name_is(const struct cel_node *n, const char *s)
+{
+    return n->name && n->name_len == strlen(s) &&
+           memcmp(n->name, s, n->name_len) == 0;
+}
+
+/* device.attributes / device.capacity: 0 attrs, 1 caps, -1 neither */
+static int dev_map(const struct cel_program *p, const struct aliases *al,
+                   const struct cel_node *n)
+{
+    n = resolve(al, n);
+    if (!n || n->kind != CEL_N_SELECT || !is_device(p, al, n->args[0]))
+        return -1;
+    if (name_is(n, "attributes"))
+        return 0;
+    if (name_is(n, "capacity"))
+        return 1;
+    return -1;
+}
+
+static int is_driver(const struct cel_program *p, const struct aliases *al,
+                     const struct cel_node *n)
+{
+    n = resolve(al, n);
+    return n && n->kind == CEL_N_SELECT && name_is(n, "driver") &&
+           is_device(p, al, n->args[0]);
+}
+
+static int is_str_lit(const struct cel_node *n)
+{
+    return n && n->kind == CEL_N_LIT && n->lit.kind == CEL_V_STRING;
+}
+
+static unsigned min_offset(const struct cel_node *n, int depth)
+{
+    unsigned m = n->offset, i;
+
+    if (depth > 64)
+        return m;
+    for (i = 0; i < n->nargs; i++) {
+        if (n->args[i]) {
+            unsigned c = min_offset(n->args[i], depth + 1);
+            if (c < m)
+                m = c;
+        }
+    }
+    return m;
+}
+
+/* Calls fn on every top-level conjunct (through && and cel.bind). */
+static void conjuncts(const struct cel_node *n, struct aliases *al,
+                      void (*fn)(void *ctx, const struct cel_node *c,
+                                 const struct aliases *al), void *ctx,
+                      int depth)
+{
+    if (!n || depth > 200)
+        return;
+    if (n->kind == CEL_N_AND) {
+        conjuncts(n->args[0], al, fn, ctx, depth + 1);
+        conjuncts(n->args[1], al, fn, ctx, depth + 1);
+        return;
+    }
+    if (n->kind == CEL_N_BIND) {
+        int saved = al->n;
+        if (al->n < 16) {
+            al->v[al->n].slot = n->args[0]->slot;
+            al->v[al->n].init = n->args[1];
+            al->n++;
+        }
+        conjuncts(n->args[2], al, fn, ctx, depth + 1);
+        al->n = saved;
+        return;
+    }
+    fn(ctx, n, al);
+}
+
+/* ================= pinned driver ================= */
+
+struct pin_ctx { const struct cel_program *p; const char *driver; };
+
+static const char *driver_eq(const struct cel_program *p,
+                             const struct aliases *al,
+                             const struct cel_node *c)
+{
+    if (c->kind != CEL_N_BINOP)
+        return NULL;
+    if (c->op == CEL_OP_EQ) {
+        if (is_driver(p, al, c->args[0]) && is_str_lit(c->args[1]))
+            return c->args[1]->lit.v.s.p;
+        if (is_driver(p, al, c->args[1]) && is_str_lit(c->args[0]))
+            return c->args[0]->lit.v.s.p;
+    }
+    if (c->op == CEL_OP_IN && is_driver(p, al, c->args[0]) &&
+        c->args[1]->kind == CEL_N_LIST && c->args[1]->nargs == 1 &&
+        !c->args[1]->opt_elems && is_str_lit(c->args[1]->args[0]))
+        return c->args[1]->args[0]->lit.v.s.p;
+    return NULL;
+}
+
+static void pin_fn(void *ctx, const struct cel_node *c,
+                   const struct aliases *al)
+{
+    struct pin_ctx *pc = ctx;
+    const char *d;
+
+    if (pc->driver)
+        return;
+    d = driver_eq(pc->p, al, c);
+    if (d)
+        pc->driver = d;
+}
+
+const char *cel_pinned_driver(const struct cel_program *p)
+{
+    struct pin_ctx pc;
+    struct aliases al;
+
+    pc.p = p;
+    pc.driver = NULL;
+    al.n = 0;
+    conjuncts(p->root, &al, pin_fn, &pc, 0);
+    return pc.driver;
+}
+
+/* ================= domains ================= */
+
+static void walk_domains(const struct cel_program *p, const struct cel_node *n,
+                         void (*fn)(void *, const char *, int, unsigned),
+                         void *ctx, int depth)
+{
+    unsigned i;
+
+    if (!n || depth > CEL_MAX_NODE_DEPTH + 8)
+        return;
+    if ((n->kind == CEL_N_INDEX || n->kind == CEL_N_OPTINDEX) &&
+        is_str_lit(n->args[1])) {
+        int m = dev_map(p, NULL, n->args[0]);
+        if (m >= 0)
+            fn(ctx, n->args[1]->lit.v.s.p, m, n->args[1]->offset);
+    }
+    for (i = 0; i < n->nargs; i++)
+        walk_domains(p, n->args[i], fn, ctx, depth + 1);
+}
+
+void cel_foreach_domain(const struct cel_program *p,
+                        void (*fn)(void *ctx, const char *domain,
+                                   int is_capacity, unsigned offset),
+                        void *ctx)
+{
+    walk_domains(p, p->root, fn, ctx, 0);
+}
+
+/* ================= unsatisfiability ================= */
+
+enum { K_NUM, K_STR, K_BOOL, K_QTY, K_VER };
+
+struct atom {
+    char path[200];             /* "device.driver", "device.attributes[...]" */
+    int op;                     /* CEL_OP_EQ NE LT LE GT GE IN */
+    int vk;                     /* value class K_* */
+    struct cel_value val;
+    const struct cel_node *list;    /* IN: the list literal */
+    size_t prog;
+    unsigned offset;
+};
+
+#define MAX_ATOMS 256
+
+struct unsat_ctx {
+    const struct cel_program *p;
+    size_t prog;
+    struct atom atoms[MAX_ATOMS];
+    size_t n;
+    int const_false;            /* a conjunct folds to false */
+    unsigned cf_offset;
+    size_t cf_prog;
+};
+
+static int value_class(const struct cel_value *v)
+{
+    switch (v->kind) {
+    case CEL_V_INT: case CEL_V_UINT: case CEL_V_DOUBLE: return K_NUM;
+    case CEL_V_STRING: return K_STR;
+    case CEL_V_BOOL: return K_BOOL;
+    case CEL_V_QUANTITY: return K_QTY;
+    case CEL_V_SEMVER: return K_VER;
+    default: return -1;
+    }
+}
+
+/* Renders the attribute path of n into buf; 0 or -1 if n is not one. */
+static int attr_path(const struct cel_program *p, const struct aliases *al,
+                     const struct cel_node *n, char *buf, size_t sz)
+{
+    const struct cel_node *dom;
+    const char *id;
+    size_t idn;
+    int m;
+
+    n = resolve(al, n);
+    if (!n)
+        return -1;
+    if (is_driver(p, al, n)) {
+        snprintf(buf, sz, "device.driver");
+        return 0;
+    }
+    if (n->kind == CEL_N_SELECT) {
+        id = n->name;
+        idn = n->name_len;
+    } else if (n->kind == CEL_N_INDEX && is_str_lit(n->args[1])) {
+        id = n->args[1]->lit.v.s.p;
+        idn = n->args[1]->lit.v.s.n;
+    } else {
+        return -1;
+    }
+    dom = resolve(al, n->args[0]);
+    if (!dom || dom->kind != CEL_N_INDEX || !is_str_lit(dom->args[1]))
+        return -1;
+    m = dev_map(p, al, dom->args[0]);
+    if (m < 0)
+        return -1;
+    snprintf(buf, sz, "device.%s[\"%s\"].%.*s", m ? "capacity" : "attributes",
+             dom->args[1]->lit.v.s.p, (int)idn, id);
+    return 0;
+}
+
+static int flip(int op)
+{
+    switch (op) {
+    case CEL_OP_LT: return CEL_OP_GT;
+    case CEL_OP_LE: return CEL_OP_GE;
+    case CEL_OP_GT: return CEL_OP_LT;
+    case CEL_OP_GE: return CEL_OP_LE;
+    default: return op;
+    }
+}
+
+static int negate(int op)
+{
+    switch (op) {
+    case CEL_OP_EQ: return CEL_OP_NE;
+    case CEL_OP_NE: return CEL_OP_EQ;
+    case CEL_OP_LT: return CEL_OP_GE;
+    case CEL_OP_LE: return CEL_OP_GT;
+    case CEL_OP_GT: return CEL_OP_LE;
+    case CEL_OP_GE: return CEL_OP_LT;
+    default: return -1;
+    }
+}
+
+static void add_atom(struct unsat_ctx *u, const char *path, int op,
+                     const struct cel_value *v, const struct cel_node *list,
+                     unsigned off)
+{
+    struct atom *a;
+
+    if (u->n >= MAX_ATOMS)
+        return;
+    a = &u->atoms[u->n++];
+    snprintf(a->path, sizeof(a->path), "%s", path);
+    a->op = op;
+    a->list = list;
+    if (v) {
+        a->val = *v;
+        a->vk = value_class(v);
+    } else {
+        a->vk = -1;
+    }
+    a->prog = u->prog;
+    a->offset = off;
+}
+
+/* x.compareTo(C) op K, x.isGreaterThan(C), x.isLessThan(C) */
+static int cmp_call(const struct cel_node *c, const struct cel_node **x,
+                    const struct cel_value **cv)
+{
+    if (c->kind != CEL_N_CALL || !c->member || c->nargs != 2 ||
+        c->args[1]->kind != CEL_N_LIT)
+        return -1;
+    *x = c->args[0];
+    *cv = &c->args[1]->lit;
+    if (name_is(c, "isGreaterThan"))
+        return CEL_OP_GT;
+    if (name_is(c, "isLessThan"))
+        return CEL_OP_LT;
+    if (name_is(c, "compareTo"))
+        return 100;
+    return -1;
+}
+
+static int has_ident(const struct cel_node *n, int depth)
+{
+    unsigned i;
+
+    if (!n || depth > 200)
+        return 1;
+    if (n->kind == CEL_N_IDENT || n->kind == CEL_N_COMPR ||
+        n->kind == CEL_N_BIND)
+        return 1;
+    for (i = 0; i < n->nargs; i++) {
+        if (n->args[i] && has_ident(n->args[i], depth + 1))
+            return 1;
+    }
+    return 0;
+}
+
+static void atom_of(struct unsat_ctx *u, const struct cel_node *c,
+                    const struct aliases *al, int neg)
+{
+    char path[200];
+    const struct cel_node *x;
+    const struct cel_value *cv;
+    unsigned off = min_offset(c, 0);
+    int op, cop;
+
+    if (c->kind == CEL_N_NOT) {
+        atom_of(u, c->args[0], al, !neg);
+        return;
+    }
+    if (!has_ident(c, 0)) {
+        /* device-free: fold it */
+        struct cel_eval ev;
+        struct cel_scratch sc;
+        struct cel_value v;
+        memset(&ev, 0, sizeof(ev));
+        cel_scratch_init(&sc);
+        ev.p = u->p;
+        ev.scratch = &sc;
+        v = cel_eval_node(&ev, c);
+        if (v.kind == CEL_V_BOOL && v.v.b == neg && !u->const_false) {
+            u->const_false = 1;
+            u->cf_offset = off;
+            u->cf_prog = u->prog;
+        }
+        cel_scratch_release(&sc);
+        return;
+    }
+    /* a bare boolean attribute */
+    if (attr_path(u->p, al, c, path, sizeof(path)) == 0) {
+        struct cel_value b = cel_vbool(!neg);
+        add_atom(u, path, CEL_OP_EQ, &b, NULL, off);
+        return;
+    }
+    /* x.isGreaterThan(C) / x.isLessThan(C) */
+    op = cmp_call(c, &x, &cv);
+    if ((op == CEL_OP_GT || op == CEL_OP_LT) &&
+        attr_path(u->p, al, x, path, sizeof(path)) == 0) {
+        add_atom(u, path, neg ? negate(op) : op, cv, NULL, off);
+        return;
+    }
+    if (c->kind != CEL_N_BINOP)
+        return;
+    op = c->op;
+    if (op == CEL_OP_IN) {
+        if (!neg && attr_path(u->p, al, c->args[0], path, sizeof(path)) == 0 &&
+            c->args[1]->kind == CEL_N_LIST && !c->args[1]->opt_elems)
+            add_atom(u, path, CEL_OP_IN, NULL, c->args[1], off);
+        return;
+    }
+    if (op > CEL_OP_GE)
+        return;
+    if (neg)
+        op = negate(op);
+    /* x.compareTo(C) op K */
+    cop = cmp_call(c->args[0], &x, &cv);
+    if (cop == 100 && c->args[1]->kind == CEL_N_LIT &&
+        c->args[1]->lit.kind == CEL_V_INT &&
+        attr_path(u->p, al, x, path, sizeof(path)) == 0) {
+        int64_t k = c->args[1]->lit.v.i;
+        if (k == 0) {
+            add_atom(u, path, op, cv, NULL, off);
+        } else if ((k == 1 && op == CEL_OP_EQ) || (k == -1 && op == CEL_OP_GT)
+                   || (k == -1 && op == CEL_OP_NE && 0)) {
+            add_atom(u, path, k == 1 ? CEL_OP_GT : CEL_OP_GE, cv, NULL, off);
+        } else if (k == -1 && op == CEL_OP_EQ) {
+            add_atom(u, path, CEL_OP_LT, cv, NULL, off);
+        } else if (k == 1 && op == CEL_OP_LT) {
+            add_atom(u, path, CEL_OP_LE, cv, NULL, off);
+        }
+        return;
+    }
+    if (c->args[1]->kind == CEL_N_LIT &&
+        attr_path(u->p, al, c->args[0], path, sizeof(path)) == 0) {
+        add_atom(u, path, op, &c->args[1]->lit, NULL, off);
+        return;
+    }
+    if (c->args[0]->kind == CEL_N_LIT &&
+        attr_path(u->p, al, c->args[1], path, sizeof(path)) == 0)
+        add_atom(u, path, flip(op), &c->args[0]->lit, NULL, off);
+}
+
+static void unsat_fn(void *ctx, const struct cel_node *c,
+                     const struct aliases *al)
+{
+    atom_of(ctx, c, al, 0);
+}
+
+static int vcmp(const struct cel_value *a, const struct cel_value *b)
+{
+    if (a->kind == CEL_V_QUANTITY)
+        return cel_quantity_cmp(a, b);
+    if (a->kind == CEL_V_SEMVER)
+        return cel_semver_cmp(a->v.sv, b->v.sv);
+    return cel_value_compare(a, b);
+}
+
+/* does value v satisfy atom a? 1 yes, 0 no, -1 unknown */
+static int sat(const struct atom *a, const struct cel_value *v)
+{
+    int c;
+    unsigned i;
+
+    if (a->op == CEL_OP_IN) {
+        int unknown = 0;
+        for (i = 0; i < a->list->nargs; i++) {
+            const struct cel_node *e = a->list->args[i];
+            if (e->kind != CEL_N_LIT) {
+                unknown = 1;
+                continue;
+            }
+            if (cel_value_equal(&e->lit, v) == 1)
+                return 1;
+        }
+        return unknown ? -1 : 0;
+    }
+    if (a->vk < 0 || a->vk != value_class(v))
+        return -1;
+    c = vcmp(v, &a->val);
+    if (c == 2 || c == 3)
+        return -1;
+    switch (a->op) {
+    case CEL_OP_EQ: return c == 0;
+    case CEL_OP_NE: return c != 0;
+    case CEL_OP_LT: return c < 0;
+    case CEL_OP_LE: return c <= 0;
+    case CEL_OP_GT: return c > 0;
+    case CEL_OP_GE: return c >= 0;
+    default: return -1;
+    }
+}
+
+static void show(const struct cel_value *v, char *buf, size_t sz)
+{
+    if (v->kind == CEL_V_STRING)
+        snprintf(buf, sz, "'%.*s'", (int)v->v.s.n, v->v.s.p);
+    else if (cel_value_render(v, buf, sz) < 0)
+        snprintf(buf, sz, "...");
+}
+
+static const char *opname(int op)
+{
+    static const char *const n[] = { "==", "!=", "<", "<=", ">", ">=", "in" };
+    return op >= 0 && op <= CEL_OP_IN ? n[op] : "?";
+}
+
+/* Checks atoms [0, upto] of one path for a contradiction introduced by
+ * atom `upto`. Returns 1 with why filled when proven. */
+static int path_unsat(const struct atom *at, size_t n, size_t upto,
+                      char *why, size_t whysz)
+{
+    const struct atom *last = &at[upto];
+    size_t i, j;
+    char b1[96], b2[96];
+
+    /* candidates: every EQ value and IN element among the atoms; if some
+     * EQ/IN constrains the path, the value must be one of them */
+    for (i = 0; i <= upto; i++) {
+        const struct atom *a = &at[i];
+        if (strcmp(a->path, last->path) || a->op != CEL_OP_EQ || a->vk < 0)
+            continue;
+        for (j = 0; j <= upto; j++) {
+            const struct atom *b = &at[j];
+            if (j == i || strcmp(b->path, last->path))
+                continue;
+            if (b->op != CEL_OP_IN && b->vk != a->vk)
+                continue;
+            if (sat(b, &a->val) == 0) {
+                show(&a->val, b1, sizeof(b1));
+                if (b->op == CEL_OP_EQ) {
+                    show(&b->val, b2, sizeof(b2));
+                    snprintf(why, whysz, "%s must be both %s (selector %zu) "
+                             "and %s (selector %zu)", last->path, b1,
+                             a->prog + 1, b2, b->prog + 1);
+                } else if (b->op == CEL_OP_IN) {
+                    snprintf(why, whysz, "%s must be %s (selector %zu) but "
+                             "also one of the list in selector %zu",
+                             last->path, b1, a->prog + 1, b->prog + 1);
+                } else {
+                    show(&b->val, b2, sizeof(b2));
+                    snprintf(why, whysz, "%s must be %s (selector %zu) but "
+                             "also %s %s (selector %zu)", last->path, b1,
+                             a->prog + 1, opname(b->op), b2, b->prog + 1);
+                }
+                return 1;
+            }
+        }
+    }
+    /* IN lists: is some element satisfying every other atom? */
+    for (i = 0; i <= upto; i++) {
+        const struct atom *a = &at[i];
+        int any = 0, unknown = 0;
+        unsigned e;
+        if (strcmp(a->path, last->path) || a->op != CEL_OP_IN)
+            continue;
+        for (e = 0; e < a->list->nargs && !any; e++) {
+            const struct cel_node *el = a->list->args[e];
+            int ok = 1;
+            if (el->kind != CEL_N_LIT) {
+                unknown = 1;
+                continue;
+            }
+            for (j = 0; j <= upto && ok; j++) {
+                int s;
+                if (j == i || strcmp(at[j].path, last->path))
+                    continue;
+                s = sat(&at[j], &el->lit);
+                if (s < 0)
+                    unknown = 1;
+                ok = s != 0;
+            }
+            any = ok;
+        }
+        if (!any && !unknown) {
+            snprintf(why, whysz, "no value in the list for %s (selector %zu) "
+                     "satisfies the other conditions on it", last->path,
+                     a->prog + 1);
+            return 1;
+        }
+    }
+    /* ranges: lower bound above upper bound, same value class */
+    for (i = 0; i <= upto; i++) {
+        const struct atom *lo = &at[i];
+        if (strcmp(lo->path, last->path) || lo->vk < 0 ||
+            (lo->op != CEL_OP_GT && lo->op != CEL_OP_GE))
+            continue;
+        for (j = 0; j <= upto; j++) {
+            const struct atom *hi = &at[j];
+            int c;
+            if (strcmp(hi->path, last->path) || hi->vk != lo->vk ||
+                (hi->op != CEL_OP_LT && hi->op != CEL_OP_LE))
+                continue;
+            c = vcmp(&lo->val, &hi->val);
+            if (c == 2 || c == 3)
+                continue;
+            if (c > 0 || (c == 0 && (lo->op == CEL_OP_GT ||
+                                     hi->op == CEL_OP_LT)) ||
+                (lo->vk == K_NUM && lo->val.kind == CEL_V_INT &&
+                 hi->val.kind == CEL_V_INT && lo->op == CEL_OP_GT &&
+                 hi->op == CEL_OP_LT && hi->val.v.i - lo->val.v.i == 1 &&
+                 lo->val.v.i < hi->val.v.i)) {
+                show(&lo->val, b1, sizeof(b1));
+                show(&hi->val, b2, sizeof(b2));
+                snprintf(why, whysz, "%s must be %s %s (selector %zu) and "
+                         "%s %s (selector %zu)", last->path, opname(lo->op),
+                         b1, lo->prog + 1, opname(hi->op), b2, hi->prog + 1);
+                return 1;
+            }
+        }
+    }
+    (void)n;
+    return 0;
+}
+
+int cel_conj_unsat(const struct cel_program *const *progs, size_t n,
+                   char *why, size_t whysz, size_t *which, unsigned *offset)
+{
+    struct unsat_ctx *u = NULL;
+    struct unsat_ctx local;
+    size_t i;
+    int found = 0;
+
+    u = &local;
+    memset(u, 0, sizeof(*u));
+    for (i = 0; i < n && !found; i++) {
+        struct aliases al;
+        size_t before = u->n, k;
+        al.n = 0;
+        u->p = progs[i];
+        u->prog = i;
+        conjuncts(progs[i]->root, &al, unsat_fn, u, 0);
+        if (u->const_false) {
+            snprintf(why, whysz, "selector %zu is always false", i + 1);
+            *which = u->cf_prog;
+            *offset = u->cf_offset;
+            found = 1;
+            break;
+        }
+        for (k = before; k < u->n && !found; k++) {
+            if (path_unsat(u->atoms, u->n, k, why, whysz)) {
+                *which = u->atoms[k].prog;
+                *offset = u->atoms[k].offset;
+                found = 1;
+            }
+        }
+    }
+    return found;
+}
