@@ -236,7 +236,7 @@ const struct rule rules[] = {
         .why = "Devices of a claim that no container (init containers "
                "included) lists in resources.claims are allocated and "
                "prepared but never made available to a container: they sit "
-               "idle. Claims of network devices (attached to the pod, not "
+               "idle. Claims of network devices (attached to the pod, not a "
                "container) are exempt when their class is known to be one "
                "(DRA network drivers such as dra.net).",
         .bad = "resourceClaims:\n- name: gpu\n"

@@ -133,7 +133,7 @@ static int conv_scalar(struct conv *cv, const cJSON *j, struct tnode **out)
         n = tree_new(cv->a, T_BOOL, 0, 0);
         n->boolean = cJSON_IsTrue(j) ? 1 : 0;
         n->str = n->boolean ? "true" : "false";
-        n->len = strlen(n->str);
+        n->len = (unsigned)strlen(n->str);
     } else if (cJSON_IsNumber(j)) {
         double v = j->valuedouble;
 
@@ -141,15 +141,14 @@ static int conv_scalar(struct conv *cv, const cJSON *j, struct tnode **out)
             return err_set(cv->err, "JSON number out of range");
         if (v == floor(v) && fabs(v) < MAX_EXACT_INT) {
             n = tree_new(cv->a, T_INT, 0, 0);
-            n->ival = (long long)v;
-            n->fval = (double)n->ival;
+            n->ival = (long long)v;     /* ival/fval share storage */
             n->str = arena_printf(cv->a, "%lld", n->ival);
         } else {
             n = tree_new(cv->a, T_FLOAT, 0, 0);
             n->fval = v;
             n->str = arena_printf(cv->a, "%.17g", v);
         }
-        n->len = strlen(n->str);
+        n->len = (unsigned)strlen(n->str);
     } else if (cJSON_IsString(j)) {
         size_t len = strlen(j->valuestring);
 
@@ -157,7 +156,7 @@ static int conv_scalar(struct conv *cv, const cJSON *j, struct tnode **out)
             return err_set(cv->err, "invalid UTF-8 in JSON string");
         n = tree_new(cv->a, T_STR, 0, 0);
         n->str = arena_strndup(cv->a, j->valuestring, len);
-        n->len = len;
+        n->len = (unsigned)len;     /* < LIMIT_SCALAR_BYTES: body cap */
         n->quoted = 1;
     } else {
         return err_set(cv->err, "unsupported JSON value");
@@ -254,7 +253,7 @@ static struct tnode *conv_seq(struct conv *cv, const cJSON *j)
         if (!kid)
             return NULL;
         kid->parent = s;
-        kid->index = (long)s->n;
+        kid->index = (int)s->n;
         s->kids[s->n++] = kid;
     }
     return s;

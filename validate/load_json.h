@@ -7,7 +7,7 @@
  * data after the value is an error, nesting is capped at LIMIT_NEST_DEPTH
  * (limits.h) by a pre-scan so cJSON's own fixed limit never fires, strings
  * must be valid UTF-8 without NUL (raw or \u0000). Numbers that are integral
- * with |v| < 2^53 become T_INT (ival and fval set), other finite numbers
+ * with |v| < 2^53 become T_INT (ival), other finite numbers
  * T_FLOAT; scalar nodes keep a text rendering in str. No positions: every
  * line/col is 0.
  */

@@ -52,6 +52,7 @@ struct serve_args {
     int warn_mode;
     unsigned deadline_ms;
     unsigned grace_seconds;
+    unsigned drain_delay_ms;
 };
 
 static const char usage_text[] =
@@ -83,6 +84,8 @@ static const char usage_text[] =
 "  --max-body BYTES          request body cap (default 3145728; more: 413)\n"
 "  --deadline-ms MS          validation budget; past it: allow + warning\n"
 "                            (default 2000, 0 = none)\n"
+"  --drain-delay-ms MS        after SIGTERM keep serving (readyz 503) at\n"
+"                            least this long (default 2000)\n"
 "  --grace-seconds S         SIGTERM drain limit (default 10)\n";
 
 static int usage(FILE *f, int code)
@@ -148,6 +151,7 @@ static int parse_serve(int argc, char **argv, struct serve_args *a,
     a->srv.conn_timeout = 30;
     a->deadline_ms = 2000;
     a->grace_seconds = 10;
+    a->drain_delay_ms = 2000;
     for (i = 1; i < argc; i++) {
         const char *arg = argv[i], *v;
         unsigned long n;
@@ -221,6 +225,10 @@ static int parse_serve(int argc, char **argv, struct serve_args *a,
             if (parse_uint("--deadline-ms", v, 600000, &n, err) < 0)
                 return -1;
             a->deadline_ms = (unsigned)n;
+        } else if (VAL("--drain-delay-ms")) {
+            if (parse_uint("--drain-delay-ms", v, 3600000, &n, err) < 0)
+                return -1;
+            a->drain_delay_ms = (unsigned)n;
         } else if (VAL("--grace-seconds")) {
             if (parse_uint("--grace-seconds", v, 3600, &n, err) < 0)
                 return -1;
@@ -262,11 +270,14 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* SIGTERM: /readyz 503 at once and every response closes its connection;
- * requests in flight (and new ones on open connections) finish while any
- * are left, up to the grace period; then the listener closes and stopping
- * the daemon closes the idle keep-alive connections. */
-static void drain(struct server *srv, unsigned grace_seconds)
+/* SIGTERM: /readyz 503 at once and every response closes its connection.
+ * The server keeps serving for at least delay_ms (the apiserver learns of
+ * the endpoint removal late, and bytes of a request may still sit in a
+ * socket buffer) and then while requests are in flight, up to the grace
+ * period; then the listener closes and stopping the daemon closes the idle
+ * keep-alive connections. */
+static void drain(struct server *srv, unsigned grace_seconds,
+                  unsigned delay_ms)
 {
     long waited = 0, limit = (long)grace_seconds * 1000;
     size_t left;
@@ -274,7 +285,8 @@ static void drain(struct server *srv, unsigned grace_seconds)
     log_msg(LOG_INFO, "draining: %zu requests in flight, grace %us",
             server_in_flight(srv), grace_seconds);
     server_drain(srv);
-    while ((left = server_in_flight(srv)) > 0 && waited < limit) {
+    while (((left = server_in_flight(srv)) > 0 || waited < (long)delay_ms)
+           && waited < limit) {
         sleep_ms(20);
         waited += 20;
     }
@@ -374,7 +386,7 @@ static int cmd_serve(int argc, char **argv)
             cfg.kube_version ? cfg.kube_version : target_newest());
     while (!got_term)
         sleep_ms(100);
-    drain(srv, a.grace_seconds);
+    drain(srv, a.grace_seconds, a.drain_delay_ms);
     ret = 0;
     goto out;
 fail:

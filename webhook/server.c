@@ -216,7 +216,10 @@ static enum MHD_Result serve_validate(struct server *s,
     return ret;
 }
 
-/* First call of a request: route, method, early limits. */
+/* First call of a request: route, method, early limits. An answer queued
+ * here makes libmicrohttpd close the connection (it has not read the
+ * body), which is right for errors; normal answers wait for the last call
+ * so keep-alive is kept. */
 static enum MHD_Result on_first(struct server *s, struct MHD_Connection *c,
                                 struct request *rq, const char *method)
 {
@@ -251,11 +254,7 @@ static enum MHD_Result on_first(struct server *s, struct MHD_Connection *c,
     case R_METRICS:
         if (!get)
             return reply_error(s, c, rq, 405, "use GET", "GET, HEAD");
-        if (rq->route == R_HEALTHZ)
-            return reply_text(s, c, rq, 200, "{\"status\":\"ok\"}");
-        if (rq->route == R_READYZ)
-            return serve_readyz(s, c, rq);
-        return serve_metrics(s, c, rq);
+        return MHD_YES;
     case R_NONE:
         break;
     }
@@ -285,8 +284,9 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c,
         return on_first(s, c, rq, method);
     }
     if (*upload_size) {
-        /* chunked bodies have no Content-Length: cap while reading */
-        if (!rq->answered && !rq->too_big
+        /* chunked bodies have no Content-Length: cap while reading; other
+         * routes ignore a body */
+        if (!rq->answered && !rq->too_big && rq->route == R_VALIDATE
             && buf_add(&rq->body, upload, *upload_size) < 0) {
             rq->too_big = 1;
             buf_release(&rq->body);
@@ -296,6 +296,18 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c,
     }
     if (rq->answered)
         return MHD_YES;
+    switch (rq->route) {
+    case R_HEALTHZ:
+        return reply_text(s, c, rq, 200, "{\"status\":\"ok\"}");
+    case R_READYZ:
+        return serve_readyz(s, c, rq);
+    case R_METRICS:
+        return serve_metrics(s, c, rq);
+    case R_VALIDATE:
+        break;
+    case R_NONE:
+        return MHD_NO;
+    }
     if (rq->too_big)
         return reply_error(s, c, rq, 413, "request body is larger than "
                            "--max-body", NULL);
