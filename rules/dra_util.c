@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../validate/arena.h"
+#include "../validate/cel/cel.h"
 #include "../validate/object.h"
 #include "../validate/tree.h"
 #include "rules.h"
@@ -44,14 +45,20 @@ static const char *driver_text(struct arena *a, const char *e)
 const char *selectors_driver(struct arena *a, const struct selector *sel,
                              size_t n)
 {
+    struct cel_env env = {1, 1, 0};
     size_t i;
 
-    /* TODO(cel): use cel_pinned_driver() once validate/cel/ lands */
     for (i = 0; i < n; i++) {
+        struct cel_program *p;
+        struct cel_error err;
         const char *d;
         if (!sel[i].expr)
             continue;
-        d = driver_text(a, sel[i].expr);
+        if (cel_compile(a, &env, sel[i].expr, strlen(sel[i].expr), &p,
+                        &err) == 0)
+            d = cel_pinned_driver(p);
+        else
+            d = driver_text(a, sel[i].expr);
         if (d)
             return d;
     }
