@@ -159,14 +159,56 @@ struct cel_eval {
 /* Error values: message in scratch (or static). */
 struct cel_value cel_verr(struct cel_eval *ev, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-struct cel_value cel_vbool(int b);
-struct cel_value cel_vint(int64_t i);
-struct cel_value cel_vuint(uint64_t u);
-struct cel_value cel_vdouble(double d);
-struct cel_value cel_vstr(const char *p, size_t n);
-struct cel_value cel_vbytes(const char *p, size_t n);
-struct cel_value cel_vnull(void);
-struct cel_value cel_vtype(int t);
+/* small constructors: inline, they sit on the hot path */
+static inline struct cel_value cel_vbool(int b)
+{
+    struct cel_value v = { CEL_V_BOOL, 0, NULL, { 0 } };
+    v.v.b = b != 0;
+    return v;
+}
+static inline struct cel_value cel_vint(int64_t i)
+{
+    struct cel_value v = { CEL_V_INT, 0, NULL, { 0 } };
+    v.v.i = i;
+    return v;
+}
+static inline struct cel_value cel_vuint(uint64_t u)
+{
+    struct cel_value v = { CEL_V_UINT, 0, NULL, { 0 } };
+    v.v.u = u;
+    return v;
+}
+static inline struct cel_value cel_vdouble(double d)
+{
+    struct cel_value v = { CEL_V_DOUBLE, 0, NULL, { 0 } };
+    v.v.d = d;
+    return v;
+}
+static inline struct cel_value cel_vstr(const char *p, size_t n)
+{
+    struct cel_value v = { CEL_V_STRING, 0, NULL, { 0 } };
+    v.v.s.p = p;
+    v.v.s.n = n;
+    return v;
+}
+static inline struct cel_value cel_vbytes(const char *p, size_t n)
+{
+    struct cel_value v = { CEL_V_BYTES, 0, NULL, { 0 } };
+    v.v.s.p = p;
+    v.v.s.n = n;
+    return v;
+}
+static inline struct cel_value cel_vnull(void)
+{
+    struct cel_value v = { CEL_V_NULL, 0, NULL, { 0 } };
+    return v;
+}
+static inline struct cel_value cel_vtype(int t)
+{
+    struct cel_value v = { CEL_V_TYPE, 0, NULL, { 0 } };
+    v.sub = (unsigned char)t;
+    return v;
+}
 struct cel_value cel_vlist(struct cel_eval *ev, const struct cel_value *v,
                            size_t n);
 struct cel_value cel_vopt(struct cel_eval *ev, const struct cel_value *inner);

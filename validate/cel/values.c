@@ -98,75 +98,13 @@ struct cel_value cel_verr(struct cel_eval *ev, const char *fmt, ...)
     return v;
 }
 
-struct cel_value cel_vbool(int b)
-{
-    struct cel_value v;
-    memset(&v, 0, sizeof(v));
-    v.kind = CEL_V_BOOL;
-    v.v.b = b != 0;
-    return v;
-}
 
-struct cel_value cel_vint(int64_t i)
-{
-    struct cel_value v;
-    memset(&v, 0, sizeof(v));
-    v.kind = CEL_V_INT;
-    v.v.i = i;
-    return v;
-}
 
-struct cel_value cel_vuint(uint64_t u)
-{
-    struct cel_value v;
-    memset(&v, 0, sizeof(v));
-    v.kind = CEL_V_UINT;
-    v.v.u = u;
-    return v;
-}
 
-struct cel_value cel_vdouble(double d)
-{
-    struct cel_value v;
-    memset(&v, 0, sizeof(v));
-    v.kind = CEL_V_DOUBLE;
-    v.v.d = d;
-    return v;
-}
 
-struct cel_value cel_vstr(const char *p, size_t n)
-{
-    struct cel_value v;
-    memset(&v, 0, sizeof(v));
-    v.kind = CEL_V_STRING;
-    v.v.s.p = p;
-    v.v.s.n = n;
-    return v;
-}
 
-struct cel_value cel_vbytes(const char *p, size_t n)
-{
-    struct cel_value v = cel_vstr(p, n);
-    v.kind = CEL_V_BYTES;
-    return v;
-}
 
-struct cel_value cel_vnull(void)
-{
-    struct cel_value v;
-    memset(&v, 0, sizeof(v));
-    v.kind = CEL_V_NULL;
-    return v;
-}
 
-struct cel_value cel_vtype(int t)
-{
-    struct cel_value v;
-    memset(&v, 0, sizeof(v));
-    v.kind = CEL_V_TYPE;
-    v.sub = (unsigned char)t;
-    return v;
-}
 
 struct cel_value cel_vlist(struct cel_eval *ev, const struct cel_value *items,
                            size_t n)
@@ -340,15 +278,28 @@ int cel_value_compare(const struct cel_value *a, const struct cel_value *b)
 
 /* ================= maps ================= */
 
+/* NUL-terminated c equals the n bytes at p; never reads past c's NUL */
+static int cstr_eq(const char *c, const char *p, size_t n)
+{
+    size_t i;
+
+    if (!c)
+        return 0;
+    for (i = 0; i < n; i++) {
+        if (c[i] != p[i] || c[i] == 0)
+            return 0;
+    }
+    return c[n] == 0;
+}
+
 static int same_cstr(const char *c, const struct cel_value *k)
 {
-    size_t n = strlen(c);
-    return n == k->v.s.n && memcmp(c, k->v.s.p, n) == 0;
+    return cstr_eq(c, k->v.s.p, k->v.s.n);
 }
 
 static int dom_eq(const char *a, const char *b, size_t bn)
 {
-    return a && strlen(a) == bn && memcmp(a, b, bn) == 0;
+    return cstr_eq(a, b, bn);
 }
 
 /* Converts one attribute into a value. */
