@@ -58,7 +58,6 @@ static void test_basic(void)
     CHECK(strcmp(tree_str(tree_get(t, "kind")), "Pod") == 0);
     c = tree_at(t, "spec.containers");
     CHECK(tree_is_seq(c) && c->n == 2);
-    CHECK(c && c->n == 2 && c->kids[1]->index == 1);
     CHECK(c && c->n == 2 && strcmp(tree_str(tree_get(c->kids[1], "name")),
                                    "b") == 0);
     CHECK(c && c->parent && strcmp(c->key, "containers") == 0);
@@ -175,7 +174,7 @@ static void test_strings(void)
     CHECK(t && strcmp(t->str, "caf\xc3\xa9 \xc3\xa9 \xf0\x9f\x98\x80 "
                       "\\u0000") == 0);
     t = ps("\"\"");
-    CHECK(t && t->kind == T_STR && t->len == 0);
+    CHECK(t && t->kind == T_STR && t->str[0] == '\0');
 }
 
 static void test_top_level(void)
