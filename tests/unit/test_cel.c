@@ -311,6 +311,35 @@ static void run_row(const struct row *r, int selector)
     arena_release(&a);
 }
 
+/* JIT stack exhaustion (-46) falls back to the interpreter: no crash, a
+ * result or a clean limit error */
+static void test_regex_jit(void)
+{
+    static const char *const e =
+        "lists.range(6000).map(x, 'ab').join('').matches('^(a|b)*$')";
+    struct arena a;
+    struct cel_env env = { 0, 0, 1 };
+    struct cel_program *p;
+    struct cel_error err;
+    char out[64];
+    int rc;
+
+    arena_init(&a, 65536);
+    rc = cel_compile_expr(&a, &env, e, strlen(e), &p, &err);
+    check(rc == 0, "jit regex compiles", err.msg);
+    if (rc == 0) {
+        rc = cel_eval_to_string(p, NULL, out, sizeof(out), &err);
+        check((rc == 0 && !strcmp(out, "true")) ||
+              (rc < 0 && strstr(err.msg, "limit")),
+              "jit stack limit handled", rc < 0 ? err.msg : out);
+        rc = cel_eval_to_string(p, &dev, out, sizeof(out), &err);
+        check(rc == 0 || strstr(err.msg, "limit"), "jit regex reentrant",
+              err.msg);
+        cel_program_release(p);
+    }
+    arena_release(&a);
+}
+
 static int compile_err(const char *expr, const struct cel_env *env,
                        struct cel_error *err)
 {
@@ -537,6 +566,7 @@ int main(void)
     }
     test_positions();
     test_limits();
+    test_regex_jit();
     test_analysis();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

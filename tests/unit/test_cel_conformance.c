@@ -379,6 +379,10 @@ static void run_test(const char *section, const char *sub, const cJSON *t,
         ok = everr != NULL;
         snprintf(gs, sizeof(gs), "compile error: %s (col %u)", err.msg,
                  err.col);
+        if (ok && verbose)
+            printf("  note %s/%s/%s: expected runtime error reported at "
+                   "compile time: %s\n", section, sub,
+                   name ? name->valuestring : "?", err.msg);
         goto done;
     }
     if (cJSON_IsTrue(checkonly)) {

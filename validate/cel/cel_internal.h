@@ -20,7 +20,8 @@ struct arena;
 #define CEL_MAX_SLOTS       64      /* variables + comprehension locals */
 #define CEL_SCRATCH_INLINE  8192    /* bytes of stack scratch per eval */
 #define CEL_REGEX_MATCH_LIMIT 100000
-#define CEL_REGEX_DEPTH_LIMIT 1000
+#define CEL_REGEX_DEPTH_LIMIT 10000
+#define CEL_REGEX_HEAP_LIMIT_KIB 8192
 
 /* ================= values ================= */
 

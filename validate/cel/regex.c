@@ -283,6 +283,7 @@ struct cel_regex *cel_regex_compile(struct arena *a, const char *pat,
     if (re->mctx) {
         pcre2_set_match_limit(re->mctx, CEL_REGEX_MATCH_LIMIT);
         pcre2_set_depth_limit(re->mctx, CEL_REGEX_DEPTH_LIMIT);
+        pcre2_set_heap_limit(re->mctx, CEL_REGEX_HEAP_LIMIT_KIB);
     }
     if (jit && pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0)
         re->jit = 1;
