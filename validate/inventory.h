@@ -7,11 +7,15 @@
 #define CLAIMCHECK_INVENTORY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "arena.h"
+#include "cel/cel.h"
 #include "strmap.h"
 
 struct object;
+struct tnode;
+struct devmodel;
 
 struct inventory {
     struct arena arena;         /* owns trees and objects */
@@ -19,6 +23,7 @@ struct inventory {
     size_t n, cap;
     struct strmap index;        /* object_key() -> struct object * */
     unsigned kinds;             /* K_* bits present */
+    struct devmodel *_Atomic model; /* inventory_devices(), built lazily */
 };
 
 /* "Kind\x1fns\x1fname" in a; ns "" for cluster-scoped kinds. */
@@ -27,5 +32,122 @@ const char *object_key(struct arena *a, unsigned kind, const char *ns,
 const struct object *inventory_lookup(const struct inventory *inv,
                                       unsigned kind, const char *ns,
                                       const char *name);
+
+/* ==== the device model ==================================================
+ *
+ * Devices of the newest pool generations of every ResourceSlice (all
+ * apiVersions), their placement on nodes, taints, counters and capacity,
+ * with attributes and capacity ready for CEL as struct cel_device. Built
+ * once (devmodel_build) and immutable afterwards: webhook threads share
+ * the inventory's model. Everything lives in the model's own arena; tree
+ * nodes it points at belong to the objects it was built from, which must
+ * outlive it.
+ */
+
+struct qty { int64_t hi; uint64_t lo; };    /* a Quantity in nano units */
+
+/* Parses a resource.Quantity (exact, through the CEL engine's parser).
+ * Returns 0, or -1 if s is not a quantity. */
+int qty_parse(const char *s, struct qty *out);
+int qty_cmp(struct qty a, struct qty b);            /* <0, 0, >0 */
+struct qty qty_add(struct qty a, struct qty b);
+struct qty qty_sub(struct qty a, struct qty b);
+
+struct dm_counter { const char *name; struct qty value; };
+struct dm_counterset {          /* a sharedCounters entry of a pool */
+    const char *name;
+    struct dm_counter *c;
+    size_t n;
+};
+struct dm_consume {             /* a consumesCounters entry of a device */
+    size_t set;                 /* index into its pool's sets; SIZE_MAX:
+                                   names no set (never allocatable) */
+    const char *set_name;
+    struct dm_counter *c;
+    size_t n;
+};
+
+struct dm_pool {
+    const char *driver, *name;
+    long long generation;       /* the newest; older slices are dropped */
+    long long slice_count;      /* resourceSliceCount of the newest */
+    size_t slices_seen;         /* slices of the newest generation */
+    struct dm_counterset *sets;
+    size_t nsets;
+};
+
+enum dm_place { DM_NODE, DM_SELECTOR, DM_ALL };
+
+struct dm_device {
+    const char *driver, *pool, *name;
+    const char *ref;            /* "node-1/gpu-0" (node-local) or
+                                   "pool/gpu-0", for messages */
+    size_t pool_idx;
+    struct cel_device cel;      /* attributes and capacity for CEL */
+    const unsigned *attr_sym;   /* per cel.attrs: interned id */
+    const uint64_t *attr_hash;  /* per cel.attrs: hash of name+value */
+    const unsigned *cap_sym;    /* per cel.caps: interned id */
+    const struct qty *cap_value;    /* per cel.caps: capacity value */
+    const struct tnode *const *cap_policy; /* per cel.caps: requestPolicy */
+    const struct tnode *taints; /* sequence or NULL */
+    const struct tnode *node;   /* the devices[] entry */
+    enum dm_place place;
+    size_t node_idx;            /* DM_NODE */
+    const struct tnode *node_selector;  /* DM_SELECTOR: NodeSelector */
+    struct dm_consume *consumes;
+    size_t nconsumes;
+    int multi;                  /* allowMultipleAllocations */
+};
+
+struct dm_node {
+    const char *name;
+    const struct tnode *labels; /* the Node's labels; NULL: no Node object
+                                   known, label tests are then optimistic */
+    int has_object;             /* a Node object was seen */
+    size_t *local;              /* devices placed by nodeName */
+    size_t nlocal;
+};
+
+struct devmodel {
+    struct arena arena;
+    struct dm_device *devs;
+    size_t ndevs;
+    struct dm_node *nodes;
+    size_t nnodes;
+    struct strmap node_index;   /* name -> struct dm_node * */
+    size_t *shared;             /* devices placed by selector / allNodes */
+    size_t nshared;
+    struct dm_pool *pools;
+    size_t npools;
+    size_t nincomplete;         /* pools with slices missing */
+    size_t nslices;             /* slices used (newest generations) */
+    struct strmap syms;         /* attribute / capacity id -> index + 1 */
+    size_t nsyms;
+    size_t nnode_objects;       /* Node objects seen */
+};
+
+/* Builds a model from objects (ResourceSlices and Nodes are read, other
+ * kinds ignored). Never NULL; free with devmodel_free(). */
+struct devmodel *devmodel_build(const struct object *const *objs, size_t n);
+void devmodel_free(struct devmodel *m);
+/* The inventory's model, built on first use (thread-safe: concurrent first
+ * callers may each build one, one wins, the others are freed). NULL when
+ * inv is NULL. */
+const struct devmodel *inventory_devices(const struct inventory *inv);
+/* The interned index of an attribute/capacity id, or -1 if no device has
+ * one of that name. */
+long devmodel_sym(const struct devmodel *m, const char *id, size_t len);
+/* 1 if the node satisfies a NodeSelector ({nodeSelectorTerms: [...]}):
+ * terms are ORed, matchExpressions and matchFields (metadata.name) ANDed;
+ * operators In, NotIn, Exists, DoesNotExist, Gt, Lt. Label tests on a node
+ * whose Node object is unknown count as satisfied (never a false error). */
+int dm_node_selector_match(const struct dm_node *n, const struct tnode *sel);
+/* The same for one NodeSelectorTerm. */
+int dm_node_term_match(const struct dm_node *n, const struct tnode *term);
+/* 1 if device d can be used on node n (placement only). */
+int dm_device_on_node(const struct devmodel *m, size_t d, size_t n);
+/* The attribute "domain/id" (or "id" in the driver's domain) of a device,
+ * or NULL. */
+const struct cel_attr *dm_attr(const struct dm_device *d, const char *fqname);
 
 #endif
