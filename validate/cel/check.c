@@ -479,7 +479,7 @@ static struct ctype check_call(struct checker *c, struct cel_node *n,
     const struct cel_func *f;
     double strcost = 0;
 
-    /* namespaced global: optional.of(x) parses as a member call on 'optional' */
+    /* namespaced global: optional.of(x) parses as a call on 'optional' */
     if (n->member && n->args[0]->kind == CEL_N_IDENT &&
         !lookup_local(c, n->args[0]->name, n->args[0]->name_len) &&
         lookup_global(c, n->args[0]->name, n->args[0]->name_len) < 0) {

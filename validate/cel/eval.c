@@ -368,7 +368,8 @@ static struct cel_value list_lit(struct cel_eval *ev, const struct cel_node *n)
         if (n->opt_elems && n->optflags[i]) {
             if (v.kind != CEL_V_OPT)
                 return cel_verr(ev, "no such overload: optional element "
-                                "of type %s", cel_type_name(cel_value_type(&v)));
+                                "of type %s",
+                                cel_type_name(cel_value_type(&v)));
             if (!v.sub)
                 continue;
             v = *v.v.opt;

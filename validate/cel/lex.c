@@ -201,7 +201,8 @@ static int lex_number(struct cel_lexer *lx, struct cel_token *t)
     size_t pos = lx->pos, n = lx->len, start = pos;
     int is_double = 0;
 
-    if (s[pos] == '0' && pos + 1 < n && (s[pos + 1] == 'x' || s[pos + 1] == 'X')) {
+    if (s[pos] == '0' && pos + 1 < n &&
+        (s[pos + 1] == 'x' || s[pos + 1] == 'X')) {
         uint64_t v = 0;
         int ovf = 0, nd = 0;
         pos += 2;
