@@ -216,30 +216,6 @@ void check_claim_request_unknown(struct check_ctx *cx, const struct object *o)
     }
 }
 
-struct other_ns {
-    unsigned kind;
-    const char *name, *ns, *file;
-    const char *found_ns;
-    int same_file;
-};
-
-/* Remembers an input object of that name in another namespace, one of
- * the pod's own file first. */
-static void find_other_ns(void *arg, const struct object *x)
-{
-    struct other_ns *s = arg;
-    int same;
-
-    if (x->kind != s->kind || x->inventory || strcmp(x->name, s->name)
-        || !strcmp(object_ns(x), s->ns))
-        return;
-    same = s->file && x->file && !strcmp(s->file, x->file);
-    if (!s->found_ns || (same && !s->same_file)) {
-        s->found_ns = object_ns(x);
-        s->same_file = same;
-    }
-}
-
 void check_claim_not_found(struct check_ctx *cx, const struct object *o)
 {
     const struct podspec *p = o->pod;
@@ -251,7 +227,7 @@ void check_claim_not_found(struct check_ctx *cx, const struct object *o)
         unsigned kind;
         const char *name;
         const struct tnode *at;
-        struct other_ns s;
+        const struct object *other;
         if (c->claim_name && c->template_name)
             continue;
         kind = c->claim_name ? K_CLAIM : K_TEMPLATE;
@@ -259,17 +235,11 @@ void check_claim_not_found(struct check_ctx *cx, const struct object *o)
         at = c->claim_name ? c->claim_node : c->template_node;
         if (!name || cx_lookup(cx, kind, ns, name))
             continue;
-        s.kind = kind;
-        s.name = name;
-        s.ns = ns;
-        s.found_ns = NULL;
-        s.file = o->file;
-        s.same_file = 0;
-        cx_each(cx, kind, find_other_ns, &s);
-        if (s.found_ns)
+        other = cx_lookup_elsewhere(cx, kind, name, ns);
+        if (other)
             report(cx, at, "%s '%s' is not in namespace '%s' (the input "
                    "defines it in namespace '%s'): the pod stays Pending",
-                   kind_bit_name(kind), name, ns, s.found_ns);
+                   kind_bit_name(kind), name, ns, object_ns(other));
         else if (cx_inventory_has(cx, kind))
             report(cx, at, "%s '%s' does not exist in namespace '%s': the "
                    "pod stays Pending", kind_bit_name(kind), name, ns);

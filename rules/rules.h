@@ -69,6 +69,10 @@ const struct inventory *cx_inventory(struct check_ctx *cx);
  * name, from the checked input first, then the inventory; NULL if unknown. */
 const struct object *cx_lookup(struct check_ctx *cx, unsigned kind,
                                const char *ns, const char *name);
+/* An input object of that kind and name in a namespace other than ns (one
+ * of the checked object's own file first), or NULL. */
+const struct object *cx_lookup_elsewhere(struct check_ctx *cx, unsigned kind,
+                                         const char *name, const char *ns);
 /* 1 if any object of these kinds is known (input or inventory): a rule
  * that needs them stays silent otherwise. */
 int cx_have(struct check_ctx *cx, unsigned kinds);

@@ -40,6 +40,11 @@ struct deferred {               /* a pod/workload document, parsed later */
     unsigned doc_index;
 };
 
+struct name_list {             /* input objects sharing kind and name */
+    const struct object *o;
+    struct name_list *next;
+};
+
 struct run {
     const struct engine *e;
     const struct inventory *inv;
@@ -48,6 +53,7 @@ struct run {
     struct object **objs;       /* input objects of checked kinds */
     size_t nobjs, capobjs;
     struct strmap index;        /* object_key() -> struct object * */
+    struct strmap by_name;      /* "kind\x1fname" -> struct name_list * */
     unsigned kinds;             /* K_* bits present in the input */
     size_t nk8s;                /* Kubernetes objects seen */
     int parse_errors;
@@ -274,13 +280,15 @@ const struct object *cx_lookup(struct check_ctx *cx, unsigned kind,
     /* an object of the same file first: a bundle may hold several
      * versions of one object in different files */
     if (cx->obj && cx->obj->file) {
-        char fkey[1400];
-        n = snprintf(fkey, sizeof(fkey), "%s\x1e%s", cx->obj->file, key);
-        if (n > 0 && (size_t)n < sizeof(fkey)) {
-            o = strmap_get(&r->index, fkey);
-            if (o)
-                return o;
-        }
+        const struct name_list *nl;
+        n = snprintf(key, sizeof(key), "%u\x1f%s", kind, name);
+        for (nl = n > 0 && (size_t)n < sizeof(key)
+                  ? strmap_get(&r->by_name, key) : NULL; nl; nl = nl->next)
+            if (nl->o->file && !strcmp(nl->o->file, cx->obj->file)
+                && !strcmp(object_ns(nl->o), ns ? ns : ""))
+                return nl->o;
+        snprintf(key, sizeof(key), "%u\x1f%s\x1f%s", kind, ns ? ns : "",
+                 name);
     }
     o = strmap_get(&r->index, key);
     if (o)
@@ -292,6 +300,28 @@ int cx_have(struct check_ctx *cx, unsigned kinds)
 {
     return (cx->run->kinds & kinds)
            || (cx->run->inv && (cx->run->inv->kinds & kinds));
+}
+
+const struct object *cx_lookup_elsewhere(struct check_ctx *cx, unsigned kind,
+                                         const char *name, const char *ns)
+{
+    char key[1024];
+    const struct name_list *nl;
+    const struct object *found = NULL;
+    int n = snprintf(key, sizeof(key), "%u\x1f%s", kind, name);
+
+    if (n < 0 || (size_t)n >= sizeof(key))
+        return NULL;
+    for (nl = strmap_get(&cx->run->by_name, key); nl; nl = nl->next) {
+        if (!strcmp(object_ns(nl->o), ns))
+            continue;
+        if (cx->obj && cx->obj->file && nl->o->file
+            && !strcmp(cx->obj->file, nl->o->file))
+            return nl->o;           /* the pod's own file first */
+        if (!found)
+            found = nl->o;
+    }
+    return found;
 }
 
 int cx_inventory_has(struct check_ctx *cx, unsigned kinds)
@@ -336,6 +366,7 @@ struct run *run_new(const struct engine *e, const struct inventory *inv,
     r->arena = a;
     r->out = out;
     strmap_init(&r->index, a);
+    strmap_init(&r->by_name, a);
     return r;
 }
 
@@ -360,7 +391,8 @@ int run_parse_errors(const struct run *r)
     return r->parse_errors;
 }
 
-static void note_checked(struct run *r, const struct object *o)
+/* copy: strings of scratch objects die with the next document */
+static void note_checked(struct run *r, const struct object *o, int copy)
 {
     struct run_obj *c;
 
@@ -372,10 +404,11 @@ static void note_checked(struct run *r, const struct object *o)
     }
     c = &r->checked[r->nchecked++];
     c->file = o->file;
-    c->api_version = arena_strdup(r->arena, o->api_version);
-    c->kind = arena_strdup(r->arena, o->kind_name);
-    c->ns = arena_strdup(r->arena, o->ns);
-    c->name = arena_strdup(r->arena, o->name);
+    c->api_version = copy ? arena_strdup(r->arena, o->api_version)
+                          : o->api_version;
+    c->kind = copy ? arena_strdup(r->arena, o->kind_name) : o->kind_name;
+    c->ns = copy ? arena_strdup(r->arena, o->ns) : o->ns;
+    c->name = copy ? arena_strdup(r->arena, o->name) : o->name;
 }
 
 static void add_object(struct run *r, struct object *o)
@@ -391,10 +424,13 @@ static void add_object(struct run *r, struct object *o)
     if (*o->name) {
         const char *key = object_key(r->arena, o->kind, object_ns(o),
                                      o->name);
+        struct name_list *nl = arena_alloc(r->arena, sizeof(*nl));
+        const char *nkey = arena_printf(r->arena, "%u\x1f%s", o->kind,
+                                        o->name);
+        nl->o = o;
+        nl->next = strmap_get(&r->by_name, nkey);
+        strmap_put(&r->by_name, nkey, nl);
         strmap_put(&r->index, key, o);
-        if (o->file)
-            strmap_put(&r->index, arena_printf(r->arena, "%s\x1e%s",
-                                               o->file, key), o);
     }
 }
 
@@ -432,7 +468,7 @@ static void add_one(struct run *r, struct arena *scratch,
     if (default_ns && *default_ns && !*o->ns)
         o->ns = arena_strdup(a, default_ns);
     if (scratch) {
-        note_checked(r, o);
+        note_checked(r, o, 1);
         check_object(r, o);
     } else {
         add_object(r, o);
@@ -634,7 +670,7 @@ void run_check(struct run *r)
     size_t i;
 
     for (i = 0; i < r->nobjs; i++) {
-        note_checked(r, r->objs[i]);
+        note_checked(r, r->objs[i], 0);
         check_object(r, r->objs[i]);
     }
     /* pod-like documents, one at a time in a reused arena */

@@ -101,6 +101,37 @@ static int read_stream(FILE *f, char **out, size_t *len, struct err *err,
     return 0;
 }
 
+/* A regular file: one exact allocation (no doubling), so peak memory is
+ * the file size once; a file that grows while read falls back to the
+ * stream reader. */
+static int read_file(FILE *f, off_t size, char **out, size_t *len,
+                     struct err *err, const char *name)
+{
+    char *data;
+    size_t n;
+
+    if (size < 0 || (unsigned long long)size > LIMIT_FILE_BYTES)
+        return err_set(err, "%s: larger than the %u MiB input limit", name,
+                       LIMIT_FILE_BYTES >> 20);
+    data = malloc((size_t)size + 1);
+    if (!data)
+        return err_set(err, "%s: out of memory", name);
+    n = fread(data, 1, (size_t)size, f);
+    if (ferror(f)) {
+        free(data);
+        return err_set(err, "%s: read error: %s", name, strerror(errno));
+    }
+    if (n == (size_t)size && fgetc(f) != EOF) {
+        free(data);
+        rewind(f);
+        return read_stream(f, out, len, err, name);
+    }
+    data[n] = '\0';
+    *out = data;
+    *len = n;
+    return 0;
+}
+
 static void inputs_push(struct inputs *in, const char *name, char *data,
                         size_t len)
 {
@@ -212,7 +243,7 @@ static void read_path(struct inputs *in, const char *path, int top, int depth)
         in->failed = 1;
         return;
     }
-    if (read_stream(f, &data, &len, &err, path) < 0) {
+    if (read_file(f, st.st_size, &data, &len, &err, path) < 0) {
         fprintf(stderr, "claimcheck: %s\n", err.msg);
         in->failed = 1;
         fclose(f);

@@ -128,12 +128,10 @@ static int conv_scalar(struct conv *cv, const cJSON *j, struct tnode **out)
     if (cJSON_IsNull(j)) {
         n = tree_new(cv->a, T_NULL, 0, 0);
         n->str = "null";
-        n->len = 4;
     } else if (cJSON_IsBool(j)) {
         n = tree_new(cv->a, T_BOOL, 0, 0);
         n->boolean = cJSON_IsTrue(j) ? 1 : 0;
         n->str = n->boolean ? "true" : "false";
-        n->len = (unsigned)strlen(n->str);
     } else if (cJSON_IsNumber(j)) {
         double v = j->valuedouble;
 
@@ -148,7 +146,6 @@ static int conv_scalar(struct conv *cv, const cJSON *j, struct tnode **out)
             n->fval = v;
             n->str = arena_printf(cv->a, "%.17g", v);
         }
-        n->len = (unsigned)strlen(n->str);
     } else if (cJSON_IsString(j)) {
         size_t len = strlen(j->valuestring);
 
@@ -156,7 +153,6 @@ static int conv_scalar(struct conv *cv, const cJSON *j, struct tnode **out)
             return err_set(cv->err, "invalid UTF-8 in JSON string");
         n = tree_new(cv->a, T_STR, 0, 0);
         n->str = arena_strndup(cv->a, j->valuestring, len);
-        n->len = (unsigned)len;     /* < LIMIT_SCALAR_BYTES: body cap */
         n->quoted = 1;
     } else {
         return err_set(cv->err, "unsupported JSON value");
@@ -253,7 +249,6 @@ static struct tnode *conv_seq(struct conv *cv, const cJSON *j)
         if (!kid)
             return NULL;
         kid->parent = s;
-        kid->index = (int)s->n;
         s->kids[s->n++] = kid;
     }
     return s;

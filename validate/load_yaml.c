@@ -165,7 +165,6 @@ static void map_put(struct builder *b, struct frame *f, struct tnode *v,
         add_warning(b, v->key_line, v->key_col,
                     arena_printf(b->a, "duplicate key '%s': the last value "
                                  "is used, as Kubernetes does", v->key));
-        v->index = -1;
         f->kids[at] = v;
         return;
     }
@@ -207,7 +206,6 @@ static struct tnode *copy_tree(struct builder *b, const struct tnode *src,
     *n = *src;
     n->parent = NULL;
     n->key = NULL;
-    n->index = -1;
     if (src->n) {
         n->kids = arena_alloc(b->a, src->n * sizeof(*n->kids));
         for (i = 0; i < src->n; i++) {
@@ -218,7 +216,6 @@ static struct tnode *copy_tree(struct builder *b, const struct tnode *src,
             k->key = src->kids[i]->key;
             k->key_line = src->kids[i]->key_line;
             k->key_col = src->kids[i]->key_col;
-            k->index = src->kids[i]->index;
             n->kids[i] = k;
         }
     }
@@ -261,7 +258,6 @@ static void attach(struct builder *b, struct tnode *v)
     f = &b->st[b->depth - 1];
     v->parent = f->node;
     if (f->node->kind == T_SEQ) {
-        v->index = (int)f->n;
         frame_push_kid(f, v);
         return;
     }
@@ -350,9 +346,6 @@ static void pop_frame(struct builder *b)
     if (f->n) {
         n->kids = arena_alloc(b->a, f->n * sizeof(*n->kids));
         memcpy(n->kids, f->kids, f->n * sizeof(*n->kids));
-        if (n->kind == T_MAP)
-            for (i = 0; i < f->n; i++)
-                n->kids[i]->index = -1;
     }
     b->depth--;
     attach(b, n);
@@ -394,7 +387,6 @@ static void on_scalar(struct builder *b, const yaml_event_t *ev)
         if (ev->data.scalar.anchor) {
             n = tree_new(b->a, T_STR, f->key_line, f->key_col);
             n->str = f->key;
-            n->len = (unsigned)len;
             add_anchor(b, (const char *)ev->data.scalar.anchor, n);
         }
         /* a quoted "<<" is an ordinary key; mark plain merge keys */
@@ -406,7 +398,6 @@ static void on_scalar(struct builder *b, const yaml_event_t *ev)
     b->nodes++;
     n = tree_new(b->a, T_STR, mline(b, ev->start_mark), mcol(ev->start_mark));
     n->str = arena_strndup(b->a, val, len);
-    n->len = (unsigned)len;
     n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
     if (tag) {
         if (strcmp(tag, YAML_STR_TAG) == 0 || strcmp(tag, "!") == 0) {

@@ -126,7 +126,6 @@ struct tnode *tree_new(struct arena *a, enum tkind kind, unsigned line,
     n->kind = (unsigned char)kind;
     n->line = line;
     n->col = col;
-    n->index = -1;
     n->str = "";
     return n;
 }
@@ -329,8 +328,12 @@ char *tree_path(struct arena *a, const struct tnode *root,
                 buf_addf(&b, "%s%s", b.len ? "." : "", c->key);
             else
                 buf_addf(&b, "[%s]", c->key);
-        } else if (c->index >= 0) {
-            buf_addf(&b, "[%d]", c->index);
+        } else if (c->parent && c->parent->kind == T_SEQ) {
+            /* the index is found when a path is rendered (findings only) */
+            unsigned k;
+            for (k = 0; k < c->parent->n && c->parent->kids[k] != c; k++)
+                ;
+            buf_addf(&b, "[%u]", k);
         }
     }
     out = arena_strndup(a, b.p, b.len);

@@ -20,7 +20,7 @@ struct arena;
 
 enum tkind { T_NULL, T_BOOL, T_INT, T_FLOAT, T_STR, T_MAP, T_SEQ };
 
-struct tnode {                  /* 72 bytes: millions of them per big input */
+struct tnode {                  /* 64 bytes: millions of them per big input */
     const struct tnode *parent; /* NULL at a document root */
     const char *key;            /* key in the parent map, or NULL */
     const char *str;            /* scalar source text (NUL-terminated) */
@@ -32,9 +32,7 @@ struct tnode {                  /* 72 bytes: millions of them per big input */
     };
     unsigned line, col;         /* position of the value */
     unsigned key_line, key_col; /* position of the key, for map members */
-    unsigned len;               /* scalar length in bytes (<= 64 MiB) */
     unsigned n;                 /* number of kids */
-    int index;                  /* index in the parent sequence, or -1 */
     unsigned char kind;         /* enum tkind */
     unsigned char quoted;       /* scalar was quoted or tagged !!str */
 };
