@@ -102,6 +102,11 @@ if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all({"id"
 expect_rc "explain" 0 "$bin" explain shared-claim-replicas; contains "explain" "Why it matters"; contains "explain" "Fixed:"
 expect_rc "explain unknown" 2 "$bin" explain no-such-rule
 
+# ---- README lists every rule (keeps the rule table true)
+for id in $("$bin" rules | awk '{print $1}'); do
+  if grep -q "^| \`$id\` |" "$top/README.md"; then ok; else bad "README.md rule table lacks '$id'"; fi
+done
+
 # ---- exit codes
 expect_rc "clean" 0 "$bin" lint "$tmp/clean.yaml"; contains "clean" "^2 objects in 1 file: 0 errors, 0 warnings$"
 expect_rc "warning only" 0 "$bin" lint "$tmp/warn.yaml"; contains "warning" "warning\[shared-claim-replicas\]"

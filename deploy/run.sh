@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# deploy/run.sh - `make run`: a throwaway CA and serving certificate in
+# deploy/.certs (git-ignored), the linter's view of the sample manifests,
+# then claimcheck-webhook on https://127.0.0.1:8443 with the example
+# inventory, in the foreground (Ctrl-C stops it).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+certs=deploy/.certs
+addr=${LISTEN:-127.0.0.1:8443}
+inv=deploy/examples/inventory.yaml
+inv_args=()
+[ -f "$inv" ] && inv_args=(--inventory "$inv")
+
+mkdir -p "$certs"
+build/claimcheck-webhook certs --service claimcheck --namespace claimcheck \
+  --dns localhost --ip 127.0.0.1 --days 90 --out "$certs" --force >/dev/null
+
+echo "== claimcheck lint deploy/examples (the linter's view, inventory: $inv)"
+build/claimcheck lint --no-hints "${inv_args[@]/--inventory/-i}" \
+  deploy/examples/good-training.yaml deploy/examples/double-managed.yaml \
+  deploy/examples/shared-claim.yaml deploy/examples/too-big.yaml || true
+echo
+echo "== claimcheck-webhook on https://$addr"
+echo "try, from another terminal:"
+for f in deploy/examples/admission-*.json; do
+  echo "  curl -sS --cacert $certs/ca.crt -H 'Content-Type: application/json' -d @$f https://$addr/validate"
+done
+echo "  curl -sS --cacert $certs/ca.crt https://$addr/metrics"
+echo
+exec build/claimcheck-webhook serve --listen "$addr" \
+  --tls-cert "$certs/tls.crt" --tls-key "$certs/tls.key" "${inv_args[@]}"
