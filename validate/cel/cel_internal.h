@@ -29,6 +29,8 @@ enum cel_vkind {
     CEL_V_ERROR, CEL_V_NULL, CEL_V_BOOL, CEL_V_INT, CEL_V_UINT, CEL_V_DOUBLE,
     CEL_V_STRING, CEL_V_BYTES, CEL_V_LIST, CEL_V_MAP, CEL_V_TYPE, CEL_V_OPT,
     CEL_V_QUANTITY, CEL_V_SEMVER,
+    CEL_V_IP,           /* sub = 4 or 6, v.ip = address, aux = 0 */
+    CEL_V_CIDR,         /* sub = 4 or 6, v.ip = address, aux = prefix */
     CEL_V_DEVICE,       /* x = struct cel_device */
     CEL_V_DEVMAP,       /* device.attributes (sub 0) / device.capacity (1) */
     CEL_V_DEVDOM        /* one domain of it: s = domain, x = device */
@@ -38,7 +40,8 @@ enum cel_vkind {
 enum cel_tkind {
     CEL_T_DYN, CEL_T_NULL, CEL_T_BOOL, CEL_T_INT, CEL_T_UINT, CEL_T_DOUBLE,
     CEL_T_STRING, CEL_T_BYTES, CEL_T_LIST, CEL_T_MAP, CEL_T_TYPE, CEL_T_OPT,
-    CEL_T_QUANTITY, CEL_T_SEMVER, CEL_T_DEVICE, CEL_T_ERROR, CEL_T_NTYPES
+    CEL_T_QUANTITY, CEL_T_SEMVER, CEL_T_IP, CEL_T_CIDR, CEL_T_DEVICE,
+    CEL_T_ERROR, CEL_T_NTYPES
 };
 
 struct cel_list;
@@ -48,7 +51,9 @@ struct cel_semver;
 struct cel_value {
     unsigned char kind;         /* enum cel_vkind */
     unsigned char sub;          /* TYPE: tkind; OPT: 1 = has value;
-                                   DEVMAP/DEVDOM: 1 = capacity */
+                                   DEVMAP/DEVDOM: 1 = capacity;
+                                   IP/CIDR: address family (4, 6) */
+    unsigned short aux;         /* CIDR: prefix length */
     const void *x;              /* DEVICE/DEVMAP/DEVDOM: the device */
     union {
         int b;
@@ -61,6 +66,7 @@ struct cel_value {
         const struct cel_value *opt;            /* NULL when none */
         struct { uint64_t lo; int64_t hi; } q;  /* QUANTITY: nano units */
         const struct cel_semver *sv;
+        unsigned char ip[16];                   /* IP/CIDR (v4: first 4) */
     } v;
 };
 
@@ -163,50 +169,50 @@ struct cel_value cel_verr(struct cel_eval *ev, const char *fmt, ...)
 /* small constructors: inline, they sit on the hot path */
 static inline struct cel_value cel_vbool(int b)
 {
-    struct cel_value v = { CEL_V_BOOL, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_BOOL, 0, 0, NULL, { 0 } };
     v.v.b = b != 0;
     return v;
 }
 static inline struct cel_value cel_vint(int64_t i)
 {
-    struct cel_value v = { CEL_V_INT, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_INT, 0, 0, NULL, { 0 } };
     v.v.i = i;
     return v;
 }
 static inline struct cel_value cel_vuint(uint64_t u)
 {
-    struct cel_value v = { CEL_V_UINT, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_UINT, 0, 0, NULL, { 0 } };
     v.v.u = u;
     return v;
 }
 static inline struct cel_value cel_vdouble(double d)
 {
-    struct cel_value v = { CEL_V_DOUBLE, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_DOUBLE, 0, 0, NULL, { 0 } };
     v.v.d = d;
     return v;
 }
 static inline struct cel_value cel_vstr(const char *p, size_t n)
 {
-    struct cel_value v = { CEL_V_STRING, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_STRING, 0, 0, NULL, { 0 } };
     v.v.s.p = p;
     v.v.s.n = n;
     return v;
 }
 static inline struct cel_value cel_vbytes(const char *p, size_t n)
 {
-    struct cel_value v = { CEL_V_BYTES, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_BYTES, 0, 0, NULL, { 0 } };
     v.v.s.p = p;
     v.v.s.n = n;
     return v;
 }
 static inline struct cel_value cel_vnull(void)
 {
-    struct cel_value v = { CEL_V_NULL, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_NULL, 0, 0, NULL, { 0 } };
     return v;
 }
 static inline struct cel_value cel_vtype(int t)
 {
-    struct cel_value v = { CEL_V_TYPE, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_TYPE, 0, 0, NULL, { 0 } };
     v.sub = (unsigned char)t;
     return v;
 }
@@ -287,6 +293,11 @@ extern const struct cel_func cel_lib_lists[];
 extern const size_t cel_lib_lists_n;
 extern const struct cel_func cel_lib_k8s[];
 extern const size_t cel_lib_k8s_n;
+extern const struct cel_func cel_lib_net[];
+extern const size_t cel_lib_net_n;
+
+/* lib_net.c: canonical text of an IP / CIDR value */
+void cel_net_format(const struct cel_value *v, char *out, size_t outsz);
 
 /* ================= quantity.c ================= */
 /* Parses a resource.Quantity string into nano units (exact). 0 or -1. */

@@ -117,34 +117,23 @@ static struct cost mkcost(double c, double size)
 
 /* ================= functions ================= */
 
-static const struct cel_func *const *tables(size_t *ntab,
-                                            const size_t **sizes)
-{
-    static const struct cel_func *const t[] = {
-        cel_lib_core, cel_lib_strings, cel_lib_lists, cel_lib_k8s };
-    static const size_t *const s[] = {
-        &cel_lib_core_n, &cel_lib_strings_n, &cel_lib_lists_n,
-        &cel_lib_k8s_n };
-    static size_t sz[4];
-    size_t i;
-
-    for (i = 0; i < 4; i++)
-        sz[i] = *s[i];
-    *ntab = 4;
-    *sizes = sz;
-    return t;
-}
+static const struct cel_func *const lib_tables[] = {
+    cel_lib_core, cel_lib_strings, cel_lib_lists, cel_lib_k8s, cel_lib_net,
+};
+static const size_t *const lib_sizes[] = {
+    &cel_lib_core_n, &cel_lib_strings_n, &cel_lib_lists_n, &cel_lib_k8s_n,
+    &cel_lib_net_n,
+};
+#define NLIBS (sizeof(lib_tables) / sizeof(lib_tables[0]))
 
 const struct cel_func *cel_func_lookup(const char *name, size_t n,
                                        int member, unsigned nargs)
 {
-    size_t ntab, i, j;
-    const size_t *sizes;
-    const struct cel_func *const *t = tables(&ntab, &sizes);
+    size_t i, j;
 
-    for (i = 0; i < ntab; i++) {
-        for (j = 0; j < sizes[i]; j++) {
-            const struct cel_func *f = &t[i][j];
+    for (i = 0; i < NLIBS; i++) {
+        for (j = 0; j < *lib_sizes[i]; j++) {
+            const struct cel_func *f = &lib_tables[i][j];
             if (strlen(f->name) != n || memcmp(f->name, name, n) != 0)
                 continue;
             if (f->member != 2 && f->member != member)
@@ -159,14 +148,12 @@ const struct cel_func *cel_func_lookup(const char *name, size_t n,
 
 int cel_func_exists(const char *name, size_t n)
 {
-    size_t ntab, i, j;
-    const size_t *sizes;
-    const struct cel_func *const *t = tables(&ntab, &sizes);
+    size_t i, j;
 
-    for (i = 0; i < ntab; i++) {
-        for (j = 0; j < sizes[i]; j++) {
-            if (strlen(t[i][j].name) == n &&
-                memcmp(t[i][j].name, name, n) == 0)
+    for (i = 0; i < NLIBS; i++) {
+        for (j = 0; j < *lib_sizes[i]; j++) {
+            const struct cel_func *f = &lib_tables[i][j];
+            if (strlen(f->name) == n && memcmp(f->name, name, n) == 0)
                 return 1;
         }
     }
@@ -194,6 +181,8 @@ static int sig_ok(char ch, struct ctype t)
     case 'M': return b == CEL_T_MAP;
     case 'Q': return b == CEL_T_QUANTITY;
     case 'V': return b == CEL_T_SEMVER;
+    case 'P': return b == CEL_T_IP;
+    case 'R': return b == CEL_T_CIDR;
     case 'O': return b == CEL_T_OPT;
     case 'T': return b == CEL_T_TYPE;
     case 'N': return is_numeric(b);

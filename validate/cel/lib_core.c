@@ -218,6 +218,10 @@ F(f_string)
     case CEL_V_SEMVER:
         cel_semver_format(a[0].v.sv, buf, sizeof(buf));
         break;
+    case CEL_V_IP:
+    case CEL_V_CIDR:
+        cel_net_format(&a[0], buf, sizeof(buf));
+        break;
     default: return bad(ev, n, a, 1);
     }
     p = cel_ev_alloc(ev, strlen(buf) + 1);

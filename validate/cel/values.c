@@ -145,6 +145,7 @@ static const char *const type_names[CEL_T_NTYPES] = {
     [CEL_T_OPT] = "optional_type",
     [CEL_T_QUANTITY] = "kubernetes.Quantity",
     [CEL_T_SEMVER] = "kubernetes.Semver",
+    [CEL_T_IP] = "net.IP", [CEL_T_CIDR] = "net.CIDR",
     [CEL_T_DEVICE] = "kubernetes.DRADevice", [CEL_T_ERROR] = "error",
 };
 
@@ -185,6 +186,8 @@ int cel_value_type(const struct cel_value *v)
     case CEL_V_OPT: return CEL_T_OPT;
     case CEL_V_QUANTITY: return CEL_T_QUANTITY;
     case CEL_V_SEMVER: return CEL_T_SEMVER;
+    case CEL_V_IP: return CEL_T_IP;
+    case CEL_V_CIDR: return CEL_T_CIDR;
     case CEL_V_DEVICE: return CEL_T_DEVICE;
     default: return CEL_T_DYN;
     }
@@ -578,6 +581,10 @@ int cel_value_equal(const struct cel_value *a, const struct cel_value *b)
         return !a->sub || cel_value_equal(a->v.opt, b->v.opt) == 1;
     case CEL_V_QUANTITY: return cel_quantity_cmp(a, b) == 0;
     case CEL_V_SEMVER: return cel_semver_cmp(a->v.sv, b->v.sv) == 0;
+    case CEL_V_IP:
+    case CEL_V_CIDR:
+        return a->sub == b->sub && a->aux == b->aux &&
+               memcmp(a->v.ip, b->v.ip, 16) == 0;
     case CEL_V_DEVICE: return a->x == b->x;
     default: return 0;
     }
@@ -758,6 +765,14 @@ static int render(const struct cel_value *v, char **o, size_t *left,
     case CEL_V_SEMVER:
         cel_semver_format(v->v.sv, tmp, sizeof(tmp));
         if (put(o, left, "semver(\"", 8) < 0 ||
+            put(o, left, tmp, strlen(tmp)) < 0)
+            return -1;
+        return put(o, left, "\")", 2);
+    case CEL_V_IP:
+    case CEL_V_CIDR:
+        cel_net_format(v, tmp, sizeof(tmp));
+        if (put(o, left, v->kind == CEL_V_IP ? "ip(\"" : "cidr(\"",
+                v->kind == CEL_V_IP ? 4 : 6) < 0 ||
             put(o, left, tmp, strlen(tmp)) < 0)
             return -1;
         return put(o, left, "\")", 2);
