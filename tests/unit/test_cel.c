@@ -570,6 +570,22 @@ static void test_analysis(void)
           "device.driver == 'gpu.amd.com'", why, &which, &off);
     check(which == 1 && off == 0 && strstr(why, "'gpu.nvidia.com'") &&
           strstr(why, "'gpu.amd.com'"), "unsat which/offset/why", why);
+    {
+        static const char *const labels[] = { "class", "request" };
+        struct arena ar;
+        struct cel_env env2 = { 0, 0, 0 };
+        const struct cel_program *cp[2];
+
+        arena_init(&ar, 65536);
+        cp[0] = comp(&ar, &env2, "device.driver == 'gpu.nvidia.com'");
+        cp[1] = comp(&ar, &env2, "device.attributes['x'].a > 1 && "
+                     "device.driver == 'gpu.amd.com'");
+        cel_conj_unsat_labels(cp, labels, 2, why, sizeof(why), &which, &off);
+        check(!strcmp(why, "device.driver must be both 'gpu.nvidia.com' "
+                      "(class) and 'gpu.amd.com' (request)") &&
+              which == 1 && off == 32, "unsat labels", why);
+        arena_release(&ar);
+    }
 }
 
 int main(void)

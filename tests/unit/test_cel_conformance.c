@@ -413,7 +413,7 @@ done:
             snprintf(ws, sizeof(ws), "an error");
         else if (cel_value_render(&want, ws, sizeof(ws)) < 0)
             snprintf(ws, sizeof(ws), "(large value)");
-        printf("  FAIL %s/%s/%s: %s\n       want %s, got %s\n", section, sub,
+        printf("FAIL %s/%s/%s: %s\n     want %s, got %s\n", section, sub,
                name ? name->valuestring : "?", src, ws, gs);
     }
     goto out;

@@ -211,6 +211,7 @@ struct atom {
 #define MAX_ATOMS 256
 
 struct unsat_ctx {
+    const char *const *labels;  /* per program, or NULL: "selector N" */
     const struct cel_program *p;
     size_t prog;
     struct atom atoms[MAX_ATOMS];
@@ -483,6 +484,15 @@ static int sat(const struct atom *a, const struct cel_value *v)
     }
 }
 
+static const char *label(const char *const *labels, size_t prog,
+                         char *buf, size_t sz)
+{
+    if (labels && labels[prog])
+        return labels[prog];
+    snprintf(buf, sz, "selector %zu", prog + 1);
+    return buf;
+}
+
 static void show(const struct cel_value *v, char *buf, size_t sz)
 {
     if (v->kind == CEL_V_STRING)
@@ -499,12 +509,12 @@ static const char *opname(int op)
 
 /* Checks atoms [0, upto] of one path for a contradiction introduced by
  * atom `upto`. Returns 1 with why filled when proven. */
-static int path_unsat(const struct atom *at, size_t n, size_t upto,
-                      char *why, size_t whysz)
+static int path_unsat(const char *const *lb, const struct atom *at, size_t n,
+                      size_t upto, char *why, size_t whysz)
 {
     const struct atom *last = &at[upto];
     size_t i, j;
-    char b1[96], b2[96];
+    char b1[96], b2[96], l1[32], l2[32];
 
     /* candidates: every EQ value and IN element among the atoms; if some
      * EQ/IN constrains the path, the value must be one of them */
@@ -522,18 +532,23 @@ static int path_unsat(const struct atom *at, size_t n, size_t upto,
                 show(&a->val, b1, sizeof(b1));
                 if (b->op == CEL_OP_EQ) {
                     show(&b->val, b2, sizeof(b2));
-                    snprintf(why, whysz, "%s must be both %s (selector %zu) "
-                             "and %s (selector %zu)", last->path, b1,
-                             a->prog + 1, b2, b->prog + 1);
+                    snprintf(why, whysz, "%s must be both %s (%s) and %s "
+                             "(%s)", last->path, b1,
+                             label(lb, a->prog, l1, sizeof(l1)), b2,
+                             label(lb, b->prog, l2, sizeof(l2)));
                 } else if (b->op == CEL_OP_IN) {
-                    snprintf(why, whysz, "%s must be %s (selector %zu) but "
-                             "also one of the list in selector %zu",
-                             last->path, b1, a->prog + 1, b->prog + 1);
+                    snprintf(why, whysz, "%s must be %s (%s) but also one "
+                             "of a list that does not contain it (%s)",
+                             last->path, b1,
+                             label(lb, a->prog, l1, sizeof(l1)),
+                             label(lb, b->prog, l2, sizeof(l2)));
                 } else {
                     show(&b->val, b2, sizeof(b2));
-                    snprintf(why, whysz, "%s must be %s (selector %zu) but "
-                             "also %s %s (selector %zu)", last->path, b1,
-                             a->prog + 1, opname(b->op), b2, b->prog + 1);
+                    snprintf(why, whysz, "%s must be %s (%s) but also %s "
+                             "%s (%s)", last->path, b1,
+                             label(lb, a->prog, l1, sizeof(l1)),
+                             opname(b->op), b2,
+                             label(lb, b->prog, l2, sizeof(l2)));
                 }
                 return 1;
             }
@@ -565,9 +580,9 @@ static int path_unsat(const struct atom *at, size_t n, size_t upto,
             any = ok;
         }
         if (!any && !unknown) {
-            snprintf(why, whysz, "no value in the list for %s (selector %zu) "
+            snprintf(why, whysz, "no value in the list for %s (%s) "
                      "satisfies the other conditions on it", last->path,
-                     a->prog + 1);
+                     label(lb, a->prog, l1, sizeof(l1)));
             return 1;
         }
     }
@@ -594,9 +609,11 @@ static int path_unsat(const struct atom *at, size_t n, size_t upto,
                  lo->val.v.i < hi->val.v.i)) {
                 show(&lo->val, b1, sizeof(b1));
                 show(&hi->val, b2, sizeof(b2));
-                snprintf(why, whysz, "%s must be %s %s (selector %zu) and "
-                         "%s %s (selector %zu)", last->path, opname(lo->op),
-                         b1, lo->prog + 1, opname(hi->op), b2, hi->prog + 1);
+                snprintf(why, whysz, "%s must be %s %s (%s) and %s %s (%s)",
+                         last->path, opname(lo->op), b1,
+                         label(lb, lo->prog, l1, sizeof(l1)),
+                         opname(hi->op), b2,
+                         label(lb, hi->prog, l2, sizeof(l2)));
                 return 1;
             }
         }
@@ -608,13 +625,22 @@ static int path_unsat(const struct atom *at, size_t n, size_t upto,
 int cel_conj_unsat(const struct cel_program *const *progs, size_t n,
                    char *why, size_t whysz, size_t *which, unsigned *offset)
 {
+    return cel_conj_unsat_labels(progs, NULL, n, why, whysz, which, offset);
+}
+
+int cel_conj_unsat_labels(const struct cel_program *const *progs,
+                          const char *const *labels, size_t n, char *why,
+                          size_t whysz, size_t *which, unsigned *offset)
+{
     struct unsat_ctx *u = NULL;
     struct unsat_ctx local;
     size_t i;
     int found = 0;
+    char l1[32];
 
     u = &local;
     memset(u, 0, sizeof(*u));
+    u->labels = labels;
     for (i = 0; i < n && !found; i++) {
         struct aliases al;
         size_t before = u->n, k;
@@ -623,14 +649,15 @@ int cel_conj_unsat(const struct cel_program *const *progs, size_t n,
         u->prog = i;
         conjuncts(progs[i]->root, &al, unsat_fn, u, 0);
         if (u->const_false) {
-            snprintf(why, whysz, "selector %zu is always false", i + 1);
+            snprintf(why, whysz, "the %s is always false",
+                     label(labels, i, l1, sizeof(l1)));
             *which = u->cf_prog;
             *offset = u->cf_offset;
             found = 1;
             break;
         }
         for (k = before; k < u->n && !found; k++) {
-            if (path_unsat(u->atoms, u->n, k, why, whysz)) {
+            if (path_unsat(labels, u->atoms, u->n, k, why, whysz)) {
                 *which = u->atoms[k].prog;
                 *offset = u->atoms[k].offset;
                 found = 1;

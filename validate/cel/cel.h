@@ -103,5 +103,12 @@ void cel_foreach_domain(const struct cel_program *p,
  * and *offset (byte offset of that clause); returns 0 otherwise. */
 int cel_conj_unsat(const struct cel_program *const *progs, size_t n,
                    char *why, size_t whysz, size_t *which, unsigned *offset);
+/* Same, naming program i as labels[i] in why (e.g. "class", "request");
+ * labels or any entry may be NULL ("selector N"). The message names the
+ * attribute path and both values, e.g. "device.driver must be both
+ * 'gpu.nvidia.com' (class) and 'gpu.amd.com' (request)". */
+int cel_conj_unsat_labels(const struct cel_program *const *progs,
+                          const char *const *labels, size_t n, char *why,
+                          size_t whysz, size_t *which, unsigned *offset);
 
 #endif
