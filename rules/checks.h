@@ -30,4 +30,20 @@ void check_admin_access_namespace(struct check_ctx *cx,
 void check_allocation_all_unbounded(struct check_ctx *cx,
                                     const struct object *o);
 
+/* gates.c */
+void check_feature_gate_disabled(struct check_ctx *cx, const struct object *o);
+void check_feature_gate_prerelease(struct check_ctx *cx,
+                                   const struct object *o);
+void check_api_version_unavailable(struct check_ctx *cx,
+                                   const struct object *o);
+void check_api_version_deprecated(struct check_ctx *cx,
+                                  const struct object *o);
+
+/* conflict.c */
+void check_device_plugin_dra_conflict(struct check_ctx *cx,
+                                      const struct object *o);
+void check_node_double_managed(struct check_ctx *cx, const struct object *o);
+void check_extended_resource_mapping(struct check_ctx *cx,
+                                     const struct object *o);
+
 #endif

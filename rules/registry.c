@@ -63,6 +63,48 @@ const struct rule rules[] = {
                 "model == 'A100'\n",
     },
     {
+        .id = "api-version-deprecated",
+        .category = CAT_API_VERSION,
+        .default_sev = SEV_WARN,
+        .kinds = K_DRA,
+        .check = check_api_version_deprecated,
+        .summary = "a resource.k8s.io apiVersion that is served but "
+                   "deprecated at the target version",
+        .hint = "move the object to the apiVersion the message names "
+                "(kubectl convert, or edit the shape by hand)",
+        .why = "Deprecated resource.k8s.io versions keep working until "
+               "their announced removal, and then every manifest still "
+               "using them fails to apply. v1beta1 (flat requests, devices "
+               "under `basic`) is deprecated from 1.35 and v1beta2 from "
+               "1.36; resource.k8s.io/v1 is the GA version from 1.34.",
+        .bad = "apiVersion: resource.k8s.io/v1beta2   # with "
+               "--runtime-config=resource.k8s.io/v1beta2=true on 1.36\n"
+               "kind: ResourceClaimTemplate\n",
+        .good = "apiVersion: resource.k8s.io/v1\nkind: "
+                "ResourceClaimTemplate\n",
+    },
+    {
+        .id = "api-version-unavailable",
+        .category = CAT_API_VERSION,
+        .default_sev = SEV_ERROR,
+        .kinds = K_DRA,
+        .check = check_api_version_unavailable,
+        .summary = "a resource.k8s.io apiVersion the target apiserver does "
+                   "not serve (not added yet, removed, or off by default)",
+        .hint = "use the apiVersion the message names, or enable the version "
+                "with --runtime-config on the apiserver (and pass the same "
+                "--runtime-config to claimcheck)",
+        .why = "An apiserver rejects objects of a version it does not serve "
+               "('no matches for kind'). Alpha versions and beta versions "
+               "added after 1.24 (v1beta1 in 1.32, v1beta2 in 1.33) are off "
+               "unless enabled with --runtime-config; v1alpha3 claims, "
+               "classes and slices were removed in 1.34; resource.k8s.io/v1 "
+               "is on by default from 1.34.",
+        .bad = "apiVersion: resource.k8s.io/v1beta1   # on 1.36 without "
+               "--runtime-config\nkind: ResourceClaim\n",
+        .good = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n",
+    },
+    {
         .id = "claim-not-found",
         .category = CAT_REFERENCE,
         .default_sev = SEV_WARN,
@@ -138,6 +180,37 @@ const struct rule rules[] = {
         .good = "exactly:\n  deviceClassName: gpu.nvidia.com\n",
     },
     {
+        .id = "device-plugin-dra-conflict",
+        .category = CAT_CONFLICT,
+        .default_sev = SEV_ERROR,
+        .kinds = K_PODLIKE,
+        .check = check_device_plugin_dra_conflict,
+        .summary = "a pod asks for the same vendor's devices from a device "
+                   "plugin and through a DRA claim",
+        .hint = "get the devices one way: drop the extended resource and "
+                "use the claim (or a DeviceClass extendedResourceName), or "
+                "drop the claim",
+        .why = "A device plugin counts GPUs in node.status.capacity and a "
+               "DRA driver publishes the same GPUs in ResourceSlices; "
+               "nothing reconciles the two. A pod that asks for both "
+               "(nvidia.com/gpu limits and a claim of gpu.nvidia.com) gets "
+               "two independent allocations: on a node where both manage "
+               "the GPUs the same device can be handed out twice, and on a "
+               "node where only one does the pod never fits. The claim's "
+               "driver comes from its DeviceClass selector, the request's "
+               "own selectors, or a class's extendedResourceName; claims "
+               "for other hardware (NICs, IMEX channels) are no conflict. "
+               "The device-plugin map is extendable with devicePlugins in "
+               "the config file.",
+        .bad = "containers:\n- name: train\n  resources:\n    limits:\n"
+               "      nvidia.com/gpu: 1\n    claims:\n    - name: gpu\n"
+               "resourceClaims:\n- name: gpu\n"
+               "  resourceClaimTemplateName: single-gpu   # gpu.nvidia.com\n",
+        .good = "containers:\n- name: train\n  resources:\n    claims:\n"
+                "    - name: gpu\nresourceClaims:\n- name: gpu\n"
+                "  resourceClaimTemplateName: single-gpu\n",
+    },
+    {
         .id = "extended-resource-limits",
         .category = CAT_SCHEMA,
         .default_sev = SEV_ERROR,
@@ -154,6 +227,75 @@ const struct rule rules[] = {
                "integers.",
         .bad = "resources:\n  requests:\n    nvidia.com/gpu: 1\n",
         .good = "resources:\n  limits:\n    nvidia.com/gpu: 1\n",
+    },
+    {
+        .id = "extended-resource-mapping",
+        .category = CAT_CONFLICT,
+        .default_sev = SEV_WARN,
+        .kinds = K_CLASS,
+        .check = check_extended_resource_mapping,
+        .summary = "a DeviceClass extendedResourceName that another class "
+                   "also maps, or that nodes also advertise through a "
+                   "device plugin",
+        .hint = "give every DeviceClass its own extendedResourceName, and "
+                "remove the device plugin from nodes whose devices a DRA "
+                "driver publishes",
+        .why = "With DRAExtendedResource, a DeviceClass extendedResourceName "
+               "lets plain resources.limits requests be served by DRA. The "
+               "name should be unique: when two classes map it, the class "
+               "created later silently wins and the other serves nothing. "
+               "A node that also advertises the name through a device "
+               "plugin makes the source ambiguous (KEP 5004: one node "
+               "cannot have both). Checked when DRAExtendedResource is on.",
+        .bad = "kind: DeviceClass\nmetadata: {name: gpu-a}\nspec:\n"
+               "  extendedResourceName: example.com/gpu\n---\n"
+               "kind: DeviceClass\nmetadata: {name: gpu-b}\nspec:\n"
+               "  extendedResourceName: example.com/gpu\n",
+        .good = "kind: DeviceClass\nmetadata: {name: gpu-b}\nspec:\n"
+                "  extendedResourceName: example.com/gpu-b\n",
+    },
+    {
+        .id = "feature-gate-disabled",
+        .category = CAT_FEATURE_GATE,
+        .default_sev = SEV_ERROR,
+        .kinds = K_PODLIKE | K_DRA,
+        .check = check_feature_gate_disabled,
+        .summary = "a field whose feature gate is off (or that does not exist "
+                   "yet) at the target Kubernetes version",
+        .hint = "enable the gate on the cluster (and pass -g GATE=true), "
+                "target a newer Kubernetes with -k, or drop the field",
+        .why = "When a feature gate is off, the apiserver does not reject a "
+               "gated field: it drops it silently and stores the object "
+               "without it. The object then behaves differently: a Pod "
+               "whose resourceClaims were dropped runs without its devices; "
+               "a claim whose firstAvailable was dropped is rejected "
+               "because neither exactly nor firstAvailable remains. Fields "
+               "newer than the target version are dropped the same way. "
+               "The gate table is in rules/gate_table.c; `claimcheck gates` "
+               "prints it for a version.",
+        .bad = "# claimcheck lint -k 1.33\nrequests:\n- name: gpu\n"
+               "  firstAvailable:   # DRAPrioritizedList: alpha, off\n"
+               "  - name: big\n    deviceClassName: gpu.example.com\n",
+        .good = "# claimcheck lint -k 1.33 -g DRAPrioritizedList=true\n"
+                "# (with the gate enabled on the cluster too)\n",
+    },
+    {
+        .id = "feature-gate-prerelease",
+        .category = CAT_FEATURE_GATE,
+        .default_sev = SEV_WARN,
+        .kinds = K_PODLIKE | K_DRA,
+        .check = check_feature_gate_prerelease,
+        .summary = "a field whose feature gate is on but still alpha or beta",
+        .hint = "expect the field to change; pin the Kubernetes version, or "
+                "disable the rule for clusters where this is accepted",
+        .why = "Alpha and beta fields can change shape or be removed between "
+               "releases (nodeAllocatableResourceMappings was replaced in "
+               "1.37), and managed clusters often turn alpha gates off. The "
+               "message names the gate, its stage at the target version and "
+               "when it goes GA, if known.",
+        .bad = "# claimcheck lint -k 1.35\nrequests:\n- name: gpu\n"
+               "  firstAvailable:   # DRAPrioritizedList: beta in 1.35\n",
+        .good = "# claimcheck lint -k 1.36   (GA from 1.36)\n",
     },
     {
         .id = "input-object",
@@ -187,6 +329,33 @@ const struct rule rules[] = {
                "rejects them, and otherwise the last value silently wins.",
         .bad = "metadata:\n  name: [unclosed\n",
         .good = "metadata:\n  name: closed\n",
+    },
+    {
+        .id = "node-double-managed",
+        .category = CAT_CONFLICT,
+        .default_sev = SEV_ERROR,
+        .kinds = K_NODE | K_SLICE,
+        .check = check_node_double_managed,
+        .summary = "a node advertises a device-plugin resource while a "
+                   "ResourceSlice of the mapped DRA driver publishes devices "
+                   "on it",
+        .hint = "migrate the node completely: remove the device plugin (its "
+                "capacity must drop to zero) or stop the DRA driver's GPU "
+                "publishing on that node",
+        .why = "KEP 5004: one node cannot have both a device plugin and a "
+               "DRA driver for the same devices. Each thinks it owns the "
+               "GPUs, and nothing reconciles node.status.capacity with the "
+               "slices, so a pod using nvidia.com/gpu and another using a "
+               "claim can get the same physical device. Checked for Nodes "
+               "and ResourceSlices of the input and the inventory; a slice "
+               "is on the node by spec.nodeName, a simple nodeSelector, or "
+               "per-device nodeName.",
+        .bad = "kind: Node\nmetadata: {name: gpu-1}\nstatus:\n"
+               "  allocatable:\n    nvidia.com/gpu: \"8\"\n---\n"
+               "kind: ResourceSlice\nspec:\n  driver: gpu.nvidia.com\n"
+               "  nodeName: gpu-1\n  devices: [...]\n",
+        .good = "kind: Node\nmetadata: {name: gpu-1}\nstatus:\n"
+                "  allocatable:\n    cpu: \"64\"\n",
     },
     {
         .id = "pod-claim-source",

@@ -1,13 +1,14 @@
 /*
  * target.h - the cluster claimcheck checks against: Kubernetes minor
  * version, effective feature gates and enabled resource.k8s.io API
- * versions. Resolved once from the config (engine_new) and then read-only.
- * The gate table itself is data in rules/ (gates.c reads it).
+ * versions. Resolved once from the config (engine_new) with the gate table
+ * of rules/gate_table.h, then read-only (webhook threads share it).
  */
 #ifndef CLAIMCHECK_TARGET_H
 #define CLAIMCHECK_TARGET_H
 
 #define TARGET_MAX_GATES 64
+#define TARGET_MAX_APIS 8
 
 struct config;
 struct err;
@@ -15,13 +16,24 @@ struct err;
 struct target {
     int major, minor;           /* 1.34 -> 1, 34 */
     char version[16];           /* "1.34" */
+    int prerelease;             /* the table's data for it is pre-release */
     unsigned char gate_on[TARGET_MAX_GATES];    /* by gate-table index */
     unsigned char gate_set[TARGET_MAX_GATES];   /* overridden by -g */
+    unsigned char api_on[TARGET_MAX_APIS];      /* by api_versions index:
+                                                   served and enabled */
+    unsigned char api_set[TARGET_MAX_APIS];     /* set by --runtime-config */
     const struct config *cfg;   /* runtime-config, device-plugin maps */
 };
 
-/* Newest Kubernetes minor in the gate table, "1.36". */
+/* Newest released Kubernetes minor in the gate table, "1.36". */
 const char *target_newest(void);
+/* Resolves the version (cfg->kube_version or target_newest(); 1.26-1.37),
+ * the gates (table defaults, then cfg->gates in order, kube-apiserver
+ * rules: unknown gate, gate not in that version and changing a locked gate
+ * are errors) and the API versions (defaults, then cfg->runtime).
+ * Returns 0, or -1 with err filled (a usage error). */
 int target_init(struct target *t, const struct config *cfg, struct err *err);
+/* 1 if the gate named name is on at the target (0 if unknown). */
+int target_gate_on(const struct target *t, const char *name);
 
 #endif

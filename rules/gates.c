@@ -1,0 +1,395 @@
+/*
+ * gates.c - the feature-gate and api-version families:
+ * feature-gate-disabled, feature-gate-prerelease (gated fields, read from
+ * the gated_fields table of gate_table.c, against the target's effective
+ * gates) and api-version-unavailable, api-version-deprecated (the
+ * resource.k8s.io version timeline against the target and runtime-config).
+ * Gate-dependent CEL (includes(), device.allowMultipleAllocations) is the
+ * selector rules' business, not this file's.
+ */
+#include <string.h>
+
+#include "../validate/arena.h"
+#include "../validate/object.h"
+#include "../validate/target.h"
+#include "../validate/tree.h"
+#include "checks.h"
+#include "gate_table.h"
+#include "rules.h"
+
+/* ==== walking gated paths =============================================== */
+
+static unsigned object_shape(const struct object *o)
+{
+    const char *v = o->version ? o->version : "";
+
+    if (!(o->kind & K_DRA))
+        return SHAPE_ANY;
+    if (!strncmp(v, "v1alpha", 7) || !strcmp(v, "v1beta1"))
+        return SHAPE_FLAT;
+    return SHAPE_EXACTLY;
+}
+
+/* The mapping gated paths are relative to, or NULL. */
+static const struct tnode *field_root(const struct object *o)
+{
+    if (o->kind & K_PODLIKE)
+        return o->pod ? o->pod->spec : NULL;
+    if (o->kind & K_CLAIMLIKE)
+        return o->claim ? o->claim->spec : NULL;
+    return o->spec;
+}
+
+/* A field worth reporting: dropping null, false or an empty list changes
+ * nothing. */
+static int meaningful(const struct tnode *n)
+{
+    if (!n || n->kind == T_NULL)
+        return 0;
+    if (n->kind == T_BOOL)
+        return n->boolean;
+    if (n->kind == T_SEQ || n->kind == T_MAP)
+        return n->n > 0;
+    return 1;
+}
+
+/* Calls fn for every node path (see struct gated_field) reaches from n. */
+static void walk(const struct tnode *n, const char *path,
+                 void (*fn)(void *arg, const struct tnode *at), void *arg)
+{
+    const char *dot = strchr(path, '.');
+    size_t len = dot ? (size_t)(dot - path) : strlen(path);
+    char key[64];
+    int seq = 0, map = 0;
+    const struct tnode *v;
+    size_t i;
+
+    if (len >= sizeof(key) || !tree_is_map(n))
+        return;
+    memcpy(key, path, len);
+    key[len] = '\0';
+    if (len > 2 && !strcmp(key + len - 2, "[]")) {
+        seq = 1;
+        key[len - 2] = '\0';
+    } else if (len > 3 && !strcmp(key + len - 3, "[*]")) {
+        map = 1;
+        key[len - 3] = '\0';
+    }
+    v = tree_get(n, key);
+    if (!v)
+        return;
+    if (!seq && !map) {
+        if (dot)
+            walk(v, dot + 1, fn, arg);
+        else if (meaningful(v))
+            fn(arg, v);
+        return;
+    }
+    if ((seq && !tree_is_seq(v)) || (map && !tree_is_map(v)))
+        return;
+    for (i = 0; i < v->n; i++) {
+        if (dot)
+            walk(v->kids[i], dot + 1, fn, arg);
+        else if (meaningful(v->kids[i]))
+            fn(arg, v->kids[i]);
+    }
+}
+
+/* ==== verdicts ========================================================== */
+
+enum verdict { V_OK, V_DISABLED, V_PRERELEASE };
+
+/* "on by default from 1.34", "not on by default in any version yet" */
+static const char *on_from(struct arena *a, const struct gate *g)
+{
+    int m = gate_on_minor(g);
+
+    if (!m)
+        return "no release turns it on by default yet";
+    return arena_printf(a, "on by default from 1.%d%s", m,
+                        m > GATE_RELEASED_MINOR ? " (pre-release)" : "");
+}
+
+/* "GA in 1.36", "GA planned for 1.38 (KEP 5075)", "no GA version known" */
+static const char *ga_when(struct arena *a, const struct gate *g)
+{
+    int m = gate_ga_minor(g);
+
+    if (m)
+        return arena_printf(a, "GA in 1.%d%s", m, m > GATE_RELEASED_MINOR
+                            ? " (pre-release)" : "");
+    if (g->plan)
+        return g->plan;
+    return "no GA version announced";
+}
+
+/* Judges one gate of field f at the target; *why gets the message part
+ * before ": the apiserver drops ..." (disabled) or the whole message
+ * (prerelease). */
+static enum verdict judge_gate(struct arena *a, const struct target *t,
+                               const struct gated_field *f, const char *gname,
+                               const char *field, const char **why)
+{
+    int gi = gate_find(gname);
+    const struct gate *g;
+    struct gate_state s;
+    int since, m = t->minor;
+
+    if (gi < 0)
+        return V_OK;
+    g = &gate_table[gi];
+    gate_state_at(g, m, &s);
+    since = f->since ? f->since : gate_first_minor(g);
+    if (since && m < since) {
+        *why = arena_printf(a, "'%s' does not exist in Kubernetes %s: it "
+                            "comes with feature gate %s in 1.%d (%s)", field,
+                            t->version, g->name, since, on_from(a, g));
+        return V_DISABLED;
+    }
+    if (f->until && m >= f->until) {
+        *why = arena_printf(a, "'%s' no longer exists in Kubernetes %s "
+                            "(feature gate %s replaced it in 1.%d)", field,
+                            t->version, g->name, f->until);
+        return V_DISABLED;
+    }
+    if (s.stage == GATE_ABSENT)
+        return V_OK;    /* the field predates its gate (v1alpha3 1.31) */
+    if (s.stage == GATE_REMOVED) {
+        if (gate_ga_minor(g))
+            return V_OK;
+        *why = arena_printf(a, "'%s' no longer exists in Kubernetes %s: "
+                            "feature gate %s was removed without reaching "
+                            "GA", field, t->version, g->name);
+        return V_DISABLED;
+    }
+    if (!t->gate_on[gi]) {
+        if (t->gate_set[gi] && s.on)
+            *why = arena_printf(a, "'%s' needs feature gate %s, which "
+                                "--feature-gates turns off (%s in "
+                                "Kubernetes %s, on by default)", field,
+                                g->name, gate_stage_name(s.stage),
+                                t->version);
+        else
+            *why = arena_printf(a, "'%s' needs feature gate %s, which is "
+                                "off in Kubernetes %s (%s, off by default; "
+                                "%s)", field, g->name, t->version,
+                                gate_stage_name(s.stage), on_from(a, g));
+        return V_DISABLED;
+    }
+    if (s.stage == GATE_GA)
+        return V_OK;
+    if (s.stage == GATE_ALPHA)
+        *why = arena_printf(a, "'%s' needs feature gate %s, alpha in "
+                            "Kubernetes %s%s (%s): alpha fields can change "
+                            "or be removed without notice", field, g->name,
+                            t->version, t->gate_set[gi]
+                            ? " and turned on by --feature-gates" : "",
+                            ga_when(a, g));
+    else
+        *why = arena_printf(a, "'%s' needs feature gate %s, beta in "
+                            "Kubernetes %s (%s; %s): it may still change",
+                            field, g->name, t->version, s.on
+                            ? "on by default" : "turned on by "
+                            "--feature-gates", ga_when(a, g));
+    return V_PRERELEASE;
+}
+
+struct field_ctx {
+    struct check_ctx *cx;
+    const struct gated_field *f;
+    enum verdict want;
+};
+
+static void on_field(void *arg, const struct tnode *at)
+{
+    struct field_ctx *fc = arg;
+    struct arena *a = cx_arena(fc->cx);
+    const struct target *t = cx_target(fc->cx);
+    const char *field = at->key ? at->key
+                        : (at->parent ? at->parent->key : "?");
+    const char *why = NULL, *why2 = NULL;
+    enum verdict v, v2 = V_OK;
+
+    v = judge_gate(a, t, fc->f, fc->f->gate, field, &why);
+    if (fc->f->gate2)
+        v2 = judge_gate(a, t, fc->f, fc->f->gate2, field, &why2);
+    if (v != V_DISABLED && v2 == V_DISABLED) {
+        v = v2;
+        why = why2;
+    } else if (v == V_OK && v2 == V_PRERELEASE) {
+        v = v2;
+        why = why2;
+    }
+    if (v != fc->want)
+        return;
+    if (v == V_DISABLED)
+        report(fc->cx, at, "%s: the apiserver drops it silently and %s",
+               why, fc->f->effect);
+    else
+        report(fc->cx, at, "%s", why);
+}
+
+static void check_fields(struct check_ctx *cx, const struct object *o,
+                         enum verdict want)
+{
+    const struct tnode *root = field_root(o);
+    unsigned shape = object_shape(o);
+    struct field_ctx fc;
+    size_t i;
+
+    if (!root)
+        return;
+    fc.cx = cx;
+    fc.want = want;
+    for (i = 0; i < gated_field_count; i++) {
+        const struct gated_field *f = &gated_fields[i];
+        if (!(f->kinds & o->kind) || !(f->shapes & shape))
+            continue;
+        fc.f = f;
+        walk(root, f->path, on_field, &fc);
+    }
+}
+
+void check_feature_gate_disabled(struct check_ctx *cx, const struct object *o)
+{
+    check_fields(cx, o, V_DISABLED);
+}
+
+void check_feature_gate_prerelease(struct check_ctx *cx,
+                                   const struct object *o)
+{
+    check_fields(cx, o, V_PRERELEASE);
+}
+
+/* ==== API versions ====================================================== */
+
+/* The newest resource.k8s.io version enabled at the target, or NULL. */
+static const char *best_enabled(const struct target *t)
+{
+    size_t i = api_version_count;
+
+    while (i-- > 0)
+        if (t->api_on[i])
+            return api_versions[i].version;
+    return NULL;
+}
+
+/* The newest version served (enabled or not) at the target, or NULL. */
+static const char *best_served(const struct target *t)
+{
+    size_t i = api_version_count;
+
+    while (i-- > 0)
+        if (api_version_served(&api_versions[i], t->minor))
+            return api_versions[i].version;
+    return NULL;
+}
+
+static unsigned version_shape(const char *v)
+{
+    return (!strncmp(v, "v1alpha", 7) || !strcmp(v, "v1beta1")) ? SHAPE_FLAT
+                                                                 : SHAPE_EXACTLY;
+}
+
+/* "use resource.k8s.io/v1 (requests move under exactly, ...)" or how to
+ * enable the newest served version. Arena-owned. */
+static const char *instead(struct arena *a, const struct target *t,
+                           const struct object *o)
+{
+    const char *best = best_enabled(t);
+    const char *shape = "";
+
+    if (best && strcmp(best, o->version)) {
+        if (version_shape(best) != version_shape(o->version)
+            && o->kind & (K_CLAIMLIKE | K_SLICE))
+            shape = version_shape(best) == SHAPE_EXACTLY
+                    ? (o->kind & K_SLICE ? " (device fields move out of "
+                       "`basic`)" : " (request fields move under "
+                       "`exactly`)")
+                    : "";
+        return arena_printf(a, "use resource.k8s.io/%s%s", best, shape);
+    }
+    best = best_served(t);
+    if (best)
+        return arena_printf(a, "enable resource.k8s.io/%s with "
+                            "--runtime-config=resource.k8s.io/%s=true", best,
+                            best);
+    return "DRA has no API in this version";
+}
+
+static int is_resource_group(const struct object *o)
+{
+    return o->group && !strcmp(o->group, "resource.k8s.io") && o->version;
+}
+
+void check_api_version_unavailable(struct check_ctx *cx,
+                                   const struct object *o)
+{
+    const struct target *t = cx_target(cx);
+    struct arena *a = cx_arena(cx);
+    const struct api_version *v;
+    const struct tnode *at = o->api_node;
+    int k;
+
+    if (!is_resource_group(o))
+        return;
+    k = api_version_find(o->version);
+    if (k < 0) {
+        report(cx, at, "'%s' is not a resource.k8s.io version Kubernetes "
+               "knows: the apiserver rejects the %s; %s", o->api_version,
+               o->kind_name, instead(a, t, o));
+        return;
+    }
+    v = &api_versions[k];
+    if (t->minor < v->introduced) {
+        report(cx, at, "'%s' does not exist in Kubernetes %s (added in "
+               "1.%d): the apiserver rejects the %s; %s", o->api_version,
+               t->version, v->introduced, o->kind_name, instead(a, t, o));
+        return;
+    }
+    if (v->removed && t->minor >= v->removed) {
+        report(cx, at, "'%s' was removed in Kubernetes 1.%d: the apiserver "
+               "of %s rejects the %s; %s", o->api_version, v->removed,
+               t->version, o->kind_name, instead(a, t, o));
+        return;
+    }
+    if (t->api_on[k])
+        return;
+    if (t->api_set[k])
+        report(cx, at, "'%s' is turned off by --runtime-config: the "
+               "apiserver rejects the %s; %s", o->api_version, o->kind_name,
+               instead(a, t, o));
+    else
+        report(cx, at, "'%s' is not served by default in Kubernetes %s "
+               "(%s versions need --runtime-config=%s=true%s): the "
+               "apiserver rejects the %s; %s", o->api_version, t->version,
+               strstr(v->version, "alpha") ? "alpha" : "beta",
+               o->api_version,
+               v->deprecated && t->minor >= v->deprecated
+               ? arena_printf(a, "; deprecated since 1.%d",
+                              v->deprecated) : "",
+               o->kind_name, instead(a, t, o));
+}
+
+void check_api_version_deprecated(struct check_ctx *cx,
+                                  const struct object *o)
+{
+    const struct target *t = cx_target(cx);
+    struct arena *a = cx_arena(cx);
+    const struct api_version *v;
+    int k;
+
+    if (!is_resource_group(o))
+        return;
+    k = api_version_find(o->version);
+    if (k < 0 || !t->api_on[k])
+        return;     /* api-version-unavailable's case */
+    v = &api_versions[k];
+    if (!v->deprecated || t->minor < v->deprecated)
+        return;
+    report(cx, o->api_node, "'%s' is deprecated since Kubernetes 1.%d%s: "
+           "%s", o->api_version, v->deprecated, v->removal_planned
+           ? arena_printf(a, " (removal planned for 1.%d)",
+                          v->removal_planned) : "",
+           instead(a, t, o));
+}
