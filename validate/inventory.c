@@ -365,14 +365,14 @@ static struct dm_counter *read_counters(struct arena *a,
 static size_t pool_of(struct devmodel *m, struct strmap *pools,
                       size_t *cap, const char *driver, const char *name)
 {
-    char *key = arena_printf(&m->arena, "%s\x1f%s", driver, name);
+    char *key = arena_printf(m->a, "%s\x1f%s", driver, name);
     void *v = strmap_get(pools, key);
 
     if (v)
         return (size_t)((uintptr_t)v - 1);
     if (m->npools == *cap) {
         *cap = *cap ? *cap * 2 : 16;
-        m->pools = arena_grow(&m->arena, m->pools, m->npools, *cap,
+        m->pools = arena_grow(m->a, m->pools, m->npools, *cap,
                               sizeof(*m->pools));
     }
     memset(&m->pools[m->npools], 0, sizeof(m->pools[0]));
@@ -392,7 +392,7 @@ static size_t node_of(struct devmodel *m, size_t *cap, const char *name)
     if (m->nnodes == *cap) {
         size_t i;
         *cap = *cap ? *cap * 2 : 64;
-        m->nodes = arena_grow(&m->arena, m->nodes, m->nnodes, *cap,
+        m->nodes = arena_grow(m->a, m->nodes, m->nnodes, *cap,
                               sizeof(*m->nodes));
         /* the index points into the array: re-point it */
         for (i = 0; i < m->nnodes; i++)
@@ -421,7 +421,7 @@ static void add_device(struct build *b, const struct object *o, size_t pool,
                        const struct tnode *dev, const struct tnode *spec)
 {
     struct devmodel *m = b->m;
-    struct arena *a = &m->arena;
+    struct arena *a = m->a;
     const char *driver = m->pools[pool].driver;
     const char *name = tree_str(tree_get(dev, "name"));
     const struct tnode *f = tree_get(dev, "basic");
@@ -430,7 +430,7 @@ static void add_device(struct build *b, const struct object *o, size_t pool,
     struct cel_attr *av;
     struct cel_capacity *cv;
     unsigned *asym, *csym;
-    uint64_t *ahash;
+    uint64_t *ahash, *chash;
     struct qty *cval;
     const struct tnode **cpol;
     const char *key;
@@ -492,6 +492,7 @@ static void add_device(struct build *b, const struct object *o, size_t pool,
         csym = arena_alloc(a, (caps->n + 1) * sizeof(*csym));
         cval = arena_alloc(a, (caps->n + 1) * sizeof(*cval));
         cpol = arena_alloc(a, (caps->n + 1) * sizeof(*cpol));
+        chash = arena_alloc(a, (caps->n + 1) * sizeof(*chash));
         for (i = 0; i < caps->n; i++) {
             const struct tnode *v = caps->kids[i];
             const struct tnode *val = tree_is_map(v) ? tree_get(v, "value")
@@ -502,12 +503,15 @@ static void add_device(struct build *b, const struct object *o, size_t pool,
             cv[k].quantity = tree_text(val);
             csym[k] = intern(m, cv[k].id);
             cpol[k] = tree_is_map(v) ? tree_get(v, "requestPolicy") : NULL;
+            chash[k] = hash_str(hash_str(hash_str(7, cv[k].domain),
+                                         cv[k].id), cv[k].quantity);
             k++;
         }
         d->cel.caps = cv;
         d->cap_sym = csym;
         d->cap_value = cval;
         d->cap_policy = cpol;
+        d->cap_hash = chash;
     }
     d->cel.ncaps = k;
 
@@ -560,7 +564,7 @@ static void add_slice(struct build *b, const struct object *o)
     sc = tree_get(o->spec, "sharedCounters");
     if (tree_is_seq(sc) && sc->n) {
         struct dm_pool *pl = &m->pools[p];
-        struct dm_counterset *sets = arena_alloc(&m->arena,
+        struct dm_counterset *sets = arena_alloc(m->a,
             (pl->nsets + sc->n) * sizeof(*sets));
         if (pl->nsets)
             memcpy(sets, pl->sets, pl->nsets * sizeof(*sets));
@@ -569,7 +573,7 @@ static void add_slice(struct build *b, const struct object *o)
             s->name = tree_str(tree_get(sc->kids[i], "name"));
             if (!s->name)
                 continue;
-            s->c = read_counters(&m->arena,
+            s->c = read_counters(m->a,
                                  tree_get(sc->kids[i], "counters"), &s->n);
             pl->nsets++;
         }
@@ -582,21 +586,30 @@ static void add_slice(struct build *b, const struct object *o)
         add_device(b, o, p, devs->kids[i], o->spec);
 }
 
-struct devmodel *devmodel_build(const struct object *const *objs, size_t n)
+struct devmodel *devmodel_build(struct arena *a,
+                                const struct object *const *objs, size_t n)
 {
-    struct devmodel *m = calloc(1, sizeof(*m));
+    struct devmodel *m;
     struct build b;
     size_t i, j, k;
 
-    if (!m)
-        abort();
-    arena_init(&m->arena, 256 * 1024);
-    strmap_init(&m->node_index, &m->arena);
-    strmap_init(&m->syms, &m->arena);
+    if (a) {
+        m = arena_alloc(a, sizeof(*m));
+        m->a = a;
+    } else {
+        m = calloc(1, sizeof(*m));
+        if (!m)
+            abort();
+        arena_init(&m->own, 256 * 1024);
+        m->a = &m->own;
+        m->owned = 1;
+    }
+    strmap_init(&m->node_index, m->a);
+    strmap_init(&m->syms, m->a);
     memset(&b, 0, sizeof(b));
     b.m = m;
-    strmap_init(&b.pools, &m->arena);
-    strmap_init(&b.seen, &m->arena);
+    strmap_init(&b.pools, m->a);
+    strmap_init(&b.seen, m->a);
 
     /* Nodes first: their labels */
     for (i = 0; i < n; i++) {
@@ -657,7 +670,7 @@ struct devmodel *devmodel_build(const struct object *const *objs, size_t n)
         } else {
             if (m->nshared == b.sharedcap) {
                 b.sharedcap = b.sharedcap ? b.sharedcap * 2 : 16;
-                m->shared = arena_grow(&m->arena, m->shared, m->nshared,
+                m->shared = arena_grow(m->a, m->shared, m->nshared,
                                        b.sharedcap, sizeof(*m->shared));
             }
             m->shared[m->nshared++] = i;
@@ -668,7 +681,7 @@ struct devmodel *devmodel_build(const struct object *const *objs, size_t n)
     if (!m->nnodes && m->nshared)
         node_of(m, &b.nodecap, "(any node)");
     for (i = 0; i < m->nnodes; i++) {
-        m->nodes[i].local = arena_alloc(&m->arena, (m->nodes[i].nlocal + 1)
+        m->nodes[i].local = arena_alloc(m->a, (m->nodes[i].nlocal + 1)
                                         * sizeof(size_t));
         m->nodes[i].nlocal = 0;
     }
@@ -684,9 +697,9 @@ struct devmodel *devmodel_build(const struct object *const *objs, size_t n)
 
 void devmodel_free(struct devmodel *m)
 {
-    if (!m)
+    if (!m || !m->owned)
         return;
-    arena_release(&m->arena);
+    arena_release(&m->own);
     free(m);
 }
 
@@ -700,7 +713,8 @@ const struct devmodel *inventory_devices(const struct inventory *inv)
     m = atomic_load(&w->model);
     if (m)
         return m;
-    m = devmodel_build((const struct object *const *)inv->objs, inv->n);
+    m = devmodel_build(NULL, (const struct object *const *)inv->objs,
+                       inv->n);
     if (!atomic_compare_exchange_strong(&w->model, &expect, m)) {
         devmodel_free(m);
         m = expect;

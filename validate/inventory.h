@@ -88,6 +88,7 @@ struct dm_device {
     const uint64_t *attr_hash;  /* per cel.attrs: hash of name+value */
     const unsigned *cap_sym;    /* per cel.caps: interned id */
     const struct qty *cap_value;    /* per cel.caps: capacity value */
+    const uint64_t *cap_hash;   /* per cel.caps: hash of name+value */
     const struct tnode *const *cap_policy; /* per cel.caps: requestPolicy */
     const struct tnode *taints; /* sequence or NULL */
     const struct tnode *node;   /* the devices[] entry */
@@ -109,7 +110,9 @@ struct dm_node {
 };
 
 struct devmodel {
-    struct arena arena;
+    struct arena own;           /* when built without a caller's arena */
+    struct arena *a;            /* where everything lives */
+    int owned;
     struct dm_device *devs;
     size_t ndevs;
     struct dm_node *nodes;
@@ -127,8 +130,10 @@ struct devmodel {
 };
 
 /* Builds a model from objects (ResourceSlices and Nodes are read, other
- * kinds ignored). Never NULL; free with devmodel_free(). */
-struct devmodel *devmodel_build(const struct object *const *objs, size_t n);
+ * kinds ignored). Never NULL. With an arena a, everything lives in a and
+ * devmodel_free() does nothing; with NULL the model owns its memory. */
+struct devmodel *devmodel_build(struct arena *a,
+                                const struct object *const *objs, size_t n);
 void devmodel_free(struct devmodel *m);
 /* The inventory's model, built on first use (thread-safe: concurrent first
  * callers may each build one, one wins, the others are freed). NULL when

@@ -1,0 +1,879 @@
+/*
+ * allocate.c - the allocator model (see allocate.h): selector vectors over
+ * every device with shared evaluations, device filters (capacity requests,
+ * taints), and a backtracking search per node with a work budget. Owns no
+ * state between calls and prints nothing.
+ */
+#include "allocate.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "cel/cel.h"
+#include "tree.h"
+
+/* ==== selector vectors =================================================== */
+
+/* Identifiers that read a map wholesale or index it dynamically: the
+ * expression may then depend on attributes it does not name. */
+static int is_iterating(const char *s, size_t n)
+{
+    static const char *const words[] = {"exists", "exists_one", "all",
+        "map", "filter", "size", "transformList", "transformMap",
+        "transformMapEntry", "sortBy", "keys", "values", NULL};
+    size_t i;
+
+    for (i = 0; words[i]; i++)
+        if (strlen(words[i]) == n && !memcmp(words[i], s, n))
+            return 1;
+    return 0;
+}
+
+/* Marks in want[] every interned id the expression mentions (identifier or
+ * string literal). Returns -1 when the expression may read attributes it
+ * does not name. */
+static int referenced_syms(const struct devmodel *m, const char *e,
+                           unsigned char *want)
+{
+    const char *p = e;
+
+    while (*p) {
+        if (*p == '\'' || *p == '"') {
+            char q = *p++;
+            const char *b = p;
+            long s;
+            while (*p && *p != q) {
+                if (*p == '\\' && p[1])
+                    p++;
+                p++;
+            }
+            if (!*p)
+                return -1;
+            s = devmodel_sym(m, b, (size_t)(p - b));
+            if (s >= 0)
+                want[s] = 1;
+            /* "domain/id" literals in constraints-like strings */
+            p++;
+        } else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
+                   || *p == '_') {
+            const char *b = p;
+            long s;
+            while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
+                   || (*p >= '0' && *p <= '9') || *p == '_')
+                p++;
+            if (is_iterating(b, (size_t)(p - b)))
+                return -1;
+            s = devmodel_sym(m, b, (size_t)(p - b));
+            if (s >= 0)
+                want[s] = 1;
+        } else if (*p == '[') {
+            const char *q = p + 1;
+            while (*q == ' ' || *q == '?')
+                q++;
+            if (*q != '\'' && *q != '"'
+                && strncmp(q, "device.driver", 13) != 0)
+                return -1;
+            p++;
+        } else {
+            p++;
+        }
+    }
+    return 0;
+}
+
+struct group {
+    uint64_t key;
+    size_t rep;             /* representative device + 1; 0 = empty slot */
+    unsigned char res;
+    const char *err;
+};
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t device_key(const struct dm_device *d,
+                           const unsigned char *want)
+{
+    uint64_t h = 1469598103934665603ull, sum = 0;
+    const char *s;
+    size_t i, na = 0, nc = 0;
+
+    for (s = d->driver; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (i = 0; i < d->cel.nattrs; i++)
+        if (want[d->attr_sym[i]]) {
+            sum += mix(d->attr_hash[i]);
+            na++;
+        }
+    for (i = 0; i < d->cel.ncaps; i++)
+        if (want[d->cap_sym[i]]) {
+            sum += mix(d->cap_hash[i] ^ 0x9e3779b97f4a7c15ull);
+            nc++;
+        }
+    return mix(h ^ sum ^ (na << 40) ^ (nc << 50)
+               ^ ((uint64_t)d->multi << 60));
+}
+
+static void set_result(struct arena *a, struct alloc_match *out, size_t i,
+                       int r, const char *err, size_t n)
+{
+    if (r < 0) {
+        out->v[i] = AM_ERR;
+        if (!out->err)
+            out->err = arena_alloc(a, n * sizeof(*out->err));
+        out->err[i] = err;
+        out->nerr++;
+    } else {
+        out->v[i] = r ? AM_YES : AM_NO;
+        out->nyes += r != 0;
+    }
+}
+
+void alloc_eval(struct arena *a, const struct devmodel *m,
+                const struct cel_program *prog, const char *expr,
+                struct alloc_match *out)
+{
+    unsigned char *want = calloc(m->nsyms + 1, 1);
+    struct group *tab = NULL;
+    size_t cap = 0, i;
+    int project;
+
+    memset(out, 0, sizeof(*out));
+    out->v = arena_alloc(a, m->ndevs + 1);
+    if (!want)
+        abort();
+    project = expr && referenced_syms(m, expr, want) == 0;
+    if (project) {
+        cap = 64;
+        while (cap < m->ndevs * 2)
+            cap *= 2;
+        tab = calloc(cap, sizeof(*tab));
+        if (!tab)
+            abort();
+    }
+    for (i = 0; i < m->ndevs; i++) {
+        const struct dm_device *d = &m->devs[i];
+        struct cel_error err;
+        struct group *g = NULL;
+        int r;
+        if (project) {
+            uint64_t k = device_key(d, want);
+            size_t h = (size_t)k & (cap - 1);
+            while (tab[h].rep && tab[h].key != k)
+                h = (h + 1) & (cap - 1);
+            g = &tab[h];
+            if (g->rep) {
+                set_result(a, out, i, g->res == AM_ERR ? -1 : g->res,
+                           g->err, m->ndevs);
+                continue;
+            }
+        }
+        r = cel_eval_device(prog, &d->cel, &err);
+        set_result(a, out, i, r, r < 0 ? arena_strdup(a, err.msg) : NULL,
+                   m->ndevs);
+        if (g) {
+            g->key = device_key(d, want);
+            g->rep = i + 1;
+            g->res = out->v[i];
+            g->err = r < 0 ? out->err[i] : NULL;
+        }
+    }
+    free(tab);
+    free(want);
+}
+
+/* ==== device filters ===================================================== */
+
+int alloc_tolerates(const struct tnode *tols, const struct tnode *taint)
+{
+    const char *tkey = tree_str(tree_get(taint, "key"));
+    const char *tval = tree_text(tree_get(taint, "value"));
+    const char *teff = tree_str(tree_get(taint, "effect"));
+    size_t i;
+
+    if (!tree_is_seq(tols))
+        return 0;
+    for (i = 0; i < tols->n; i++) {
+        const struct tnode *t = tols->kids[i];
+        const char *key = tree_str(tree_get(t, "key"));
+        const char *op = tree_str(tree_get(t, "operator"));
+        const char *val = tree_text(tree_get(t, "value"));
+        const char *eff = tree_str(tree_get(t, "effect"));
+        int exists = op && !strcmp(op, "Exists");
+        if (key && *key) {
+            if (!tkey || strcmp(key, tkey))
+                continue;
+        } else if (!exists) {
+            continue;
+        }
+        if (!exists && strcmp(val ? val : "", tval ? tval : ""))
+            continue;
+        if (eff && *eff && (!teff || strcmp(eff, teff)))
+            continue;
+        return 1;
+    }
+    return 0;
+}
+
+/* The capacity of d named "domain/id" or "id" (driver's domain), or -1. */
+static long find_cap(const struct dm_device *d, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    const char *id = slash ? slash + 1 : name;
+    size_t dl = slash ? (size_t)(slash - name) : 0, i;
+
+    for (i = 0; i < d->cel.ncaps; i++) {
+        const struct cel_capacity *c = &d->cel.caps[i];
+        if (strcmp(c->id, id))
+            continue;
+        if (slash ? strlen(c->domain) == dl && !strncmp(c->domain, name, dl)
+                  : !strcmp(c->domain, d->driver))
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Applies a requestPolicy to a requested amount: the amount actually
+ * consumed, or -1 if the policy cannot grant it. */
+static int apply_policy(const struct tnode *pol, struct qty *q)
+{
+    const struct tnode *vv = tree_get(pol, "validValues");
+    const struct tnode *vr = tree_get(pol, "validRange");
+    struct qty v, best;
+    int have = 0;
+    size_t i;
+
+    if (tree_is_seq(vv) && vv->n) {
+        for (i = 0; i < vv->n; i++) {
+            if (qty_parse(tree_text(vv->kids[i]), &v) < 0)
+                continue;
+            if (qty_cmp(v, *q) >= 0 && (!have || qty_cmp(v, best) < 0)) {
+                best = v;
+                have = 1;
+            }
+        }
+        if (!have)
+            return -1;
+        *q = best;
+    }
+    if (tree_is_map(vr)) {
+        if (qty_parse(tree_text(tree_get(vr, "max")), &v) == 0
+            && qty_cmp(*q, v) > 0)
+            return -1;
+        if (qty_parse(tree_text(tree_get(vr, "min")), &v) == 0
+            && qty_cmp(*q, v) < 0)
+            *q = v;
+    }
+    return 0;
+}
+
+int alloc_device_fits(struct arena *a, const struct dm_device *d,
+                      const struct alloc_alt *alt, const char **why)
+{
+    size_t i;
+
+    for (i = 0; i < alt->ncaps; i++) {
+        const struct alloc_capreq *c = &alt->caps[i];
+        struct qty q = c->q;
+        long k = find_cap(d, c->name);
+        const char *id = strrchr(c->name, '/') ? strrchr(c->name, '/') + 1
+                                               : c->name;
+        if (k < 0) {
+            if (why)
+                *why = arena_printf(a, "no capacity %s", id);
+            return 0;
+        }
+        if (d->cap_policy[k] && apply_policy(d->cap_policy[k], &q) < 0) {
+            if (why)
+                *why = arena_printf(a, "%s %s not allowed by requestPolicy",
+                                    id, c->text);
+            return 0;
+        }
+        if (qty_cmp(q, d->cap_value[k]) > 0) {
+            if (why)
+                *why = arena_printf(a, "%s %s < %s", id,
+                                    d->cel.caps[k].quantity, c->text);
+            return 0;
+        }
+    }
+    if (d->taints) {
+        for (i = 0; i < d->taints->n; i++) {
+            const struct tnode *t = d->taints->kids[i];
+            const char *eff = tree_str(tree_get(t, "effect"));
+            if (!eff || (strcmp(eff, "NoSchedule")
+                         && strcmp(eff, "NoExecute")))
+                continue;
+            if (alloc_tolerates(alt->tolerations, t))
+                continue;
+            if (why) {
+                const char *v = tree_text(tree_get(t, "value"));
+                *why = arena_printf(a, "taint %s%s%s:%s not tolerated",
+                                    tree_str(tree_get(t, "key"))
+                                        ? tree_str(tree_get(t, "key")) : "",
+                                    v && *v ? "=" : "", v ? v : "", eff);
+            }
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ==== the search ========================================================= */
+
+enum { RELAX_CONS = 1, RELAX_CTR = 2, RELAX_EXCL = 4 };
+
+struct slot {
+    size_t claim, req;
+    const struct alloc_request *r;
+    size_t alt0;                /* index of its first alternative */
+};
+
+struct cstate {                 /* one constraint during the search */
+    const struct alloc_constraint *c;
+    const struct cel_attr *pin; /* matchAttribute: the value, once set */
+    size_t npin;
+    const struct cel_attr **vals;   /* distinctAttribute: values taken */
+    size_t nvals, capvals;
+};
+
+struct ctr_use {
+    size_t pool, set;
+    const char *name;
+    struct qty q;
+};
+
+struct search {
+    struct arena *a;
+    const struct devmodel *m;
+    const struct alloc_problem *p;
+    struct slot *slots;
+    size_t nslots, nalts;
+    const struct alloc_alt **alts;      /* flattened */
+    unsigned char **eff;                /* per alt: device usable */
+    size_t **cand;                      /* per alt: candidates on node */
+    size_t *ncand;
+    unsigned char *used;                /* per device */
+    struct cstate *cs;                  /* flattened per claim */
+    size_t *cs0;                        /* per claim: first cstate */
+    size_t ncs;
+    size_t *undo;                       /* cstate indexes pushed */
+    size_t nundo, capundo;
+    struct ctr_use *ctr;
+    size_t nctr, capctr;
+    unsigned long steps, budget;
+    int over;
+    int relax;
+    size_t only_claim, only_cons;       /* analysis: one constraint only */
+};
+
+static int attr_eq(const struct cel_attr *x, const struct cel_attr *y)
+{
+    size_t i;
+
+    if (x->type != y->type)
+        return 0;
+    switch (x->type) {
+    case CEL_ATTR_INT:
+        return x->i == y->i;
+    case CEL_ATTR_BOOL:
+        return !x->b == !y->b;
+    case CEL_ATTR_STRING:
+    case CEL_ATTR_VERSION:
+        return !strcmp(x->s, y->s);
+    case CEL_ATTR_INTS:
+    case CEL_ATTR_BOOLS:
+    case CEL_ATTR_STRINGS:
+    case CEL_ATTR_VERSIONS:
+        if (x->nv != y->nv)
+            return 0;
+        for (i = 0; i < x->nv; i++) {
+            if (x->iv && x->iv[i] != y->iv[i])
+                return 0;
+            if (x->bv && !x->bv[i] != !y->bv[i])
+                return 0;
+            if (x->sv && strcmp(x->sv[i], y->sv[i]))
+                return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static int cons_applies(const struct alloc_constraint *c,
+                        const struct alloc_request *r,
+                        const struct alloc_alt *alt)
+{
+    size_t i;
+
+    if (!c->nreqs)
+        return 1;
+    for (i = 0; i < c->nreqs; i++)
+        if ((r->name && !strcmp(c->reqs[i], r->name))
+            || (alt->name && !strcmp(c->reqs[i], alt->name)))
+            return 1;
+    return 0;
+}
+
+static struct qty ctr_used(const struct search *s, size_t pool, size_t set,
+                           const char *name)
+{
+    struct qty q = {0, 0};
+    size_t i;
+
+    for (i = 0; i < s->nctr; i++)
+        if (s->ctr[i].pool == pool && s->ctr[i].set == set
+            && !strcmp(s->ctr[i].name, name))
+            q = qty_add(q, s->ctr[i].q);
+    return q;
+}
+
+static void push_undo(struct search *s, size_t ci)
+{
+    if (s->nundo == s->capundo) {
+        s->capundo = s->capundo ? s->capundo * 2 : 32;
+        s->undo = arena_grow(s->a, s->undo, s->nundo, s->capundo,
+                             sizeof(*s->undo));
+    }
+    s->undo[s->nundo++] = ci;
+}
+
+static void undo_to(struct search *s, size_t nundo, size_t nctr)
+{
+    while (s->nundo > nundo) {
+        struct cstate *c = &s->cs[s->undo[--s->nundo]];
+        if (c->c->distinct) {
+            c->nvals--;
+        } else if (--c->npin == 0) {
+            c->pin = NULL;
+        }
+    }
+    s->nctr = nctr;
+}
+
+/* Tries to add device d for alternative ai of slot si; 1 if it fits (the
+ * state then includes it: undo with undo_to and used[d]--). */
+static int place(struct search *s, size_t si, size_t ai, size_t d)
+{
+    const struct slot *sl = &s->slots[si];
+    const struct alloc_alt *alt = s->alts[ai];
+    const struct dm_device *dv = &s->m->devs[d];
+    const struct dm_pool *pl = &s->m->pools[dv->pool_idx];
+    int excl = !alt->admin && !dv->multi && !(s->relax & RELAX_EXCL);
+    size_t nundo = s->nundo, nctr = s->nctr, i, j, k;
+
+    if (excl && s->used[d])
+        return 0;
+    if (!(s->relax & RELAX_CONS)) {
+        const struct alloc_claim *cl = &s->p->claims[sl->claim];
+        for (i = 0; i < cl->ncons; i++) {
+            struct cstate *c = &s->cs[s->cs0[sl->claim] + i];
+            const struct cel_attr *at;
+            if (s->only_cons != SIZE_MAX
+                && (s->only_claim != sl->claim || s->only_cons != i))
+                continue;
+            if (!cons_applies(c->c, sl->r, alt))
+                continue;
+            at = dm_attr(dv, c->c->attr);
+            if (!at)
+                goto fail;
+            if (c->c->distinct) {
+                for (j = 0; j < c->nvals; j++)
+                    if (attr_eq(c->vals[j], at))
+                        goto fail;
+                if (c->nvals == c->capvals) {
+                    c->capvals = c->capvals ? c->capvals * 2 : 8;
+                    c->vals = arena_grow(s->a, c->vals, c->nvals,
+                                         c->capvals, sizeof(*c->vals));
+                }
+                c->vals[c->nvals++] = at;
+            } else {
+                if (c->pin && !attr_eq(c->pin, at))
+                    goto fail;
+                if (!c->pin)
+                    c->pin = at;
+                c->npin++;
+            }
+            push_undo(s, s->cs0[sl->claim] + i);
+        }
+    }
+    if (!alt->admin && !(s->relax & RELAX_CTR)) {
+        for (i = 0; i < dv->nconsumes; i++) {
+            const struct dm_consume *cu = &dv->consumes[i];
+            if (cu->set == SIZE_MAX)
+                goto fail;
+            for (j = 0; j < cu->n; j++) {
+                const struct dm_counterset *set = &pl->sets[cu->set];
+                const struct dm_counter *have = NULL;
+                for (k = 0; k < set->n; k++)
+                    if (!strcmp(set->c[k].name, cu->c[j].name))
+                        have = &set->c[k];
+                if (!have)
+                    goto fail;
+                if (qty_cmp(qty_add(ctr_used(s, dv->pool_idx, cu->set,
+                                             cu->c[j].name), cu->c[j].value),
+                            have->value) > 0)
+                    goto fail;
+                if (s->nctr == s->capctr) {
+                    s->capctr = s->capctr ? s->capctr * 2 : 16;
+                    s->ctr = arena_grow(s->a, s->ctr, s->nctr, s->capctr,
+                                        sizeof(*s->ctr));
+                }
+                s->ctr[s->nctr].pool = dv->pool_idx;
+                s->ctr[s->nctr].set = cu->set;
+                s->ctr[s->nctr].name = cu->c[j].name;
+                s->ctr[s->nctr].q = cu->c[j].value;
+                s->nctr++;
+            }
+        }
+    }
+    if (excl)
+        s->used[d]++;
+    return 1;
+fail:
+    undo_to(s, nundo, nctr);
+    return 0;
+}
+
+static void unplace(struct search *s, size_t ai, size_t d, size_t nundo,
+                    size_t nctr)
+{
+    const struct alloc_alt *alt = s->alts[ai];
+
+    undo_to(s, nundo, nctr);
+    if (!alt->admin && !s->m->devs[d].multi && !(s->relax & RELAX_EXCL))
+        s->used[d]--;
+}
+
+static int dfs(struct search *s, size_t si);
+
+/* Chooses `left` more devices from the candidates of alt ai, from index
+ * `from` on (combinations, not permutations). */
+static int choose(struct search *s, size_t si, size_t ai, size_t from,
+                  long long left)
+{
+    size_t i, n = s->ncand[ai];
+
+    if (left == 0)
+        return dfs(s, si + 1);
+    for (i = from; i + (size_t)left <= n; i++) {
+        size_t d = s->cand[ai][i], nundo = s->nundo, nctr = s->nctr;
+        if (++s->steps > s->budget) {
+            s->over = 1;
+            return 0;
+        }
+        if (place(s, si, ai, d)) {
+            if (choose(s, si, ai, i + 1, left - 1))
+                return 1;
+            unplace(s, ai, d, nundo, nctr);
+        }
+        if (s->over)
+            return 0;
+    }
+    return 0;
+}
+
+static int dfs(struct search *s, size_t si)
+{
+    const struct slot *sl;
+    size_t a, i;
+
+    if (si == s->nslots)
+        return 1;
+    sl = &s->slots[si];
+    for (a = 0; a < sl->r->nalts; a++) {
+        size_t ai = sl->alt0 + a, n = s->ncand[ai];
+        const struct alloc_alt *alt = s->alts[ai];
+        if (alt->all) {
+            size_t *nu = NULL, *nc = NULL, k = 0;
+            if (!n)
+                continue;
+            nu = arena_alloc(s->a, n * sizeof(*nu));
+            nc = arena_alloc(s->a, n * sizeof(*nc));
+            for (i = 0; i < n; i++, k++) {
+                nu[i] = s->nundo;
+                nc[i] = s->nctr;
+                s->steps++;
+                if (!place(s, si, ai, s->cand[ai][i]))
+                    break;
+            }
+            if (i == n && dfs(s, si + 1))
+                return 1;
+            while (k-- > 0)
+                unplace(s, ai, s->cand[ai][k], nu[k], nc[k]);
+        } else if (alt->count > 0 && (size_t)alt->count <= n) {
+            if (choose(s, si, ai, 0, alt->count))
+                return 1;
+        }
+        if (s->over || s->steps > s->budget) {
+            s->over = 1;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* Resets the search state for a new node or a new attempt. */
+static void reset(struct search *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->ncs; i++) {
+        s->cs[i].pin = NULL;
+        s->cs[i].npin = 0;
+        s->cs[i].nvals = 0;
+    }
+    s->nundo = 0;
+    s->nctr = 0;
+}
+
+/* Runs the search on the current node's candidates; 1 found, 0 not,
+ * -1 budget exhausted. used[] is clean again afterwards. */
+static int attempt(struct search *s, int relax)
+{
+    int r;
+    size_t ai, i;
+
+    reset(s);
+    s->relax = relax;
+    r = dfs(s, 0);
+    /* a found assignment stays placed: clear used[] */
+    for (ai = 0; ai < s->nalts; ai++)
+        for (i = 0; i < s->ncand[ai]; i++)
+            s->used[s->cand[ai][i]] = 0;
+    if (s->over)
+        return -1;
+    return r;
+}
+
+static int node_placed(const struct devmodel *m, const struct dm_node *n,
+                       const struct alloc_problem *p, enum alloc_why *why)
+{
+    size_t i;
+
+    if (p->node_name && strcmp(p->node_name, n->name)) {
+        *why = WHY_NODENAME;
+        return 0;
+    }
+    if (tree_is_map(p->node_selector) && n->has_object) {
+        for (i = 0; i < p->node_selector->n; i++) {
+            const struct tnode *kv = p->node_selector->kids[i];
+            const char *have = tree_text(tree_get(n->labels, kv->key));
+            const char *want = tree_text(kv);
+            if (!have || !want || strcmp(have, want)) {
+                *why = WHY_NODESELECTOR;
+                return 0;
+            }
+        }
+    }
+    if (p->affinity && !dm_node_selector_match(n, p->affinity)) {
+        *why = WHY_AFFINITY;
+        return 0;
+    }
+    (void)m;
+    return 1;
+}
+
+static void add_fail(struct search *s, struct alloc_result *out, size_t *cap,
+                     const struct alloc_node *f)
+{
+    if (out->nfails == *cap) {
+        *cap = *cap ? *cap * 2 : 32;
+        out->fails = arena_grow(s->a, out->fails, out->nfails, *cap,
+                                sizeof(*out->fails));
+    }
+    out->fails[out->nfails++] = *f;
+}
+
+/* Why the search failed on this node, by relaxing one aspect at a time. */
+static void analyse(struct search *s, struct alloc_node *f)
+{
+    size_t c, k;
+
+    f->why = WHY_TOGETHER;
+    if (attempt(s, RELAX_CONS) == 1) {
+        f->why = WHY_CONSTRAINT;
+        /* the constraint that alone fails, if one does */
+        for (c = 0; c < s->p->nclaims; c++)
+            for (k = 0; k < s->p->claims[c].ncons; k++) {
+                int r;
+                s->only_claim = c;
+                s->only_cons = k;
+                r = attempt(s, 0);
+                s->only_cons = SIZE_MAX;
+                if (r == 0) {
+                    f->claim = c;
+                    f->cons = k;
+                    return;
+                }
+            }
+        f->claim = 0;
+        f->cons = SIZE_MAX;
+        return;
+    }
+    if (attempt(s, RELAX_CTR) == 1) {
+        f->why = WHY_COUNTERS;
+        return;
+    }
+    if (attempt(s, RELAX_EXCL) == 1)
+        f->why = WHY_EXCLUSIVE;
+}
+
+enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
+                               const struct alloc_problem *p,
+                               struct alloc_result *out)
+{
+    struct search s;
+    size_t c, r, i, ai, n, capfails = 0, nexplained = 0;
+    int over = 0;
+
+    memset(out, 0, sizeof(*out));
+    memset(&s, 0, sizeof(s));
+    s.a = a;
+    s.m = m;
+    s.p = p;
+    s.budget = p->budget ? p->budget : ALLOC_BUDGET;
+    s.only_cons = SIZE_MAX;
+    for (c = 0; c < p->nclaims; c++) {
+        s.nslots += p->claims[c].nreqs;
+        s.ncs += p->claims[c].ncons;
+        for (r = 0; r < p->claims[c].nreqs; r++)
+            s.nalts += p->claims[c].reqs[r].nalts;
+    }
+    s.slots = arena_alloc(a, (s.nslots + 1) * sizeof(*s.slots));
+    s.alts = arena_alloc(a, (s.nalts + 1) * sizeof(*s.alts));
+    s.eff = arena_alloc(a, (s.nalts + 1) * sizeof(*s.eff));
+    s.cand = arena_alloc(a, (s.nalts + 1) * sizeof(*s.cand));
+    s.ncand = arena_alloc(a, (s.nalts + 1) * sizeof(*s.ncand));
+    s.cs = arena_alloc(a, (s.ncs + 1) * sizeof(*s.cs));
+    s.cs0 = arena_alloc(a, (p->nclaims + 1) * sizeof(*s.cs0));
+    s.used = arena_alloc(a, m->ndevs + 1);
+    n = ai = 0;
+    for (c = 0, i = 0; c < p->nclaims; c++) {
+        const struct alloc_claim *cl = &p->claims[c];
+        size_t k;
+        s.cs0[c] = i;
+        for (k = 0; k < cl->ncons; k++)
+            s.cs[i++].c = &cl->cons[k];
+        for (r = 0; r < cl->nreqs; r++) {
+            struct slot *sl = &s.slots[n++];
+            sl->claim = c;
+            sl->req = r;
+            sl->r = &cl->reqs[r];
+            sl->alt0 = ai;
+            for (k = 0; k < cl->reqs[r].nalts; k++)
+                s.alts[ai++] = &cl->reqs[r].alts[k];
+        }
+    }
+    /* device filters, once per alternative */
+    for (ai = 0; ai < s.nalts; ai++) {
+        const struct alloc_alt *alt = s.alts[ai];
+        unsigned char *e = arena_alloc(a, m->ndevs + 1);
+        for (i = 0; i < m->ndevs; i++)
+            e[i] = alt->sel[i]
+                   && ((!alt->ncaps && !m->devs[i].taints)
+                       || alloc_device_fits(a, &m->devs[i], alt, NULL));
+        s.eff[ai] = e;
+        s.cand[ai] = arena_alloc(a, (m->ndevs + 1) * sizeof(size_t));
+    }
+    if (p->node_name && !strmap_get(&m->node_index, p->node_name)) {
+        /* a node the inventory does not describe: cannot judge */
+        out->verdict = ALLOC_UNKNOWN;
+        return out->verdict;
+    }
+    for (n = 0; n < m->nnodes; n++) {
+        const struct dm_node *nd = &m->nodes[n];
+        struct alloc_node f;
+        int any = 0, short_ = 0, res;
+        memset(&f, 0, sizeof(f));
+        f.node = n;
+        /* candidates per alternative */
+        for (ai = 0; ai < s.nalts; ai++) {
+            size_t k = 0;
+            for (i = 0; i < nd->nlocal; i++)
+                if (s.eff[ai][nd->local[i]])
+                    s.cand[ai][k++] = nd->local[i];
+            for (i = 0; i < m->nshared; i++)
+                if (s.eff[ai][m->shared[i]]
+                    && dm_device_on_node(m, m->shared[i], n))
+                    s.cand[ai][k++] = m->shared[i];
+            s.ncand[ai] = k;
+            any |= k > 0;
+        }
+        if (!node_placed(m, nd, p, &f.why)) {
+            if (any)
+                add_fail(&s, out, &capfails, &f);
+            continue;
+        }
+        out->nplaced++;
+        if (!any)
+            continue;
+        out->nwithdev++;
+        /* every request needs an alternative with enough devices */
+        for (i = 0; i < s.nslots && !short_; i++) {
+            const struct slot *sl = &s.slots[i];
+            long long best = -1;
+            size_t k;
+            int ok = 0;
+            for (k = 0; k < sl->r->nalts; k++) {
+                const struct alloc_alt *alt = s.alts[sl->alt0 + k];
+                long long have = (long long)s.ncand[sl->alt0 + k];
+                if (alt->all ? have > 0 : have >= alt->count)
+                    ok = 1;
+                if (best < 0) {
+                    best = have;
+                    f.need = alt->all ? 0 : alt->count;
+                }
+            }
+            if (!ok) {
+                short_ = 1;
+                f.why = WHY_COUNT;
+                f.claim = sl->claim;
+                f.req = sl->req;
+                f.have = best;
+            }
+        }
+        if (short_) {
+            add_fail(&s, out, &capfails, &f);
+            continue;
+        }
+        out->nmatching++;
+        res = attempt(&s, 0);
+        if (res == 1) {
+            if (!out->nsat)
+                out->sat_first = n;
+            out->nsat++;
+            continue;
+        }
+        if (res < 0) {
+            over = 1;
+            f.why = WHY_BUDGET;
+            add_fail(&s, out, &capfails, &f);
+            break;
+        }
+        if (nexplained++ < ALLOC_EXPLAIN_NODES) {
+            unsigned long save = s.steps;
+            analyse(&s, &f);
+            s.over = 0;
+            s.steps = save;
+        } else {
+            f.why = WHY_TOGETHER;
+        }
+        add_fail(&s, out, &capfails, &f);
+    }
+    out->steps = s.steps;
+    if (out->nsat && !over)
+        out->verdict = ALLOC_OK;
+    else if (over)
+        out->verdict = out->nsat ? ALLOC_OK : ALLOC_UNKNOWN;
+    else
+        out->verdict = ALLOC_FAIL;
+    out->partial = over;
+    return out->verdict;
+}

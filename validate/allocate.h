@@ -1,0 +1,164 @@
+/*
+ * allocate.h - "could this claim / pod be allocated on some node, and why
+ * not": a pure model of the scheduler's structured-parameters allocator
+ * over a struct devmodel (inventory.h). No printing: the results are data
+ * the satisfiability rules and `claimcheck match` turn into explanations.
+ *
+ * What is modelled: selectors (evaluated by the caller with alloc_eval()),
+ * capacity.requests as a filter (with requestPolicy), device taints against
+ * request tolerations, ExactCount and All, firstAvailable alternatives in
+ * order, matchAttribute / distinctAttribute constraints, exclusivity across
+ * requests (unless allowMultipleAllocations; adminAccess requests share),
+ * consumesCounters against the pool's sharedCounters, and the Pod's
+ * nodeName / nodeSelector / required node affinity against placements.
+ * What is not (always optimistic, so never a false error): devices already
+ * allocated to other claims, consumable capacity summed across shares.
+ *
+ * The search is bounded by a work budget per problem; past it the verdict
+ * is ALLOC_UNKNOWN and callers must report nothing.
+ */
+#ifndef CLAIMCHECK_ALLOCATE_H
+#define CLAIMCHECK_ALLOCATE_H
+
+#include <stddef.h>
+
+#include "inventory.h"
+
+struct arena;
+struct tnode;
+struct cel_program;
+
+#define ALLOC_BUDGET 200000     /* search steps per object */
+#define ALLOC_EXPLAIN_NODES 16  /* nodes whose failure is analysed deeply */
+
+/* ==== selector evaluation over every device ==== */
+
+enum alloc_m { AM_NO = 0, AM_YES = 1, AM_ERR = 2 };
+
+struct alloc_match {
+    unsigned char *v;           /* per device: enum alloc_m */
+    const char **err;           /* per device: runtime error (AM_ERR), NULL
+                                   when no device raised one */
+    size_t nyes, nerr;
+};
+
+/* Evaluates prog (compiled from expr) on every device of m. Devices that
+ * agree on everything the expression can read (driver and the attributes
+ * and capacities whose names it mentions) share one evaluation; an
+ * expression that iterates maps or indexes them dynamically is evaluated
+ * on every device. Results are allocated in a. */
+void alloc_eval(struct arena *a, const struct devmodel *m,
+                const struct cel_program *prog, const char *expr,
+                struct alloc_match *out);
+
+/* ==== the problem ==== */
+
+struct alloc_capreq {           /* capacity.requests entry */
+    const char *name;           /* as written: "domain/id" or "id" */
+    struct qty q;
+    const char *text;           /* the quantity as written */
+};
+
+struct alloc_alt {              /* a request, or one firstAvailable entry */
+    const char *name;           /* "gpu" or "gpu/big" */
+    const unsigned char *sel;   /* per device: 1 if every class and request
+                                   selector is true */
+    int all;                    /* allocationMode: All */
+    long long count;            /* ExactCount */
+    int admin;                  /* adminAccess */
+    const struct tnode *tolerations;
+    const struct alloc_capreq *caps;
+    size_t ncaps;
+};
+
+struct alloc_request {
+    const char *name;
+    const struct alloc_alt *alts;   /* the request itself, or its
+                                       firstAvailable list in order */
+    size_t nalts;
+};
+
+struct alloc_constraint {
+    int distinct;               /* distinctAttribute, else matchAttribute */
+    const char *attr;           /* fully qualified attribute name */
+    const char *const *reqs;    /* "req" or "req/sub"; none = all */
+    size_t nreqs;
+};
+
+struct alloc_claim {
+    const char *name;           /* for messages */
+    const struct alloc_request *reqs;
+    size_t nreqs;
+    const struct alloc_constraint *cons;
+    size_t ncons;
+};
+
+struct alloc_problem {
+    const struct alloc_claim *claims;   /* one, or all of a Pod's */
+    size_t nclaims;
+    const char *node_name;              /* Pod spec.nodeName */
+    const struct tnode *node_selector;  /* Pod spec.nodeSelector (map) */
+    const struct tnode *affinity;       /* required node affinity
+                                           (a NodeSelector) */
+    unsigned long budget;               /* 0: ALLOC_BUDGET */
+};
+
+/* ==== the answer ==== */
+
+enum alloc_verdict { ALLOC_OK, ALLOC_FAIL, ALLOC_UNKNOWN };
+
+enum alloc_why {
+    WHY_NODENAME,               /* the Pod's nodeName is another node */
+    WHY_NODESELECTOR,           /* the Pod's nodeSelector excludes it */
+    WHY_AFFINITY,               /* required node affinity excludes it */
+    WHY_COUNT,                  /* too few matching devices for a request */
+    WHY_CONSTRAINT,             /* a constraint cannot be met */
+    WHY_COUNTERS,               /* shared counters are exhausted */
+    WHY_EXCLUSIVE,              /* requests compete for the same devices */
+    WHY_TOGETHER,               /* no combination works (other reasons) */
+    WHY_BUDGET,                 /* search budget exhausted on this node */
+};
+
+struct alloc_node {             /* why one node cannot host the problem */
+    size_t node;                /* index into m->nodes */
+    enum alloc_why why;
+    size_t claim, req;          /* WHY_COUNT / WHY_CONSTRAINT: which */
+    long long have, need;       /* WHY_COUNT: matching devices, needed
+                                   (need 0: All) */
+    size_t cons;                /* WHY_CONSTRAINT: index in the claim */
+};
+
+struct alloc_result {
+    enum alloc_verdict verdict;
+    size_t nsat;                /* nodes that can host it */
+    size_t sat_first;           /* one of them (when nsat > 0) */
+    size_t nmatching;           /* nodes with a matching device for every
+                                   request (before combining) */
+    size_t nplaced;             /* nodes the Pod's placement allows */
+    size_t nwithdev;            /* nodes with some matching device */
+    struct alloc_node *fails;   /* failing nodes with a device, in model
+                                   order, then placement exclusions */
+    size_t nfails;
+    unsigned long steps;        /* work done */
+    int partial;                /* budget exhausted: nsat is a lower bound
+                                   and fails[] incomplete */
+};
+
+/* Solves p over m. Every alternative's selector vector must have
+ * m->ndevs entries. Memory from a. Returns out->verdict. */
+enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
+                               const struct alloc_problem *p,
+                               struct alloc_result *out);
+
+/* 1 if device d passes alt's filters other than selectors: capacity
+ * requests and taints. When it does not and why is not NULL, *why is set
+ * to a short reason (arena-owned), e.g. "memory 40Gi < 80Gi". */
+int alloc_device_fits(struct arena *a, const struct dm_device *d,
+                      const struct alloc_alt *alt, const char **why);
+
+/* 1 if tolerations (a DeviceToleration sequence, may be NULL) tolerate
+ * the taint. */
+int alloc_tolerates(const struct tnode *tolerations,
+                    const struct tnode *taint);
+
+#endif
