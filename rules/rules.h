@@ -82,5 +82,9 @@ int cx_inventory_has(struct check_ctx *cx, unsigned kinds);
  * inventory objects that no input object shadows). */
 void cx_each(struct check_ctx *cx, unsigned kinds,
              void (*fn)(void *arg, const struct object *o), void *arg);
+/* A pointer slot per key, NULL at first, that lives as long as the run:
+ * for what a family computes once per run rather than per object. What it
+ * points to must be in cx_arena() (or freed by nobody: avoid). */
+void **cx_memo(struct check_ctx *cx, const char *key);
 
 #endif

@@ -61,6 +61,7 @@ struct run {
     size_t ndefer, capdefer;
     struct run_obj *checked;    /* identities, for per-object reports */
     size_t nchecked, capchecked;
+    struct strmap memo;         /* cx_memo(): rule families' run caches */
 };
 
 struct check_ctx {
@@ -352,6 +353,21 @@ void cx_each(struct check_ctx *cx, unsigned kinds,
             continue;   /* shadowed by an input object */
         fn(arg, o);
     }
+}
+
+/* A slot per key that lives as long as the run (NULL at first): rule
+ * families keep what they compute once per run there (satisfiability: the
+ * device model of input ResourceSlices, selector results). */
+void **cx_memo(struct check_ctx *cx, const char *key)
+{
+    struct run *r = cx->run;
+    void **slot = strmap_get(&r->memo, key);
+
+    if (!slot) {
+        slot = arena_alloc(r->arena, sizeof(*slot));
+        strmap_put(&r->memo, key, slot);
+    }
+    return slot;
 }
 
 /* ==== runs ============================================================== */
