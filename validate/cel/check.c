@@ -706,6 +706,11 @@ static struct ctype check_compr(struct checker *c, struct cel_node *n,
         return b == CEL_T_LIST ? r : ty(CEL_T_LIST, kt.t);
     case CEL_M_MAP: case CEL_M_TLIST:
         return ty(CEL_T_LIST, t1.t < CEL_T_NTYPES ? t1.t : CEL_T_DYN);
+    case CEL_M_SORTBY:
+        if (b != CEL_T_LIST && b != CEL_T_DYN)
+            cerr(c, CEL_ERR_CHECK, n->offset, "found no matching overload "
+                 "for 'sortBy' applied to '(%s)'", tname(r));
+        return b == CEL_T_LIST ? r : ty(CEL_T_LIST, CEL_T_DYN);
     case CEL_M_MAP_FILTER: case CEL_M_TLIST_FILTER:
         need_bool(c, n->args[3], t1, "@not_strictly_false");
         return ty(CEL_T_LIST, t2.t < CEL_T_NTYPES ? t2.t : CEL_T_DYN);

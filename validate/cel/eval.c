@@ -433,10 +433,57 @@ static struct cel_value map_lit(struct cel_eval *ev, const struct cel_node *n)
 
 /* ================= comprehensions ================= */
 
+
 static int cost_tick(struct cel_eval *ev, uint64_t n)
 {
     ev->cost += n;
     return ev->cost > CEL_MAX_COST;
+}
+
+/* list.sortBy(x, key): stable sort by the computed keys */
+static struct cel_value sort_by(struct cel_eval *ev, const struct cel_node *n,
+                                const struct cel_value *range)
+{
+    const struct cel_list *l;
+    struct cel_value *keys, *out;
+    size_t cnt, i, j;
+    int s1 = n->args[1]->slot;
+
+    if (range->kind != CEL_V_LIST)
+        return no_overload(ev, "sortBy ", range, NULL);
+    l = range->v.l;
+    cnt = l->n;
+    keys = (struct cel_value *)cel_ev_alloc(ev, (cnt + 1) * sizeof(*keys));
+    out = (struct cel_value *)cel_ev_alloc(ev, (cnt + 1) * sizeof(*out));
+    for (i = 0; i < cnt; i++) {
+        if (cost_tick(ev, 1))
+            return cel_verr(ev, COST_ERR);
+        ev->slots[s1] = l->v[i];
+        keys[i] = cel_eval_node(ev, n->args[3]);
+        if (is_err(&keys[i]))
+            return keys[i];
+        if (i && keys[i].kind != keys[0].kind)
+            return cel_verr(ev, "sortBy: keys must have the same type");
+        out[i] = l->v[i];
+    }
+    ev->cost += cnt * 4;
+    for (i = 1; i < cnt; i++) {
+        for (j = i; j > 0; j--) {
+            struct cel_value t;
+            int c = cel_value_compare(&keys[j - 1], &keys[j]);
+            if (c == 2)
+                return no_overload(ev, "<", &keys[j - 1], &keys[j]);
+            if (c <= 0 || c == 3)
+                break;
+            t = keys[j];
+            keys[j] = keys[j - 1];
+            keys[j - 1] = t;
+            t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    }
+    return cel_vlist(ev, out, cnt);
 }
 
 static struct cel_value compr(struct cel_eval *ev, const struct cel_node *n)
@@ -479,6 +526,8 @@ static struct cel_value compr(struct cel_eval *ev, const struct cel_node *n)
                         cel_type_name(cel_value_type(&range)));
     }
     memset(&err, 0, sizeof(err));
+    if (m == CEL_M_SORTBY)
+        return sort_by(ev, n, &range);
     if (m == CEL_M_MAP || m == CEL_M_MAP_FILTER || m == CEL_M_FILTER ||
         m == CEL_M_TLIST || m == CEL_M_TLIST_FILTER || m == CEL_M_TMAP ||
         m == CEL_M_TMAP_FILTER)

@@ -320,6 +320,22 @@ F(f_range)
     return cel_vlist(ev, out, (size_t)a[0].v.i);
 }
 
+F(f_first)
+{
+    (void)na;
+    if (a[0].kind != CEL_V_LIST)
+        return bad(ev, n, a, 1);
+    return cel_vopt(ev, a[0].v.l->n ? &a[0].v.l->v[0] : NULL);
+}
+
+F(f_last)
+{
+    (void)na;
+    if (a[0].kind != CEL_V_LIST)
+        return bad(ev, n, a, 1);
+    return cel_vopt(ev, a[0].v.l->n ? &a[0].v.l->v[a[0].v.l->n - 1] : NULL);
+}
+
 static int list_has(const struct cel_list *l, const struct cel_value *v)
 {
     size_t i;
@@ -385,6 +401,8 @@ const struct cel_func cel_lib_lists[] = {
     { "reverse", 1, 1, 1, CEL_T_DYN, "L|S", f_reverse },
     { "sort", 1, 1, 1, CEL_T_LIST, "L", f_sort },
     { "lists.range", 0, 1, 1, CEL_T_LIST, "I", f_range },
+    { "first", 1, 1, 1, CEL_T_OPT, "L", f_first },
+    { "last", 1, 1, 1, CEL_T_OPT, "L", f_last },
     { "sets.contains", 0, 2, 2, CEL_T_BOOL, "LL", f_sets_contains },
     { "sets.equivalent", 0, 2, 2, CEL_T_BOOL, "LL", f_sets_equivalent },
     { "sets.intersects", 0, 2, 2, CEL_T_BOOL, "LL", f_sets_intersects },

@@ -235,6 +235,7 @@ static struct cel_node *macro(struct parser *ps, struct cel_node *target,
     }
     else if (IS("optMap") && na == 2) m = CEL_M_OPTMAP;
     else if (IS("optFlatMap") && na == 2) m = CEL_M_OPTFLATMAP;
+    else if (IS("sortBy") && na == 2) m = CEL_M_SORTBY;
 #undef IS
     if (m < 0)
         return NULL;
