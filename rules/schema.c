@@ -220,7 +220,7 @@ static void check_request(struct check_ctx *cx, const struct claimspec *c,
                 report(cx, s->name_node ? s->name_node : s->node,
                        "firstAvailable entry has no name");
             else if (!name_is_dns_label(s->name))
-                report(cx, s->name_node, "sub-request name '%s' is not "
+                report(cx, s->name_node, "sub-request name '%s' is not a "
                        "DNS label", s->name);
             else
                 for (j = 0; j < i; j++)
