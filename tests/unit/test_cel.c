@@ -467,6 +467,49 @@ static void dom_cb(void *ctx, const char *d, int cap, unsigned off)
     snprintf(buf + l, 512 - l, "%s%s@%u;", cap ? "cap:" : "", d, off);
 }
 
+static struct cel_program *comp(struct arena *a, const struct cel_env *env,
+                                 const char *e);
+
+static void ref_cb(void *ctx, int what, const char *d, const char *id)
+{
+    char *buf = ctx;
+    size_t l = strlen(buf);
+    static const char *const w[] = { "driver", "multi", "attr", "cap" };
+    snprintf(buf + l, 512 - l, "%s%s%s%s%s;", w[what], d ? ":" : "",
+             d ? d : "", id ? "/" : "", id ? id : "");
+}
+
+static void test_refs(void)
+{
+    static const struct { const char *e; int rc; const char *want; } t[] = {
+        { "device.driver == 'a' && device.attributes['d'].x == 1 && "
+          "device.capacity['d'].m.isInteger()", 0,
+          "driver;attr:d/x;cap:d/m;" },
+        { "has(device.attributes['d'].y) && "
+          "device.attributes['d'][?'z'].orValue(1) == 1", 0,
+          "attr:d/y;attr:d/z;" },
+        { "cel.bind(g, device.attributes['d'], g.a && g.b)", 0,
+          "attr:d/a;attr:d/b;" },
+        { "device.attributes.exists(k, k == 'x')", -1, "" },
+        { "device.attributes['d'].exists(k, k == 'x')", -1, "" },
+        { "device.attributes['d'][device.driver] == 1", -1, "driver;" },
+        { "device.allowMultipleAllocations", 0, "multi;" },
+    };
+    struct arena a;
+    struct cel_env env = { 1, 1, 0 };
+    size_t i;
+
+    arena_init(&a, 65536);
+    for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        char buf[512] = "", d[700];
+        struct cel_program *p = comp(&a, &env, t[i].e);
+        int rc = cel_device_refs(p, ref_cb, buf);
+        snprintf(d, sizeof(d), "%s: rc %d, refs %s", t[i].e, rc, buf);
+        check(rc == t[i].rc && !strcmp(buf, t[i].want), "device_refs", d);
+    }
+    arena_release(&a);
+}
+
 static int unsat(const char *a, const char *b, char *why, size_t *which,
                  unsigned *off)
 {
@@ -606,6 +649,7 @@ int main(void)
     test_limits();
     test_regex_jit();
     test_analysis();
+    test_refs();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -666,3 +666,118 @@ int cel_conj_unsat_labels(const struct cel_program *const *progs,
     }
     return found;
 }
+
+/* ================= device references ================= */
+
+struct refs_ctx {
+    const struct cel_program *p;
+    void (*fn)(void *ctx, int what, const char *domain, const char *id);
+    void *ctx;
+    struct { int slot; int cap; const char *dom; } alias[16];
+    int nalias;
+    int incomplete;
+};
+
+static const struct cel_node *alias_dom(struct refs_ctx *r,
+                                        const struct cel_node *n, int *cap,
+                                        const char **dom)
+{
+    int i;
+
+    if (n->kind != CEL_N_IDENT)
+        return NULL;
+    for (i = r->nalias - 1; i >= 0; i--) {
+        if (r->alias[i].slot == n->slot) {
+            *cap = r->alias[i].cap;
+            *dom = r->alias[i].dom;
+            return n;
+        }
+    }
+    return NULL;
+}
+
+/* n is device.attributes[D] / device.capacity[D] with a constant D */
+static int dom_lookup(struct refs_ctx *r, const struct cel_node *n, int *cap,
+                      const char **dom)
+{
+    if (alias_dom(r, n, cap, dom))
+        return 1;
+    if ((n->kind != CEL_N_INDEX && n->kind != CEL_N_OPTINDEX) ||
+        !is_str_lit(n->args[1]))
+        return 0;
+    *cap = dev_map(r->p, NULL, n->args[0]);
+    if (*cap < 0)
+        return 0;
+    *dom = n->args[1]->lit.v.s.p;
+    return 1;
+}
+
+static void refs_walk(struct refs_ctx *r, const struct cel_node *n,
+                      int depth)
+{
+    const char *dom;
+    int cap;
+    unsigned i;
+
+    if (!n || depth > CEL_MAX_NODE_DEPTH + 8)
+        return;
+    /* <domain map>.id, <domain map>[?"id"], has(<domain map>.id) */
+    if ((n->kind == CEL_N_SELECT || n->kind == CEL_N_OPTSELECT ||
+         n->kind == CEL_N_HAS) && dom_lookup(r, n->args[0], &cap, &dom)) {
+        char id[256];
+        snprintf(id, sizeof(id), "%.*s", (int)n->name_len, n->name);
+        r->fn(r->ctx, cap ? CEL_REF_CAP : CEL_REF_ATTR, dom, id);
+        return;
+    }
+    if ((n->kind == CEL_N_INDEX || n->kind == CEL_N_OPTINDEX) &&
+        is_str_lit(n->args[1]) && dom_lookup(r, n->args[0], &cap, &dom)) {
+        r->fn(r->ctx, cap ? CEL_REF_CAP : CEL_REF_ATTR, dom,
+              n->args[1]->lit.v.s.p);
+        return;
+    }
+    if ((n->kind == CEL_N_SELECT || n->kind == CEL_N_HAS ||
+         n->kind == CEL_N_OPTSELECT) && is_device(r->p, NULL, n->args[0])) {
+        if (name_is(n, "driver")) {
+            r->fn(r->ctx, CEL_REF_DRIVER, NULL, NULL);
+            return;
+        }
+        if (name_is(n, "allowMultipleAllocations")) {
+            r->fn(r->ctx, CEL_REF_ALLOW_MULTI, NULL, NULL);
+            return;
+        }
+    }
+    if (n->kind == CEL_N_BIND &&
+        dom_lookup(r, n->args[1], &cap, &dom) && r->nalias < 16) {
+        r->alias[r->nalias].slot = n->args[0]->slot;
+        r->alias[r->nalias].cap = cap;
+        r->alias[r->nalias].dom = dom;
+        r->nalias++;
+        refs_walk(r, n->args[2], depth + 1);
+        r->nalias--;
+        return;
+    }
+    if (n->kind == CEL_N_IDENT) {
+        if (is_device(r->p, NULL, n) || alias_dom(r, n, &cap, &dom))
+            r->incomplete = 1;   /* the device (or a domain) as a whole */
+        return;
+    }
+    if (n->kind == CEL_N_BIND && is_device(r->p, NULL, n->args[1]))
+        r->incomplete = 1;
+    for (i = 0; i < n->nargs; i++)
+        refs_walk(r, n->args[i], depth + 1);
+}
+
+int cel_device_refs(const struct cel_program *p,
+                    void (*fn)(void *ctx, int what, const char *domain,
+                               const char *id),
+                    void *ctx)
+{
+    struct refs_ctx r;
+
+    memset(&r, 0, sizeof(r));
+    r.p = p;
+    r.fn = fn;
+    r.ctx = ctx;
+    refs_walk(&r, p->root, 0);
+    return r.incomplete ? -1 : 0;
+}

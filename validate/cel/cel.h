@@ -97,6 +97,20 @@ void cel_foreach_domain(const struct cel_program *p,
                         void (*fn)(void *ctx, const char *domain,
                                    int is_capacity, unsigned offset),
                         void *ctx);
+/* Lists every device field the program reads: fn(ctx, what, domain, id)
+ * with what = CEL_REF_DRIVER or CEL_REF_ALLOW_MULTI (domain, id NULL), or
+ * CEL_REF_ATTR / CEL_REF_CAP with the constant domain and id (strings live
+ * as long as the call). Returns 0 when the list is complete, -1 when the
+ * program also reads the device in a way that cannot be listed (iterating
+ * device.attributes, a computed key, a whole domain map used as a value):
+ * then devices that agree on the listed fields may still evaluate
+ * differently. Duplicates are possible. */
+enum { CEL_REF_DRIVER, CEL_REF_ALLOW_MULTI, CEL_REF_ATTR, CEL_REF_CAP };
+int cel_device_refs(const struct cel_program *p,
+                    void (*fn)(void *ctx, int what, const char *domain,
+                               const char *id),
+                    void *ctx);
+
 /* Decides whether the conjunction of n programs is provably unsatisfiable
  * for every device. Returns 1 only with a proof, filling why (one sentence),
  * *which (index of the program whose clause completes the contradiction)
