@@ -106,8 +106,9 @@ static const char *on_from(struct arena *a, const struct gate *g)
 
     if (!m)
         return "no release turns it on by default yet";
-    return arena_printf(a, "on by default from 1.%d%s", m,
-                        m > GATE_RELEASED_MINOR ? " (pre-release)" : "");
+    if (m > GATE_RELEASED_MINOR)
+        return arena_printf(a, "on by default planned for 1.%d", m);
+    return arena_printf(a, "on by default from 1.%d", m);
 }
 
 /* "GA in 1.36", "GA planned for 1.38 (KEP 5075)", "no GA version known" */
@@ -115,9 +116,10 @@ static const char *ga_when(struct arena *a, const struct gate *g)
 {
     int m = gate_ga_minor(g);
 
+    if (m > GATE_RELEASED_MINOR)
+        return arena_printf(a, "GA planned for 1.%d", m);
     if (m)
-        return arena_printf(a, "GA in 1.%d%s", m, m > GATE_RELEASED_MINOR
-                            ? " (pre-release)" : "");
+        return arena_printf(a, "GA in 1.%d", m);
     if (g->plan)
         return g->plan;
     return "no GA version announced";
@@ -194,6 +196,15 @@ static enum verdict judge_gate(struct arena *a, const struct target *t,
     return V_PRERELEASE;
 }
 
+/* The name a message quotes: the pattern after its last "[]." / "[*].",
+ * e.g. "resources.claims", "exactly.adminAccess", "taints". */
+static const char *field_name(const char *path)
+{
+    const char *p = strrchr(path, ']');
+
+    return p && p[1] == '.' ? p + 2 : path;
+}
+
 struct field_ctx {
     struct check_ctx *cx;
     const struct gated_field *f;
@@ -205,8 +216,7 @@ static void on_field(void *arg, const struct tnode *at)
     struct field_ctx *fc = arg;
     struct arena *a = cx_arena(fc->cx);
     const struct target *t = cx_target(fc->cx);
-    const char *field = at->key ? at->key
-                        : (at->parent ? at->parent->key : "?");
+    const char *field = field_name(fc->f->path);
     const char *why = NULL, *why2 = NULL;
     enum verdict v, v2 = V_OK;
 
