@@ -24,7 +24,7 @@ if [ ! -f "$NM/package.json" ]; then
     command -v npm >/dev/null 2>&1 || skip "npm unavailable"
     echo "installing $PKG into tests/cel/node_modules"
     if ! (cd tests/cel && timeout 300 npm install --no-save --no-package-lock \
-            --no-audit --no-fund --prefix . "$PKG" >/dev/null 2>&1); then
+            --no-audit --no-fund --fetch-retries=1 --fetch-timeout=20000 --prefix . "$PKG" >/dev/null 2>&1); then
         skip "npm unavailable (npm install $PKG failed)"
     fi
 fi
@@ -42,7 +42,7 @@ if [ ! -s "$OUT" ] || [ "$NM/package.json" -nt "$OUT" ] || [ "$0" -nt "$OUT" ]; 
     ') > "$OUT.tmp" && mv "$OUT.tmp" "$OUT" || skip "could not dump conformance.js"
 fi
 
-make -s build/tests/test_cel_conformance >/dev/null || {
+make -s build/tests/test_cel_conformance >/dev/null 2>&1 || {
     echo "cannot build build/tests/test_cel_conformance"
     echo "0 passed, 1 failed"
     exit 1

@@ -22,7 +22,7 @@ NM=tests/cel/node_modules
 if [ ! -f "$NM/@bufbuild/cel/package.json" ]; then
     if command -v npm >/dev/null 2>&1; then
         (cd tests/cel && timeout 300 npm install --no-save --no-package-lock \
-            --no-audit --no-fund --prefix . @bufbuild/cel@0.6.1 @bufbuild/cel-spec@0.6.1 \
+            --no-audit --no-fund --fetch-retries=1 --fetch-timeout=20000 --prefix . @bufbuild/cel@0.6.1 @bufbuild/cel-spec@0.6.1 \
             >/dev/null 2>&1) || true
     fi
 fi
