@@ -11,6 +11,9 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 
 PKG="@bufbuild/cel-spec@0.6.1"
+# installed together with the benchmark's peer, so neither npm run prunes
+# the other (tests/bench/cel/run.sh installs the same pair)
+PEER="@bufbuild/cel@0.6.1"
 NM=tests/cel/node_modules/@bufbuild/cel-spec
 OUT=build/cel/conformance.json
 
@@ -24,7 +27,7 @@ if [ ! -f "$NM/package.json" ]; then
     command -v npm >/dev/null 2>&1 || skip "npm unavailable"
     echo "installing $PKG into tests/cel/node_modules"
     if ! (cd tests/cel && timeout 300 npm install --no-save --no-package-lock \
-            --no-audit --no-fund --fetch-retries=1 --fetch-timeout=20000 --prefix . "$PKG" >/dev/null 2>&1); then
+            --no-audit --no-fund --fetch-retries=1 --fetch-timeout=20000 --prefix . "$PKG" "$PEER" >/dev/null 2>&1); then
         skip "npm unavailable (npm install $PKG failed)"
     fi
 fi
