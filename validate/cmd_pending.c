@@ -14,13 +14,6 @@ static int pending(const char *name)
     return 2;
 }
 
-int cmd_gates(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    return pending("gates");
-}
-
 int cmd_cel(int argc, char **argv)
 {
     (void)argc;
