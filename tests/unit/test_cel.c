@@ -585,6 +585,21 @@ static void test_analysis(void)
         { "device.attributes['d'].x == 1", "device.attributes['e'].x == 2", 0 },
         { "device.attributes['d'].x in [1, 2]",
           "device.attributes['d'].x in [3, 4]", 1 },
+        { "device.driver == 'gpu.nvidia.com'",
+          "device.driver.startsWith('gpu.amd')", 1 },
+        { "device.driver.startsWith('gpu.amd')",
+          "device.driver == 'gpu.nvidia.com'", 1 },
+        { "device.driver == 'gpu.amd.com'",
+          "device.driver.startsWith('gpu.amd')", 0 },
+        { "device.attributes['d'].model == 'A100'",
+          "device.attributes['d'].model.matches('^H')", 1 },
+        { "device.attributes['d'].v == semver('1.2.3')",
+          "device.attributes['d'].v.major() == 2", 1 },
+        { "device.capacity['d'].m == quantity('1Gi')",
+          "device.capacity['d'].m.asInteger() == 1073741824", 0 },
+        { "device.attributes['d'].model == 'A100'",
+          "device.attributes['d'].model.size() > 10 || "
+          "device.attributes['d'].other", 0 },
     };
     size_t i;
 

@@ -9,6 +9,7 @@
 #include "cel_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ================= helpers ================= */
@@ -199,7 +200,7 @@ void cel_foreach_domain(const struct cel_program *p,
 enum { K_NUM, K_STR, K_BOOL, K_QTY, K_VER };
 
 struct atom {
-    char path[200];             /* "device.driver", "device.attributes[...]" */
+    char path[300];             /* "device.driver", "device.attributes..." */
     int op;                     /* CEL_OP_EQ NE LT LE GT GE IN */
     int vk;                     /* value class K_* */
     struct cel_value val;
@@ -210,12 +211,25 @@ struct atom {
 
 #define MAX_ATOMS 256
 
+/* a conjunct that reads exactly one device field (any shape) */
+struct cref {
+    const struct cel_node *node;
+    const struct cel_program *p;
+    size_t prog;
+    unsigned offset;
+    int what;                   /* CEL_REF_* */
+    char path[300], dom[128], id[128];
+};
+#define MAX_CREFS 128
+
 struct unsat_ctx {
     const char *const *labels;  /* per program, or NULL: "selector N" */
     const struct cel_program *p;
     size_t prog;
     struct atom atoms[MAX_ATOMS];
     size_t n;
+    struct cref crefs[MAX_CREFS];
+    size_t ncref;
     int const_false;            /* a conjunct folds to false */
     unsigned cf_offset;
     size_t cf_prog;
@@ -352,7 +366,7 @@ static int has_ident(const struct cel_node *n, int depth)
 static void atom_of(struct unsat_ctx *u, const struct cel_node *c,
                     const struct aliases *al, int neg)
 {
-    char path[200];
+    char path[300];
     const struct cel_node *x;
     const struct cel_value *cv;
     unsigned off = min_offset(c, 0);
@@ -434,10 +448,23 @@ static void atom_of(struct unsat_ctx *u, const struct cel_node *c,
         add_atom(u, path, flip(op), &c->args[0]->lit, NULL, off);
 }
 
+static int single_ref(const struct cel_program *p, const struct cel_node *n,
+                      struct cref *out);
+
 static void unsat_fn(void *ctx, const struct cel_node *c,
                      const struct aliases *al)
 {
-    atom_of(ctx, c, al, 0);
+    struct unsat_ctx *u = ctx;
+
+    atom_of(u, c, al, 0);
+    if (u->ncref < MAX_CREFS && al->n == 0 &&
+        single_ref(u->p, c, &u->crefs[u->ncref]) == 0) {
+        struct cref *r = &u->crefs[u->ncref++];
+        r->node = c;
+        r->p = u->p;
+        r->prog = u->prog;
+        r->offset = min_offset(c, 0);
+    }
 }
 
 static int vcmp(const struct cel_value *a, const struct cel_value *b)
@@ -622,6 +649,129 @@ static int path_unsat(const char *const *lb, const struct atom *at, size_t n,
     return 0;
 }
 
+/* Evaluates conjunct r on a device whose only field is r's path, set to
+ * the value atom a fixes. Returns 1 when that is false (a contradiction),
+ * 0 otherwise (true, error, or not representable). */
+static int refuted(const struct cref *r, const struct atom *a)
+{
+    struct cel_attr at;
+    struct cel_capacity cap;
+    struct cel_device dev;
+    struct cel_eval ev;
+    struct cel_scratch sc;
+    struct cel_value v;
+    char sbuf[256];
+    const struct cel_value *x = &a->val;
+    int i, ret;
+
+    if (a->op != CEL_OP_EQ || a->vk < 0 || r->p->device_slot < 0)
+        return 0;
+    memset(&at, 0, sizeof(at));
+    memset(&cap, 0, sizeof(cap));
+    memset(&dev, 0, sizeof(dev));
+    dev.driver = "";
+    switch (r->what) {
+    case CEL_REF_DRIVER:
+        if (x->kind != CEL_V_STRING)
+            return 0;
+        snprintf(sbuf, sizeof(sbuf), "%.*s", (int)x->v.s.n, x->v.s.p);
+        dev.driver = sbuf;
+        break;
+    case CEL_REF_ALLOW_MULTI:
+        if (x->kind != CEL_V_BOOL)
+            return 0;
+        dev.allow_multiple_allocations = x->v.b;
+        break;
+    case CEL_REF_CAP:
+        if (x->kind != CEL_V_QUANTITY)
+            return 0;
+        cel_quantity_format(x, sbuf, sizeof(sbuf));
+        cap.domain = r->dom;
+        cap.id = r->id;
+        cap.quantity = sbuf;
+        dev.caps = &cap;
+        dev.ncaps = 1;
+        break;
+    default:
+        at.domain = r->dom;
+        at.id = r->id;
+        if (x->kind == CEL_V_INT) {
+            at.type = CEL_ATTR_INT;
+            at.i = x->v.i;
+        } else if (x->kind == CEL_V_BOOL) {
+            at.type = CEL_ATTR_BOOL;
+            at.b = x->v.b;
+        } else if (x->kind == CEL_V_STRING) {
+            if (x->v.s.n >= sizeof(sbuf) || memchr(x->v.s.p, 0, x->v.s.n))
+                return 0;
+            snprintf(sbuf, sizeof(sbuf), "%.*s", (int)x->v.s.n, x->v.s.p);
+            at.type = CEL_ATTR_STRING;
+            at.s = sbuf;
+        } else if (x->kind == CEL_V_SEMVER) {
+            cel_semver_format(x->v.sv, sbuf, sizeof(sbuf));
+            at.type = CEL_ATTR_VERSION;
+            at.s = sbuf;
+        } else {
+            return 0;
+        }
+        dev.attrs = &at;
+        dev.nattrs = 1;
+        break;
+    }
+    memset(&ev, 0, sizeof(ev));
+    cel_scratch_init(&sc);
+    ev.p = r->p;
+    ev.scratch = &sc;
+    for (i = 0; i < CEL_MAX_SLOTS; i++) {
+        ev.slots[i].kind = CEL_V_ERROR;
+        ev.slots[i].v.s.p = "unbound";
+        ev.slots[i].v.s.n = 7;
+    }
+    memset(&ev.slots[r->p->device_slot], 0, sizeof(ev.slots[0]));
+    ev.slots[r->p->device_slot].kind = CEL_V_DEVICE;
+    ev.slots[r->p->device_slot].x = &dev;
+    v = cel_eval_node(&ev, r->node);
+    ret = v.kind == CEL_V_BOOL && !v.v.b && ev.cost <= CEL_MAX_COST;
+    cel_scratch_release(&sc);
+    return ret;
+}
+
+/* Pairs EQ atoms with single-field conjuncts: atoms [a0, na) or crefs
+ * [c0, nc) are new. */
+static int refute_pairs(const struct unsat_ctx *u, size_t a0, size_t c0,
+                        char *why, size_t whysz, size_t *which,
+                        unsigned *offset)
+{
+    size_t i, j;
+    char b1[96], l1[32], l2[32];
+
+    for (i = 0; i < u->n; i++) {
+        const struct atom *a = &u->atoms[i];
+        for (j = 0; j < u->ncref; j++) {
+            const struct cref *r = &u->crefs[j];
+            if (i < a0 && j < c0)
+                continue;       /* checked before */
+            if (strcmp(a->path, r->path) || !refuted(r, a))
+                continue;
+            show(&a->val, b1, sizeof(b1));
+            snprintf(why, whysz, "%s must be %s (%s), which a condition in "
+                     "the %s rules out", a->path, b1,
+                     label(u->labels, a->prog, l1, sizeof(l1)),
+                     label(u->labels, r->prog, l2, sizeof(l2)));
+            if (a->prog > r->prog ||
+                (a->prog == r->prog && a->offset > r->offset)) {
+                *which = a->prog;
+                *offset = a->offset;
+            } else {
+                *which = r->prog;
+                *offset = r->offset;
+            }
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cel_conj_unsat(const struct cel_program *const *progs, size_t n,
                    char *why, size_t whysz, size_t *which, unsigned *offset)
 {
@@ -633,17 +783,17 @@ int cel_conj_unsat_labels(const struct cel_program *const *progs,
                           size_t whysz, size_t *which, unsigned *offset)
 {
     struct unsat_ctx *u = NULL;
-    struct unsat_ctx local;
     size_t i;
     int found = 0;
     char l1[32];
 
-    u = &local;
-    memset(u, 0, sizeof(*u));
+    u = calloc(1, sizeof(*u));      /* ~90 KiB: keep it off the stack */
+    if (!u)
+        return 0;
     u->labels = labels;
     for (i = 0; i < n && !found; i++) {
         struct aliases al;
-        size_t before = u->n, k;
+        size_t before = u->n, cbefore = u->ncref, k;
         al.n = 0;
         u->p = progs[i];
         u->prog = i;
@@ -663,7 +813,11 @@ int cel_conj_unsat_labels(const struct cel_program *const *progs,
                 found = 1;
             }
         }
+        if (!found)
+            found = refute_pairs(u, before, cbefore, why, whysz, which,
+                                 offset);
     }
+    free(u);
     return found;
 }
 
@@ -780,4 +934,52 @@ int cel_device_refs(const struct cel_program *p,
     r.ctx = ctx;
     refs_walk(&r, p->root, 0);
     return r.incomplete ? -1 : 0;
+}
+
+/* ---- single_ref: the one device field a conjunct reads ---- */
+
+struct one_ref { struct cref *out; int count; };
+
+static void one_ref_fn(void *ctx, int what, const char *dom, const char *id)
+{
+    struct one_ref *o = ctx;
+    struct cref tmp;
+
+    tmp.what = what;
+    snprintf(tmp.dom, sizeof(tmp.dom), "%s", dom ? dom : "");
+    snprintf(tmp.id, sizeof(tmp.id), "%s", id ? id : "");
+    if (what == CEL_REF_DRIVER)
+        snprintf(tmp.path, sizeof(tmp.path), "device.driver");
+    else if (what == CEL_REF_ALLOW_MULTI)
+        snprintf(tmp.path, sizeof(tmp.path),
+                 "device.allowMultipleAllocations");
+    else
+        snprintf(tmp.path, sizeof(tmp.path), "device.%s[\"%s\"].%s",
+                 what == CEL_REF_CAP ? "capacity" : "attributes", tmp.dom,
+                 tmp.id);
+    if (o->count && !strcmp(o->out->path, tmp.path))
+        return;
+    o->count++;
+    if (o->count == 1) {
+        o->out->what = tmp.what;
+        memcpy(o->out->dom, tmp.dom, sizeof(tmp.dom));
+        memcpy(o->out->id, tmp.id, sizeof(tmp.id));
+        memcpy(o->out->path, tmp.path, sizeof(tmp.path));
+    }
+}
+
+static int single_ref(const struct cel_program *p, const struct cel_node *n,
+                      struct cref *out)
+{
+    struct refs_ctx r;
+    struct one_ref o;
+
+    memset(&r, 0, sizeof(r));
+    o.out = out;
+    o.count = 0;
+    r.p = p;
+    r.fn = one_ref_fn;
+    r.ctx = &o;
+    refs_walk(&r, n, 0);
+    return !r.incomplete && o.count == 1 ? 0 : -1;
 }
