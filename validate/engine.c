@@ -383,6 +383,7 @@ struct run *run_new(const struct engine *e, const struct inventory *inv,
     r->out = out;
     strmap_init(&r->index, a);
     strmap_init(&r->by_name, a);
+    strmap_init(&r->memo, a);
     return r;
 }
 
