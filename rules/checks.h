@@ -46,4 +46,11 @@ void check_node_double_managed(struct check_ctx *cx, const struct object *o);
 void check_extended_resource_mapping(struct check_ctx *cx,
                                      const struct object *o);
 
+/* satisfiability.c */
+void check_selector_no_device(struct check_ctx *cx, const struct object *o);
+void check_claim_unsatisfiable(struct check_ctx *cx, const struct object *o);
+void check_selector_runtime_error(struct check_ctx *cx,
+                                  const struct object *o);
+void check_claim_scarce(struct check_ctx *cx, const struct object *o);
+
 #endif

@@ -141,6 +141,27 @@ const struct rule rules[] = {
         .good = "resources:\n  claims:\n  - name: gpu\n    request: gpu\n",
     },
     {
+        .id = "claim-scarce",
+        .category = CAT_SATISFIABILITY,
+        .default_sev = SEV_INFO,
+        .kinds = K_CLAIMLIKE | K_PODLIKE,
+        .check = check_claim_scarce,
+        .summary = "a claim or Pod can be allocated on only a few nodes of "
+                   "the inventory",
+        .hint = "widen the selectors or the Pod's placement, or expect the "
+                "Pod to wait for one of the few nodes that fit",
+        .why = "When only one or two nodes (or under 10 % of the nodes with "
+               "matching devices) can satisfy a claim - or all of a Pod's "
+               "claims together with its nodeSelector and node affinity - "
+               "every Pod that uses it competes for those nodes and waits "
+               "whenever they are busy. Checked against the devices of the "
+               "inventory (ResourceSlices, Nodes).",
+        .bad = "selectors:\n- cel:\n    expression: device.attributes['gpu."
+               "example.com'].productName == 'H200'   # 2 of 400 nodes\n",
+        .good = "selectors:\n- cel:\n    expression: device.capacity['gpu."
+                "example.com'].memory.compareTo(quantity('80Gi')) >= 0\n",
+    },
+    {
         .id = "claim-schema",
         .category = CAT_SCHEMA,
         .default_sev = SEV_ERROR,
@@ -162,6 +183,35 @@ const struct rule rules[] = {
                "  - name: a\n    deviceClassName: gpu.example.com\n",
         .good = "requests:\n- name: gpu\n  exactly:\n"
                 "    deviceClassName: gpu.example.com\n",
+    },
+    {
+        .id = "claim-unsatisfiable",
+        .category = CAT_SATISFIABILITY,
+        .default_sev = SEV_ERROR,
+        .kinds = K_CLAIMLIKE | K_PODLIKE,
+        .check = check_claim_unsatisfiable,
+        .summary = "devices match, but no single node can satisfy the whole "
+                   "claim, or all of a Pod's claims together",
+        .hint = "lower the count, relax the constraints or tolerations, or "
+                "change the Pod's nodeSelector / affinity; the details say "
+                "what fails on each node",
+        .why = "All devices of one claim - and of every claim of a Pod - "
+               "must come from one node (or be reachable from it). Counts, "
+               "allocationMode: All, firstAvailable alternatives, "
+               "matchAttribute / distinctAttribute constraints, device "
+               "taints, shared counters of partitionable devices and the "
+               "Pod's nodeName, nodeSelector and required node affinity "
+               "can each make that impossible even though devices match: "
+               "the Pod stays Pending for ever. Checked against the devices "
+               "of the inventory; when the search is too large nothing is "
+               "reported.",
+        .bad = "requests:\n- name: gpus\n  exactly:\n    deviceClassName: "
+               "gpu.example.com\n    count: 4\nconstraints:\n- "
+               "matchAttribute: resource.kubernetes.io/pcieRoot   # 2+2 per "
+               "node\n",
+        .good = "requests:\n- name: gpus\n  exactly:\n    deviceClassName: "
+                "gpu.example.com\n    count: 2\nconstraints:\n- "
+                "matchAttribute: resource.kubernetes.io/pcieRoot\n",
     },
     {
         .id = "device-class-not-found",
@@ -413,6 +463,50 @@ const struct rule rules[] = {
                "containers:\n- name: app   # no resources.claims\n",
         .good = "containers:\n- name: app\n  resources:\n    claims:\n"
                 "    - name: gpu\n",
+    },
+    {
+        .id = "selector-no-device",
+        .category = CAT_SATISFIABILITY,
+        .default_sev = SEV_ERROR,
+        .kinds = K_CLAIMLIKE,
+        .check = check_selector_no_device,
+        .summary = "no device of the inventory matches a request's class "
+                   "and selectors",
+        .hint = "compare the selector with the attributes the driver "
+                "publishes (claimcheck match -i INVENTORY EXPR shows them "
+                "device by device)",
+        .why = "The class's selectors, the request's selectors and its "
+               "capacity.requests must all hold for one device. When no "
+               "device of the inventory passes them, the claim is never "
+               "allocated and its Pods stay Pending; the scheduler only says "
+               "so in events. The details count, clause by clause, how many "
+               "devices each rejects, and show the nearest misses with "
+               "their actual values.",
+        .bad = "selectors:\n- cel:\n    expression: device.capacity['gpu."
+               "example.com'].memory.compareTo(quantity('160Gi')) >= 0\n",
+        .good = "selectors:\n- cel:\n    expression: device.capacity['gpu."
+                "example.com'].memory.compareTo(quantity('80Gi')) >= 0\n",
+    },
+    {
+        .id = "selector-runtime-error",
+        .category = CAT_SATISFIABILITY,
+        .default_sev = SEV_ERROR,
+        .kinds = K_CLAIMLIKE | K_CLASS,
+        .check = check_selector_runtime_error,
+        .summary = "a selector raises a CEL runtime error on a device the "
+                   "class admits, which aborts the claim's allocation",
+        .hint = "guard the lookup with has(device.attributes[\"d\"].x) or "
+                "use device.attributes[\"d\"].?x.orValue(default)",
+        .why = "The scheduler evaluates every selector on every device the "
+               "class admits. A runtime error (no such key for an attribute "
+               "one device lacks, a type mismatch) is not a non-match: it "
+               "aborts the allocation of the whole claim, even when other "
+               "devices would match. The details name the devices and the "
+               "error.",
+        .bad = "expression: device.attributes['gpu.example.com'].memoryGB > "
+               "40   # some devices lack memoryGB\n",
+        .good = "expression: device.attributes['gpu.example.com']."
+                "?memoryGB.orValue(0) > 40\n",
     },
     {
         .id = "shared-claim-replicas",
