@@ -278,6 +278,12 @@ static const struct row rows[] = {
     { "sets.equivalent([1, 2], [2, 1, 1])", "true" },
     { "sets.intersects([1], [2])", "false" },
     { "[1, 'a']", "!compile expected type 'int' but found 'string'" },
+    /* ---- valid in Kubernetes, not implemented: a distinct error kind ---- */
+    { "timestamp('2020-01-01T00:00:00Z') < timestamp('2021-01-01T00:00:00Z')",
+      "!unsupported function 'timestamp'" },
+    { "!format.dns1123Label().validate(device.driver).hasValue()",
+      "!unsupported function 'format.dns1123Label'" },
+    { "isURL(device.driver)", "!unsupported function 'isURL'" },
     /* ---- errors and limits ---- */
     { "device.driver == ", "!compile syntax error" },
     { "1 + ", "!compile syntax error" },
@@ -308,7 +314,9 @@ static void run_row(const struct row *r, int selector)
     else
         rc = cel_compile_expr(&a, &env, r->expr, strlen(r->expr), &p, &err);
     if (rc < 0) {
-        const char *kind = err.kind == CEL_ERR_LIMIT ? "!limit " : "!compile ";
+        const char *kind = err.kind == CEL_ERR_LIMIT ? "!limit "
+                           : err.kind == CEL_ERR_UNSUPPORTED ? "!unsupported "
+                           : "!compile ";
         int ok = strncmp(r->want, kind, strlen(kind)) == 0 &&
                  strstr(err.msg, r->want + strlen(kind));
         snprintf(detail, sizeof(detail), "%s: want %s, got %s%s", r->expr,
@@ -657,7 +665,8 @@ int main(void)
         const char *w = rows[i].want;
         /* rows wanting a non-bool value are general expressions */
         int selector = strcmp(w, "true") == 0 || strcmp(w, "false") == 0 ||
-                       strncmp(w, "!limit", 6) == 0;
+                       strncmp(w, "!limit", 6) == 0 ||
+                       strncmp(w, "!unsupported", 12) == 0;
         run_row(&rows[i], selector);
     }
     test_positions();

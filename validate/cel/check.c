@@ -459,6 +459,31 @@ static void fold_ctor(struct checker *c, struct cel_node *n)
     }
 }
 
+/* Functions of the Kubernetes base environment claimcheck does not
+ * implement: a selector using them is not invalid, just unchecked. */
+static int unsupported(const char *name, size_t n)
+{
+    static const char *const names[] = {
+        "timestamp", "duration", "getFullYear", "getMonth", "getDayOfYear",
+        "getDayOfMonth", "getDate", "getDayOfWeek", "getHours", "getMinutes",
+        "getSeconds", "getMilliseconds", "url", "isURL", "getScheme",
+        "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
+        "format.named", "format.dns1123Label", "format.dns1123Subdomain",
+        "format.dns1035Label", "format.qualifiedName",
+        "format.dns1123LabelPrefix", "format.dns1123SubdomainPrefix",
+        "format.dns1035LabelPrefix", "format.labelValue", "format.uri",
+        "format.uuid", "format.byte", "format.date", "format.datetime",
+        "validate",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strlen(names[i]) == n && memcmp(names[i], name, n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static struct ctype check_call(struct checker *c, struct cel_node *n,
                                struct cost *cost)
 {
@@ -477,7 +502,8 @@ static struct ctype check_call(struct checker *c, struct cel_node *n,
                          (int)n->args[0]->name_len, n->args[0]->name,
                          (int)n->name_len, n->name);
         if (l > 0 && (size_t)l < sizeof(buf) &&
-            cel_func_exists(buf, (size_t)l)) {
+            (cel_func_exists(buf, (size_t)l) ||
+             unsupported(buf, (size_t)l))) {
             n->name = arena_strndup(c->a, buf, (size_t)l);
             n->name_len = (size_t)l;
             n->member = 0;
@@ -500,6 +526,12 @@ static struct ctype check_call(struct checker *c, struct cel_node *n,
         cost->c += ac[i].c;
     }
     f = cel_func_lookup(n->name, n->name_len, n->member, n->nargs);
+    if (!f && unsupported(n->name, n->name_len)) {
+        cerr(c, CEL_ERR_UNSUPPORTED, n->offset, "function '%.*s' is part of "
+             "the Kubernetes CEL environment but not supported by "
+             "claimcheck", (int)n->name_len, n->name);
+        return ty(CEL_T_ERROR, 0);
+    }
     if (!f) {
         if (cel_func_exists(n->name, n->name_len))
             cerr(c, CEL_ERR_CHECK, n->offset,

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+/* scalar typedefs (not structs): __int128 needs __extension__ under
+ * -Wpedantic, once, here */
 __extension__ typedef __int128 qint;
 __extension__ typedef unsigned __int128 quint;
 
