@@ -293,6 +293,15 @@ static const struct row rows[] = {
     { "a.b{c: 1}", "!compile message construction" },
     { "lists.range(2000).all(x, lists.range(2000).all(y, x + y >= 0))",
       "!runtime actual cost limit exceeded" },
+    /* the apiserver's own "CEL-cost" validation test case */
+    { "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x, [1, 2, 3, 4, 5, 6, 7, 8, 9, "
+      "10].all(y, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z, [1, 2, 3, 4, 5, 6, "
+      "7, 8, 9, 10].all(z2, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z3, [1, 2, "
+      "3, 4, 5, 6, 7, 8, 9, 10].all(z4, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+      ".all(z5, int('1'.find('[0-9]*')) < 100)))))))",
+      "!limit too complex, exceeds cost limit" },
+    { "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x, [1, 2, 3, 4, 5, 6, 7, 8, 9, "
+      "10].all(y, int('1'.find('[0-9]*')) < 100))", "true" },
     { "device.attributes.all(d, device.attributes.all(e, "
       "device.attributes.all(f, device.attributes.all(g, "
       "device.attributes[d].all(h, true)))))",
