@@ -98,6 +98,10 @@ test: all
 run: all
 	@bash deploy/run.sh
 
+.PHONY: deploy-manifests
+deploy-manifests: all
+	@bash deploy/render.sh
+
 bench: all
 	@bash tests/bench/run.sh
 
