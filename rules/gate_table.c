@@ -57,7 +57,7 @@ const struct gate gate_table[] = {
      "DeviceClass extendedResourceName: extended resources served by DRA",
      0},
     {"DRAConsumableCapacity", "5075",
-     "- - - - - - - - A0 A0 B1 B1", NULL, "GA planned for 1.38 (KEP 5075)",
+     "- - - - - - - - A0 A0 B1 B1", NULL, "GA planned for 1.38 by KEP 5075",
      "shared devices: allowMultipleAllocations, requestPolicy, capacity "
      "requests, distinctAttribute", 0},
     {"DRAFractionalCapacityRange", "5075",

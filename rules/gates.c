@@ -310,7 +310,10 @@ static const char *instead(struct arena *a, const struct target *t,
     const char *shape = "";
 
     if (best && strcmp(best, o->version)) {
-        if (version_shape(best) != version_shape(o->version)
+        if (!strcmp(o->version, "v1alpha1") || !strcmp(o->version, "v1alpha2"))
+            shape = " (classic DRA objects do not convert: rewrite them with "
+                    "device requests)";
+        else if (version_shape(best) != version_shape(o->version)
             && o->kind & (K_CLAIMLIKE | K_SLICE))
             shape = version_shape(best) == SHAPE_EXACTLY
                     ? (o->kind & K_SLICE ? " (device fields move out of "
