@@ -13,6 +13,23 @@
 
 #define COST_ERR "operation cancelled: actual cost limit exceeded"
 
+static struct cel_value eval(struct cel_eval *ev, const struct cel_node *n);
+
+/* One node: cost tick, dispatch, remember where the first error arose.
+ * Inline so the recursion costs one call per node. */
+static inline struct cel_value ev_node(struct cel_eval *ev,
+                                       const struct cel_node *n)
+{
+    struct cel_value v;
+
+    if (++ev->cost > CEL_MAX_COST)
+        return cel_verr(ev, COST_ERR);
+    v = eval(ev, n);
+    if (v.kind == CEL_V_ERROR && !ev->err_node)
+        ev->err_node = n;
+    return v;
+}
+
 static struct cel_value no_overload(struct cel_eval *ev, const char *op,
                                     const struct cel_value *a,
                                     const struct cel_value *b)
@@ -302,14 +319,14 @@ static struct cel_value arith(struct cel_eval *ev, int op,
 
 static struct cel_value binop(struct cel_eval *ev, const struct cel_node *n)
 {
-    struct cel_value a = cel_eval_node(ev, n->args[0]);
+    struct cel_value a = ev_node(ev, n->args[0]);
     struct cel_value b;
     int c;
     size_t i;
 
     if (is_err(&a))
         return a;
-    b = cel_eval_node(ev, n->args[1]);
+    b = ev_node(ev, n->args[1]);
     if (is_err(&b))
         return b;
     switch (n->op) {
@@ -362,7 +379,7 @@ static struct cel_value list_lit(struct cel_eval *ev, const struct cel_node *n)
         return cel_vlist(ev, NULL, 0);
     items = (struct cel_value *)cel_ev_alloc(ev, n->nargs * sizeof(*items));
     for (i = 0; i < n->nargs; i++) {
-        struct cel_value v = cel_eval_node(ev, n->args[i]);
+        struct cel_value v = ev_node(ev, n->args[i]);
         if (is_err(&v))
             return v;
         if (n->opt_elems && n->optflags[i]) {
@@ -394,11 +411,11 @@ static struct cel_value map_lit(struct cel_eval *ev, const struct cel_node *n)
     keys = (struct cel_value *)cel_ev_alloc(ev, (cnt + 1) * sizeof(*keys));
     vals = (struct cel_value *)cel_ev_alloc(ev, (cnt + 1) * sizeof(*vals));
     for (i = 0; i < cnt; i++) {
-        struct cel_value kv = cel_eval_node(ev, n->args[2 * i]);
+        struct cel_value kv = ev_node(ev, n->args[2 * i]);
         struct cel_value vv;
         if (is_err(&kv))
             return kv;
-        vv = cel_eval_node(ev, n->args[2 * i + 1]);
+        vv = ev_node(ev, n->args[2 * i + 1]);
         if (is_err(&vv))
             return vv;
         if (!valid_key(&kv))
@@ -459,7 +476,7 @@ static struct cel_value sort_by(struct cel_eval *ev, const struct cel_node *n,
         if (cost_tick(ev, 1))
             return cel_verr(ev, COST_ERR);
         ev->slots[s1] = l->v[i];
-        keys[i] = cel_eval_node(ev, n->args[3]);
+        keys[i] = ev_node(ev, n->args[3]);
         if (is_err(&keys[i]))
             return keys[i];
         if (i && keys[i].kind != keys[0].kind)
@@ -488,7 +505,7 @@ static struct cel_value sort_by(struct cel_eval *ev, const struct cel_node *n,
 
 static struct cel_value compr(struct cel_eval *ev, const struct cel_node *n)
 {
-    struct cel_value range = cel_eval_node(ev, n->args[0]);
+    struct cel_value range = ev_node(ev, n->args[0]);
     const struct cel_node *e1 = n->args[3], *e2 = n->args[4];
     int s1 = n->args[1]->slot, s2 = n->args[2] ? n->args[2]->slot : -1;
     size_t cnt, i, k = 0;
@@ -505,7 +522,7 @@ static struct cel_value compr(struct cel_eval *ev, const struct cel_node *n)
         if (!range.sub)
             return range;
         ev->slots[s1] = *range.v.opt;
-        r = cel_eval_node(ev, e1);
+        r = ev_node(ev, e1);
         if (is_err(&r))
             return r;
         if (m == CEL_M_OPTMAP)
@@ -556,7 +573,7 @@ static struct cel_value compr(struct cel_eval *ev, const struct cel_node *n)
         case CEL_M_ALL: case CEL_M_ALL2:
         case CEL_M_EXISTS: case CEL_M_EXISTS2: {
             int want = (m == CEL_M_EXISTS || m == CEL_M_EXISTS2);
-            r = cel_eval_node(ev, e1);
+            r = ev_node(ev, e1);
             if (r.kind == CEL_V_BOOL) {
                 if (r.v.b == want)
                     return cel_vbool(want);
@@ -567,7 +584,7 @@ static struct cel_value compr(struct cel_eval *ev, const struct cel_node *n)
             break;
         }
         case CEL_M_EXISTS_ONE: case CEL_M_EXISTS_ONE2:
-            r = cel_eval_node(ev, e1);
+            r = ev_node(ev, e1);
             if (is_err(&r))
                 return r;
             if (r.kind != CEL_V_BOOL)
@@ -575,7 +592,7 @@ static struct cel_value compr(struct cel_eval *ev, const struct cel_node *n)
             count += r.v.b;
             break;
         case CEL_M_MAP: case CEL_M_TLIST: case CEL_M_TMAP:
-            r = cel_eval_node(ev, e1);
+            r = ev_node(ev, e1);
             if (is_err(&r))
                 return r;
             if (outk)
@@ -583,7 +600,7 @@ static struct cel_value compr(struct cel_eval *ev, const struct cel_node *n)
             out[k++] = r;
             break;
         case CEL_M_FILTER:
-            r = cel_eval_node(ev, e1);
+            r = ev_node(ev, e1);
             if (is_err(&r))
                 return r;
             if (r.kind != CEL_V_BOOL)
@@ -592,14 +609,14 @@ static struct cel_value compr(struct cel_eval *ev, const struct cel_node *n)
                 out[k++] = val;
             break;
         default:    /* MAP_FILTER, TLIST_FILTER, TMAP_FILTER */
-            r = cel_eval_node(ev, e1);
+            r = ev_node(ev, e1);
             if (is_err(&r))
                 return r;
             if (r.kind != CEL_V_BOOL)
                 return no_overload(ev, "!", &r, NULL);
             if (!r.v.b)
                 break;
-            r = cel_eval_node(ev, e2);
+            r = ev_node(ev, e2);
             if (is_err(&r))
                 return r;
             if (outk)
@@ -639,7 +656,7 @@ static struct cel_value call(struct cel_eval *ev, const struct cel_node *n)
     unsigned i;
 
     for (i = 0; i < n->nargs && i < 16; i++) {
-        args[i] = cel_eval_node(ev, n->args[i]);
+        args[i] = ev_node(ev, n->args[i]);
         if (is_err(&args[i]))
             return args[i];
     }
@@ -663,22 +680,22 @@ static struct cel_value eval(struct cel_eval *ev, const struct cel_node *n)
         return ev->slots[n->slot];
     case CEL_N_SELECT:
     case CEL_N_OPTSELECT:
-        a = cel_eval_node(ev, n->args[0]);
+        a = ev_node(ev, n->args[0]);
         if (is_err(&a))
             return a;
         return select_field(ev, &a, n->name, n->name_len,
                             n->kind == CEL_N_OPTSELECT);
     case CEL_N_HAS:
-        a = cel_eval_node(ev, n->args[0]);
+        a = ev_node(ev, n->args[0]);
         if (is_err(&a))
             return a;
         return has_field(ev, &a, n->name, n->name_len);
     case CEL_N_INDEX:
     case CEL_N_OPTINDEX:
-        a = cel_eval_node(ev, n->args[0]);
+        a = ev_node(ev, n->args[0]);
         if (is_err(&a))
             return a;
-        b = cel_eval_node(ev, n->args[1]);
+        b = ev_node(ev, n->args[1]);
         if (is_err(&b))
             return b;
         return do_index(ev, &a, &b, n->kind == CEL_N_OPTINDEX);
@@ -691,10 +708,10 @@ static struct cel_value eval(struct cel_eval *ev, const struct cel_node *n)
     case CEL_N_AND:
     case CEL_N_OR: {
         int want = n->kind == CEL_N_OR;    /* the absorbing value */
-        a = cel_eval_node(ev, n->args[0]);
+        a = ev_node(ev, n->args[0]);
         if (a.kind == CEL_V_BOOL && a.v.b == want)
             return a;
-        b = cel_eval_node(ev, n->args[1]);
+        b = ev_node(ev, n->args[1]);
         if (b.kind == CEL_V_BOOL && b.v.b == want)
             return b;
         if (a.kind == CEL_V_BOOL && b.kind == CEL_V_BOOL)
@@ -707,21 +724,21 @@ static struct cel_value eval(struct cel_eval *ev, const struct cel_node *n)
                            a.kind == CEL_V_BOOL ? &b : &a, NULL);
     }
     case CEL_N_COND:
-        a = cel_eval_node(ev, n->args[0]);
+        a = ev_node(ev, n->args[0]);
         if (is_err(&a))
             return a;
         if (a.kind != CEL_V_BOOL)
             return no_overload(ev, "?:", &a, NULL);
-        return cel_eval_node(ev, n->args[a.v.b ? 1 : 2]);
+        return ev_node(ev, n->args[a.v.b ? 1 : 2]);
     case CEL_N_NOT:
-        a = cel_eval_node(ev, n->args[0]);
+        a = ev_node(ev, n->args[0]);
         if (is_err(&a))
             return a;
         if (a.kind != CEL_V_BOOL)
             return no_overload(ev, "!", &a, NULL);
         return cel_vbool(!a.v.b);
     case CEL_N_NEG:
-        a = cel_eval_node(ev, n->args[0]);
+        a = ev_node(ev, n->args[0]);
         if (is_err(&a))
             return a;
         if (a.kind == CEL_V_INT) {
@@ -737,8 +754,8 @@ static struct cel_value eval(struct cel_eval *ev, const struct cel_node *n)
     case CEL_N_COMPR:
         return compr(ev, n);
     case CEL_N_BIND:
-        ev->slots[n->args[0]->slot] = cel_eval_node(ev, n->args[1]);
-        return cel_eval_node(ev, n->args[2]);
+        ev->slots[n->args[0]->slot] = ev_node(ev, n->args[1]);
+        return ev_node(ev, n->args[2]);
     default:
         return cel_verr(ev, "unknown expression");
     }
@@ -746,12 +763,5 @@ static struct cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 
 struct cel_value cel_eval_node(struct cel_eval *ev, const struct cel_node *n)
 {
-    struct cel_value v;
-
-    if (cost_tick(ev, 1))
-        return cel_verr(ev, COST_ERR);
-    v = eval(ev, n);
-    if (v.kind == CEL_V_ERROR && !ev->err_node)
-        ev->err_node = n;
-    return v;
+    return ev_node(ev, n);
 }
