@@ -1018,13 +1018,28 @@ static const char *node_line(struct arena *a, const struct devmodel *m,
     case WHY_AFFINITY:
         return arena_printf(a, "%s: the pod's required node affinity "
                             "excludes it", node);
-    case WHY_COUNT:
+    case WHY_COUNT: {
+        const struct reqinfo *ri = &pb->claims[f->claim].reqs[f->req];
+        const char *need = "";
+        size_t k;
+        if (ri->nalts > 1) {
+            for (k = 0; k < ri->nalts; k++)
+                need = arena_printf(a, "%s%s%s", need, k ? ", " : "",
+                                    ri->alts[k].alt.all ? "All"
+                                    : arena_printf(a, "%lld",
+                                                   ri->alts[k].alt.count));
+            return arena_printf(a, "%s: %lld device%s for %srequest '%s', "
+                                "its alternatives need %s", node, f->have,
+                                f->have == 1 ? "" : "s", cl,
+                                req_name(pb, f->claim, f->req), need);
+        }
         if (f->need == 0)
             return arena_printf(a, "%s: no usable device for %srequest '%s'",
                                 node, cl, req_name(pb, f->claim, f->req));
         return arena_printf(a, "%s: %lld of %lld devices for %srequest '%s'",
                             node, f->have, f->need, cl,
                             req_name(pb, f->claim, f->req));
+    }
     case WHY_CONSTRAINT:
         if (f->cons != SIZE_MAX) {
             const struct alloc_constraint *k =
@@ -1053,19 +1068,21 @@ static const char *node_line(struct arena *a, const struct devmodel *m,
                         "request", node);
 }
 
-/* Devices a request's selectors admit but its tolerations do not. */
+/* Devices a request's selectors admit but its tolerations do not; one
+ * line per distinct finding, naming every request it applies to. */
 static void taint_lines(struct check_ctx *cx, struct sat *s,
                         const struct problem *pb, struct lines *l)
 {
     struct arena *a = cx_arena(cx);
-    size_t c, r, k, i;
+    const char *names[16], *tails[16];
+    size_t nt = 0, c, r, k, i, j;
 
     for (c = 0; c < pb->nclaims; c++)
         for (r = 0; r < pb->claims[c].nreqs; r++)
             for (k = 0; k < pb->claims[c].reqs[r].nalts; k++) {
                 const struct altinfo *ai = &pb->claims[c].reqs[r].alts[k];
+                const char *ex = NULL, *why = NULL, *tail, *name;
                 size_t n = 0;
-                const char *ex = NULL, *why = NULL;
                 for (i = 0; i < s->m->ndevs; i++) {
                     if (!ai->sel[i] || !s->m->devs[i].taints)
                         continue;
@@ -1078,12 +1095,29 @@ static void taint_lines(struct check_ctx *cx, struct sat *s,
                         n++;
                     }
                 }
-                if (n)
-                    line_add(l, arena_printf(a, "request '%s': %zu matching "
-                                             "device%s tainted, e.g. %s",
-                                             ai->name, n,
-                                             n == 1 ? " is" : "s are", ex));
+                if (!n)
+                    continue;
+                tail = arena_printf(a, "%zu matching device%s tainted, "
+                                    "e.g. %s", n, n == 1 ? " is" : "s are",
+                                    ex);
+                name = pb->pod ? arena_printf(a, "'%s/%s'",
+                                              pb->claims[c].name, ai->name)
+                               : arena_printf(a, "'%s'", ai->name);
+                for (j = 0; j < nt; j++)
+                    if (!strcmp(tails[j], tail))
+                        break;
+                if (j < nt) {
+                    names[j] = arena_printf(a, "%s, %s", names[j], name);
+                } else if (nt < 16) {
+                    names[nt] = name;
+                    tails[nt++] = tail;
+                }
             }
+    for (j = 0; j < nt; j++)
+        line_add(l, arena_printf(a, "%s %s: %s",
+                                 strchr(names[j], ',') ? "requests"
+                                                       : "request",
+                                 names[j], tails[j]));
 }
 
 void check_claim_unsatisfiable(struct check_ctx *cx, const struct object *o)
@@ -1136,7 +1170,7 @@ void check_claim_scarce(struct check_ctx *cx, const struct object *o)
     struct alloc_result *res;
     struct problem *pb;
     struct lines l;
-    size_t i, shown = 0;
+    size_t i, shown = 0, excl = 0;
 
     if (!s->m)
         return;
@@ -1148,6 +1182,8 @@ void check_claim_scarce(struct check_ctx *cx, const struct object *o)
     if (!((res->nsat < 3 && s->nodes_with_devices >= 3)
           || res->nsat * 10 < res->nwithdev))
         return;
+    for (i = 0; i < res->nfails; i++)
+        excl += res->fails[i].why < WHY_COUNT;
     lines_init(a, &l);
     line_add(&l, arena_printf(a, "fits: %s%s", s->m->nodes[res->sat_first]
                               .name, res->nsat > 1 ? " and others" : ""));
@@ -1159,6 +1195,9 @@ void check_claim_scarce(struct check_ctx *cx, const struct object *o)
     report_details(cx, pb->pod ? o->pod->claims_node
                                : o->claim->requests_node, l.v, l.n,
                    "can be allocated on only %zu of %zu node%s with "
-                   "matching devices: it will often wait", res->nsat,
-                   res->nwithdev, res->nwithdev == 1 ? "" : "s");
+                   "matching devices%s: it will often wait", res->nsat,
+                   res->nwithdev + excl,
+                   res->nwithdev + excl == 1 ? "" : "s",
+                   excl ? arena_printf(a, " (%zu allowed by the pod's "
+                                       "placement)", res->nwithdev) : "");
 }
