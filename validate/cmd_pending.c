@@ -20,10 +20,3 @@ int cmd_cel(int argc, char **argv)
     (void)argv;
     return pending("cel");
 }
-
-int cmd_match(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    return pending("match");
-}
