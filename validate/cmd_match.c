@@ -25,6 +25,7 @@
 #include "inventory.h"
 #include "object.h"
 #include "target.h"
+#include "tree.h"
 
 #define MATCH_LIST_DEFAULT 20   /* devices / nodes listed per section */
 #define MATCH_MAX_FILE (512u << 20)
