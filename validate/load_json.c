@@ -35,7 +35,16 @@ int utf8_valid(const char *s, size_t n)
         unsigned cp, min;
 
         if (c < 0x80) {
-            p++;
+            /* ASCII fast path: 8 bytes at a time while no high bit */
+            while ((size_t)(end - p) >= 8) {
+                uint64_t w;
+                memcpy(&w, p, 8);
+                if (w & 0x8080808080808080u)
+                    break;
+                p += 8;
+            }
+            while (p < end && *p < 0x80)
+                p++;
             continue;
         }
         if (c >= 0xc2 && c <= 0xdf) {

@@ -31,7 +31,8 @@
 #include "metrics.h"
 #include "tls.h"
 
-#define SERVER_CONN_MEMORY (64 * 1024)  /* headers + read buffer */
+#define SERVER_CONN_MEMORY (32 * 1024)  /* headers + read buffer; MHD
+                                          zeroes it per request */
 #define SERVER_METRICS_MAX (1024 * 1024)
 #define SERVER_SMALL_MAX (4096)
 #define SERVER_ARENA_CHUNK (16 * 1024)

@@ -1,0 +1,126 @@
+#!/bin/bash
+# tests/bench/webhook/run.sh - wrk benchmark of claimcheck-webhook against
+# a bare libmicrohttpd TLS server (bare.c, built here) on the same machine,
+# same run: keep-alive TLS, a realistic Pod AdmissionReview (~2.5 KB), wrk
+# -t2 -c64. Prints req/s, p50/p99 and RSS before/after for both, then the
+# same with a 5,000-node inventory, then checks the targets of issue 6:
+# throughput >= 70 % of bare, p99 <= 1.5x bare p99, no non-2xx, RSS stable
+# within 10 %. 127.0.0.1 only. DUR=seconds per run (default 20); LONG=60
+# adds a 60 s RSS-stability run.
+set -u
+cd "$(dirname "$0")/../../.."
+ROOT=$PWD
+BIN=${CLAIMCHECK_WEBHOOK:-$ROOT/build/claimcheck-webhook}
+HERE=$ROOT/tests/bench/webhook
+DUR=${DUR:-20}
+THREADS=${THREADS:-2}
+T=$(mktemp -d /tmp/claimcheck-bench.XXXXXX)
+PIDS=()
+FAILS=0
+cleanup() {
+    local p
+    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    sleep 0.3
+    for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+command -v wrk >/dev/null || { echo "wrk not installed (apt-get install wrk)"; exit 1; }
+[ -x "$BIN" ] || { echo "missing $BIN (run make)"; exit 1; }
+
+cc -O2 -o "$T/bare" "$HERE/bare.c" $(pkg-config --cflags --libs libmicrohttpd) || exit 1
+"$BIN" certs --service webhook --namespace default --out "$T/c" --ip 127.0.0.1 >/dev/null 2>&1 || exit 1
+python3 "$HERE/gen.py" review "$T/review.json"
+python3 "$HERE/gen.py" inventory "$T/inv5000.json" 5000
+cat >"$T/post.lua" <<LUA
+local f = io.open("$T/review.json", "r")
+wrk.method = "POST"
+wrk.body = f:read("*a")
+f:close()
+wrk.headers["Content-Type"] = "application/json"
+LUA
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null; }
+wait_up() { # port
+    local i
+    for i in $(seq 1 200); do
+        curl -s -o /dev/null --max-time 1 --cacert "$T/c/ca.crt" "https://127.0.0.1:$1/healthz" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# bench NAME PORT PID DURATION: prints a row; sets R_RPS R_P50 R_P99
+# R_NON2XX R_RSS0 R_RSS1
+bench() {
+    local name=$1 port=$2 pid=$3 dur=$4 out
+    wrk -t2 -c64 -d2s -s "$T/post.lua" "https://127.0.0.1:$port/validate?timeout=10s" >/dev/null 2>&1
+    R_RSS0=$(rss_kb "$pid")
+    out=$(wrk -t2 -c64 -d"${dur}s" --latency -s "$T/post.lua" "https://127.0.0.1:$port/validate?timeout=10s" 2>&1)
+    R_RSS1=$(rss_kb "$pid")
+    R_RPS=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+    R_P50=$(awk '$1 == "50%" {print $2}' <<<"$out")
+    R_P99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+    R_NON2XX=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
+    R_NON2XX=${R_NON2XX:-0}
+    R_ERR=$(awk '/Socket errors/ {print}' <<<"$out")
+    printf '%-44s %9s req/s  p50 %8s  p99 %8s  non-2xx %s  RSS %s -> %s KiB %s\n' \
+        "$name" "$R_RPS" "$R_P50" "$R_P99" "$R_NON2XX" "$R_RSS0" "$R_RSS1" "$R_ERR"
+}
+ms() { # wrk latency (us/ms/s) -> ms
+    python3 -c 'import sys,re; v=sys.argv[1]; m=re.match(r"([\d.]+)(us|ms|s)$",v); f={"us":1e-3,"ms":1,"s":1e3}[m.group(2)]; print(float(m.group(1))*f)' "$1"
+}
+target() { # description, python condition
+    if python3 -c "import sys; sys.exit(0 if ($2) else 1)" 2>/dev/null; then
+        echo "  ok   $1"
+    else
+        echo "  MISS $1"
+        FAILS=$((FAILS + 1))
+    fi
+}
+
+echo "machine: $(nproc) cores; wrk -t2 -c64 -d${DUR}s, keep-alive TLS," \
+     "body $(wc -c <"$T/review.json") bytes; server threads $THREADS"
+run_pair() { # label, extra webhook args...
+    local label=$1 bp hp bpid hpid i
+    shift
+    bp=$(free_port)
+    "$T/bare" "$T/c/tls.crt" "$T/c/tls.key" "$bp" "$THREADS" &
+    bpid=$!
+    PIDS+=("$bpid")
+    wait_up "$bp"
+    bench "bare MHD TLS ($label)" "$bp" "$bpid" "$DUR"
+    B_RPS=$R_RPS
+    B_P99=$R_P99
+    kill -TERM "$bpid"
+    wait "$bpid" 2>/dev/null
+    hp=$(free_port)
+    "$BIN" serve --listen "127.0.0.1:$hp" --tls-cert "$T/c/tls.crt" \
+        --tls-key "$T/c/tls.key" --threads "$THREADS" --drain-delay-ms 0 \
+        "$@" 2>"$T/hook.log" &
+    hpid=$!
+    PIDS+=("$hpid")
+    wait_up "$hp"
+    for i in $(seq 1 600); do
+        curl -s --max-time 1 --cacert "$T/c/ca.crt" "https://127.0.0.1:$hp/readyz" | grep -q ok && break
+        sleep 0.1
+    done
+    bench "claimcheck-webhook ($label)" "$hp" "$hpid" "$DUR"
+    curl -s --cacert "$T/c/ca.crt" "https://127.0.0.1:$hp/metrics" \
+        | grep -E '^claimcheck_inventory_objects|^claimcheck_admission_duration_seconds_(sum|count)' \
+        | sed 's/^/    /'
+    target "throughput >= 70% of bare ($R_RPS vs $B_RPS)" "$R_RPS >= 0.7 * $B_RPS"
+    target "p99 <= 1.5x bare p99 ($R_P99 vs $B_P99)" "$(ms "$R_P99") <= 1.5 * $(ms "$B_P99")"
+    target "no non-2xx" "$R_NON2XX == 0"
+    target "RSS within 10% ($R_RSS0 -> $R_RSS1 KiB)" "abs($R_RSS1 - $R_RSS0) <= 0.1 * $R_RSS0"
+    if [ -n "${LONG:-}" ]; then
+        bench "claimcheck-webhook ($label, ${LONG}s)" "$hp" "$hpid" "$LONG"
+        target "RSS within 10% over ${LONG}s ($R_RSS0 -> $R_RSS1 KiB)" \
+            "abs($R_RSS1 - $R_RSS0) <= 0.1 * $R_RSS0"
+    fi
+    kill -TERM "$hpid"
+    wait "$hpid" 2>/dev/null
+}
+run_pair "no inventory"
+run_pair "5,000-node inventory" --inventory "$T/inv5000.json"
+echo "targets missed: $FAILS"
+[ "$FAILS" = 0 ]

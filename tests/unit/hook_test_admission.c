@@ -1,0 +1,328 @@
+/*
+ * hook_test_admission.c - webhook/admission.c without HTTP: request field
+ * checks, the allow/deny/warn mapping from a diag list, the warning limits
+ * (length, control characters, invalid UTF-8, duplicates, 4 KiB total),
+ * warn mode, skipped operations/kinds/namespaces, and the cost per request
+ * with the real engine.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../rules/rules.h"
+#include "../../validate/arena.h"
+#include "../../validate/buf.h"
+#include "../../validate/config.h"
+#include "../../validate/diag.h"
+#include "../../validate/engine.h"
+#include "../../validate/err.h"
+#include "../../validate/limits.h"
+#include "../../validate/load_json.h"
+#include "../../validate/tree.h"
+#include "../../webhook/admission.h"
+
+static int passed, failed;
+
+#define CHECK(cond) check((cond), #cond, __LINE__)
+
+static void check(int ok, const char *what, int line)
+{
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    printf("FAIL line %d: %s\n", line, what);
+}
+
+static const char review_fmt[] =
+    "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+    "\"request\":{\"uid\":\"u-1\",\"operation\":\"%s\",\"namespace\":\"%s\","
+    "\"kind\":{\"group\":\"%s\",\"version\":\"v1\",\"kind\":\"%s\"},"
+    "\"object\":{\"apiVersion\":\"v1\",\"kind\":\"%s\",\"metadata\":"
+    "{\"generateName\":\"web-\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+    "\"image\":\"x\"}]}}}}";
+
+static struct tnode *json_of(struct arena *a, const char *s)
+{
+    struct tnode *t = NULL;
+    struct err err;
+
+    if (load_json(a, s, strlen(s), &t, &err) < 0)
+        printf("bad JSON in test: %s\n", err.msg);
+    return t;
+}
+
+static void test_parse(void)
+{
+    struct arena a;
+    struct review rv;
+    struct err err;
+    char body[2048];
+
+    arena_init(&a, 0);
+    snprintf(body, sizeof(body), review_fmt, "CREATE", "ml", "", "Pod",
+             "Pod");
+    CHECK(admission_parse(&a, body, strlen(body), &rv, &err) == 0);
+    CHECK(strcmp(rv.uid, "u-1") == 0);
+    CHECK(strcmp(rv.rkind, "Pod") == 0 && strcmp(rv.group, "") == 0);
+    CHECK(strcmp(rv.ns, "ml") == 0);
+    CHECK(strcmp(rv.name, "web-*") == 0);
+    CHECK(rv.object != NULL);
+#define BAD(s) CHECK(admission_parse(&a, s, strlen(s), &rv, &err) < 0)
+    BAD("[]");
+    BAD("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"Pod\"}");
+    BAD("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":"
+        "\"AdmissionReview\",\"request\":{\"uid\":\"\"}}");
+    BAD("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":"
+        "\"AdmissionReview\",\"request\":{\"uid\":\"u\",\"operation\":1}}");
+    BAD("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":"
+        "\"AdmissionReview\",\"request\":{\"uid\":\"u\",\"operation\":"
+        "\"CREATE\",\"kind\":{\"kind\":\"Pod\"},\"dryRun\":\"yes\"}}");
+    CHECK(strstr(err.msg, "dryRun") != NULL);
+#undef BAD
+    arena_release(&a);
+}
+
+static struct diag *add(struct diag_list *l, const char *id, enum sev sev,
+                        const char *path, const char *msg)
+{
+    struct diag *d = diag_list_add(l);
+    const struct rule *r = rule_find(id);
+
+    d->rule = r;
+    d->sev = sev;
+    d->path = path;
+    d->msg = msg;
+    return d;
+}
+
+static void test_render(void)
+{
+    struct arena a;
+    struct review rv;
+    struct err err;
+    struct diag_list l;
+    struct admission_cfg cfg;
+    struct admission_out out;
+    struct buf b;
+    struct tnode *t;
+    const struct tnode *w;
+    char body[2048];
+    char longmsg[600];
+
+    arena_init(&a, 0);
+    memset(&cfg, 0, sizeof(cfg));
+    snprintf(body, sizeof(body), review_fmt, "CREATE", "ml", "", "Pod",
+             "Pod");
+    admission_parse(&a, body, strlen(body), &rv, &err);
+    diag_list_init(&l, &a);
+    add(&l, "extended-resource-limits", SEV_ERROR, "spec.containers[0]",
+        "first error");
+    add(&l, "claim-schema", SEV_ERROR, NULL, "second error");
+    add(&l, "shared-claim-replicas", SEV_WARN, "spec.x", "a warning");
+    add(&l, "shared-claim-replicas", SEV_WARN, "spec.x", "a warning");
+    add(&l, "pod-claim-unused", SEV_INFO, "spec.y",
+        "line\nbreak\tand \x01 control and bad \xff utf8");
+    memset(longmsg, 'x', sizeof(longmsg) - 1);
+    longmsg[sizeof(longmsg) - 1] = '\0';
+    add(&l, "pod-claim-unused", SEV_WARN, "spec.z", longmsg);
+    buf_init(&b, LIMIT_BODY_BYTES);
+    admission_render(&cfg, &a, &rv, &l, 0, &b, &out);
+    t = json_of(&a, b.p);
+    CHECK(t != NULL);
+    CHECK(strcmp(out.decision, "deny") == 0);
+    CHECK(strcmp(tree_str(tree_at(t, "response.uid")), "u-1") == 0);
+    CHECK(strcmp(tree_str(tree_get(t, "apiVersion")),
+                 "admission.k8s.io/v1") == 0);
+    CHECK(tree_at(t, "response.allowed")
+          && tree_at(t, "response.allowed")->kind == T_BOOL
+          && !tree_true(tree_at(t, "response.allowed")));
+    {
+        long long code = 0;
+        tree_int(tree_at(t, "response.status.code"), &code);
+        CHECK(code == 403);
+    }
+    CHECK(strcmp(tree_str(tree_at(t, "response.status.reason")),
+                 "Forbidden") == 0);
+    CHECK(strstr(tree_str(tree_at(t, "response.status.message")),
+                 "[extended-resource-limits] spec.containers[0]: first "
+                 "error; [claim-schema] second error") != NULL);
+    w = tree_at(t, "response.warnings");
+    CHECK(tree_is_seq(w) && w->n == 3);
+    for (unsigned i = 0; w && i < w->n; i++) {
+        const char *s = tree_str(w->kids[i]);
+        size_t runes = 0;
+        for (const char *p = s; *p; p++) {
+            CHECK((unsigned char)*p >= 0x20);
+            if (((unsigned char)*p & 0xc0) != 0x80)
+                runes++;
+        }
+        CHECK(runes <= ADMISSION_WARN_MAX);
+        CHECK(utf8_valid(s, strlen(s)));
+    }
+    if (w && w->n == 3) {
+        CHECK(strcmp(tree_str(w->kids[0]),
+                     "shared-claim-replicas: a warning (at spec.x)") == 0);
+        CHECK(strstr(tree_str(w->kids[1]), "line break and   control and "
+                     "bad ? utf8") != NULL);
+        CHECK(strstr(tree_str(w->kids[2]), "...") != NULL);
+        CHECK(strstr(tree_str(w->kids[2]), "(at spec.z)") == NULL);
+    }
+    CHECK(strcmp(out.rules, "extended-resource-limits,claim-schema,"
+                 "shared-claim-replicas,pod-claim-unused") == 0);
+
+    /* warn mode: nothing denies, errors are tagged */
+    cfg.warn_mode = 1;
+    buf_reset(&b);
+    admission_render(&cfg, &a, &rv, &l, 0, &b, &out);
+    t = json_of(&a, b.p);
+    CHECK(tree_true(tree_at(t, "response.allowed")));
+    CHECK(tree_at(t, "response.status") == NULL);
+    CHECK(strstr(b.p, "extended-resource-limits (error, not enforced): "
+                 "first error") != NULL);
+    CHECK(strcmp(out.decision, "warn") == 0);
+
+    /* deadline overrun: allowed, one warning, findings dropped */
+    cfg.warn_mode = 0;
+    cfg.deadline_ms = 5;
+    buf_reset(&b);
+    admission_render(&cfg, &a, &rv, &l, 12.0, &b, &out);
+    t = json_of(&a, b.p);
+    CHECK(tree_true(tree_at(t, "response.allowed")));
+    w = tree_at(t, "response.warnings");
+    CHECK(w && w->n == 1 && strstr(tree_str(w->kids[0]), "5 ms budget"));
+    CHECK(strcmp(out.decision, "overrun") == 0);
+    buf_release(&b);
+    arena_release(&a);
+}
+
+static void test_warning_budget(void)
+{
+    struct arena a;
+    struct review rv;
+    struct err err;
+    struct diag_list l;
+    struct admission_cfg cfg;
+    struct admission_out out;
+    struct buf b;
+    struct tnode *t;
+    const struct tnode *w;
+    char body[2048];
+    size_t total = 0;
+
+    arena_init(&a, 0);
+    memset(&cfg, 0, sizeof(cfg));
+    snprintf(body, sizeof(body), review_fmt, "CREATE", "ml", "", "Pod",
+             "Pod");
+    admission_parse(&a, body, strlen(body), &rv, &err);
+    diag_list_init(&l, &a);
+    for (int i = 0; i < 200; i++)
+        add(&l, "shared-claim-replicas", SEV_WARN, "spec",
+            arena_printf(&a, "warning number %d with some text to make it "
+                         "longer than a few words", i));
+    buf_init(&b, LIMIT_BODY_BYTES);
+    admission_render(&cfg, &a, &rv, &l, 0, &b, &out);
+    t = json_of(&a, b.p);
+    w = tree_at(t, "response.warnings");
+    CHECK(w && w->n > 10 && w->n < 200);
+    for (unsigned i = 0; w && i < w->n; i++)
+        total += strlen(tree_str(w->kids[i]));
+    CHECK(total <= ADMISSION_WARN_TOTAL);
+    CHECK(w && strstr(tree_str(w->kids[w->n - 1]), "more findings not "
+                      "shown") != NULL);
+    buf_release(&b);
+    arena_release(&a);
+}
+
+static void test_wanted(void)
+{
+    struct arena a;
+    struct review rv;
+    struct err err;
+    struct admission_cfg cfg;
+    const char *excl[] = { "kube-system" };
+    char body[2048];
+    static const struct { const char *op, *ns, *group, *kind; int want; }
+    cases[] = {
+        { "CREATE", "ml", "", "Pod", 1 },
+        { "UPDATE", "ml", "apps", "Deployment", 1 },
+        { "CREATE", "ml", "batch", "CronJob", 1 },
+        { "CREATE", "", "resource.k8s.io", "DeviceClass", 1 },
+        { "DELETE", "ml", "", "Pod", 0 },
+        { "CONNECT", "ml", "", "Pod", 0 },
+        { "CREATE", "ml", "", "ConfigMap", 0 },
+        { "CREATE", "ml", "example.com", "Pod", 0 },
+        { "CREATE", "kube-system", "", "Pod", 0 },
+    };
+
+    arena_init(&a, 0);
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.excluded_ns = excl;
+    cfg.nexcluded = 1;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(body, sizeof(body), review_fmt, cases[i].op, cases[i].ns,
+                 cases[i].group, cases[i].kind, cases[i].kind);
+        CHECK(admission_parse(&a, body, strlen(body), &rv, &err) == 0);
+        CHECK(admission_wanted(&cfg, &rv) == cases[i].want);
+    }
+    arena_release(&a);
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* The real engine end to end, and what one request costs. */
+static void test_engine(void)
+{
+    struct config c;
+    struct err err = { "" };
+    struct engine *e;
+    struct admission_cfg cfg;
+    struct admission_out out;
+    struct buf b;
+    char body[2048];
+    double t0, per;
+    int i, n = 2000;
+
+    config_init(&c);
+    e = engine_new(&c, &err);
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.engine = e;
+    snprintf(body, sizeof(body), review_fmt, "CREATE", "ml", "", "Pod",
+             "Pod");
+    buf_init(&b, LIMIT_BODY_BYTES);
+    t0 = now_us();
+    for (i = 0; i < n; i++) {
+        struct arena a;
+        arena_init(&a, 16 * 1024);
+        buf_reset(&b);
+        admission_handle(&cfg, NULL, &a, body, strlen(body), &b, &out);
+        arena_release(&a);
+    }
+    per = (now_us() - t0) / n;
+    CHECK(out.status == 200);
+    printf("admission_handle: %.1f us per small Pod review\n", per);
+    buf_release(&b);
+    engine_free(e);
+    config_release(&c);
+}
+
+int main(void)
+{
+    test_parse();
+    test_render();
+    test_warning_budget();
+    test_wanted();
+    test_engine();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
