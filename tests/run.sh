@@ -43,6 +43,7 @@ done
 run_suite "golden rules" bash tests/golden.sh
 run_suite "corpus" bash tests/corpus/run.sh
 run_suite "cli end-to-end" bash tests/e2e/cli.sh
+run_suite "match end-to-end" bash tests/e2e/match.sh
 [ -f tests/e2e/gates.sh ] && run_suite "gates end-to-end" bash tests/e2e/gates.sh
 [ -f tests/cel/run.sh ] && run_suite "cel conformance" bash tests/cel/run.sh
 [ -f tests/certs/run.sh ] && run_suite "certs end-to-end" bash tests/certs/run.sh

@@ -374,8 +374,8 @@ static void print_text(FILE *f, const struct match_opts *o,
                 "may be missing\n", m->nincomplete,
                 m->nincomplete == 1 ? " is" : "s are");
     if (r->nmatch) {
-        fprintf(f, "\nmatch (%zu devices on %zu node%s):\n", r->nmatch,
-                nwith, nwith == 1 ? "" : "s");
+        fprintf(f, "\nmatch (%zu device%s on %zu node%s):\n", r->nmatch,
+                r->nmatch == 1 ? "" : "s", nwith, nwith == 1 ? "" : "s");
         for (i = 0, shown = 0; i < m->ndevs; i++) {
             if (r->out[i] != OUT_MATCH)
                 continue;
@@ -390,9 +390,9 @@ static void print_text(FILE *f, const struct match_opts *o,
                     shown - limit);
     }
     if (r->nerr) {
-        fprintf(f, "\nruntime error (%zu devices; the scheduler aborts "
+        fprintf(f, "\nruntime error (%zu device%s; the scheduler aborts "
                 "allocation of the claim; guard with has() or "
-                ".?x.orValue()):\n", r->nerr);
+                ".?x.orValue()):\n", r->nerr, r->nerr == 1 ? "" : "s");
         for (i = 0, shown = 0; i < m->ndevs; i++) {
             if (r->out[i] != OUT_ERR)
                 continue;
@@ -404,7 +404,8 @@ static void print_text(FILE *f, const struct match_opts *o,
             fprintf(f, "  ... and %zu more\n", shown - limit);
     }
     if (r->nno) {
-        fprintf(f, "\nno match (%zu devices):\n", r->nno);
+        fprintf(f, "\nno match (%zu device%s):\n", r->nno,
+                r->nno == 1 ? "" : "s");
         for (i = 0, shown = 0; i < m->ndevs; i++) {
             if (r->out[i] != OUT_NO)
                 continue;
