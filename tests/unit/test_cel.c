@@ -280,7 +280,12 @@ static const struct row rows[] = {
     { "[1, 'a']", "!compile expected type 'int' but found 'string'" },
     /* ---- valid in Kubernetes, not implemented: a distinct error kind ---- */
     { "timestamp('2020-01-01T00:00:00Z') < timestamp('2021-01-01T00:00:00Z')",
-      "!unsupported function 'timestamp'" },
+      "true" },
+    { "timestamp('2009-02-13T23:31:30Z').getHours('Asia/Kathmandu')", "5" },
+    { "string(timestamp('2009-02-13T23:31:30.5+01:00'))",
+      "\"2009-02-13T22:31:30.5Z\"" },
+    { "duration('1h30m') + duration('-90m') == duration('0')", "true" },
+    { "string(duration('-1.5s'))", "\"-1.5s\"" },
     { "!format.dns1123Label().validate(device.driver).hasValue()",
       "!unsupported function 'format.dns1123Label'" },
     { "isURL(device.driver)", "!unsupported function 'isURL'" },

@@ -119,10 +119,11 @@ static struct cost mkcost(double c, double size)
 
 static const struct cel_func *const lib_tables[] = {
     cel_lib_core, cel_lib_strings, cel_lib_lists, cel_lib_k8s, cel_lib_net,
+    cel_lib_time,
 };
 static const size_t *const lib_sizes[] = {
     &cel_lib_core_n, &cel_lib_strings_n, &cel_lib_lists_n, &cel_lib_k8s_n,
-    &cel_lib_net_n,
+    &cel_lib_net_n, &cel_lib_time_n,
 };
 #define NLIBS (sizeof(lib_tables) / sizeof(lib_tables[0]))
 
@@ -183,11 +184,14 @@ static int sig_ok(char ch, struct ctype t)
     case 'V': return b == CEL_T_SEMVER;
     case 'P': return b == CEL_T_IP;
     case 'R': return b == CEL_T_CIDR;
+    case 'W': return b == CEL_T_TIMESTAMP;
+    case 'X': return b == CEL_T_DURATION;
     case 'O': return b == CEL_T_OPT;
     case 'T': return b == CEL_T_TYPE;
     case 'N': return is_numeric(b);
     case 'C': return is_numeric(b) || b == CEL_T_STRING ||
-                     b == CEL_T_BYTES || b == CEL_T_BOOL;
+                     b == CEL_T_BYTES || b == CEL_T_BOOL ||
+                     b == CEL_T_TIMESTAMP || b == CEL_T_DURATION;
     case 'Z': return b == CEL_T_STRING || b == CEL_T_BYTES ||
                      b == CEL_T_LIST || b == CEL_T_MAP;    /* sized */
     default: return 1;
@@ -372,8 +376,16 @@ static int try_qualified(struct checker *c, struct cel_node *n)
             return 0;
     }
     g = lookup_global(c, buf, len);
-    if (g < 0)
-        return 0;
+    if (g < 0) {
+        int t = cel_type_lookup(buf, len);
+        if (t < 0)
+            return 0;
+        n->kind = CEL_N_LIT;
+        n->lit = cel_vtype(t);
+        n->nargs = 0;
+        n->ctype = CEL_T_TYPE;
+        return 1;
+    }
     n->kind = CEL_N_IDENT;
     n->name = c->vars[g].name;
     n->name_len = len;
@@ -464,9 +476,7 @@ static void fold_ctor(struct checker *c, struct cel_node *n)
 static int unsupported(const char *name, size_t n)
 {
     static const char *const names[] = {
-        "timestamp", "duration", "getFullYear", "getMonth", "getDayOfYear",
-        "getDayOfMonth", "getDate", "getDayOfWeek", "getHours", "getMinutes",
-        "getSeconds", "getMilliseconds", "url", "isURL", "getScheme",
+        "url", "isURL", "getScheme",
         "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
         "format.named", "format.dns1123Label", "format.dns1123Subdomain",
         "format.dns1035Label", "format.qualifiedName",
@@ -636,10 +646,24 @@ static struct ctype check_binop(struct checker *c, struct cel_node *n,
         if (any) {
             int k = x == CEL_T_DYN ? y : x;
             if (k != CEL_T_DYN && !(is_numeric(k) ||
+                k == CEL_T_TIMESTAMP || k == CEL_T_DURATION ||
                 (n->op == CEL_OP_ADD && (k == CEL_T_STRING ||
                  k == CEL_T_BYTES || k == CEL_T_LIST))))
                 goto bad;
+            if (k == CEL_T_TIMESTAMP || k == CEL_T_DURATION)
+                return ty(CEL_T_DYN, 0);
             return ty(k, k == CEL_T_LIST ? CEL_T_DYN : 0);
+        }
+        if ((n->op == CEL_OP_ADD || n->op == CEL_OP_SUB) &&
+            (x == CEL_T_TIMESTAMP || x == CEL_T_DURATION) &&
+            (y == CEL_T_TIMESTAMP || y == CEL_T_DURATION)) {
+            if (n->op == CEL_OP_ADD && x == CEL_T_TIMESTAMP &&
+                y == CEL_T_TIMESTAMP)
+                goto bad;
+            if (n->op == CEL_OP_SUB && x == CEL_T_DURATION &&
+                y == CEL_T_TIMESTAMP)
+                goto bad;
+            return ty(x == y ? CEL_T_DURATION : CEL_T_TIMESTAMP, 0);
         }
         if (x != y)
             goto bad;

@@ -286,6 +286,30 @@ static struct cel_value arith(struct cel_eval *ev, int op,
         case CEL_OP_DIV: return cel_vdouble(x / y);
         default: break;
         }
+    } else if ((op == CEL_OP_ADD || op == CEL_OP_SUB) &&
+               (a->kind == CEL_V_TIMESTAMP || a->kind == CEL_V_DURATION) &&
+               (b->kind == CEL_V_TIMESTAMP || b->kind == CEL_V_DURATION) &&
+               !(op == CEL_OP_ADD && a->kind == CEL_V_TIMESTAMP &&
+                 b->kind == CEL_V_TIMESTAMP) &&
+               !(op == CEL_OP_SUB && a->kind == CEL_V_DURATION &&
+                 b->kind == CEL_V_TIMESTAMP)) {
+        /* ts+dur, dur+ts, dur+dur, ts-dur, ts-ts, dur-dur */
+        struct cel_value r;
+        int kind = (a->kind == CEL_V_TIMESTAMP) != (b->kind ==
+                   CEL_V_TIMESTAMP) ? CEL_V_TIMESTAMP : CEL_V_DURATION;
+        int64_t sec, ns = (int64_t)a->v.t.nsec +
+                          (op == CEL_OP_ADD ? 1 : -1) * (int64_t)b->v.t.nsec;
+        if (op == CEL_OP_SUB && a->kind == CEL_V_TIMESTAMP &&
+            b->kind == CEL_V_TIMESTAMP)
+            kind = CEL_V_DURATION;
+        if ((op == CEL_OP_ADD ? __builtin_add_overflow(a->v.t.sec,
+                                                       b->v.t.sec, &sec)
+                              : __builtin_sub_overflow(a->v.t.sec,
+                                                       b->v.t.sec, &sec)) ||
+            cel_time_make(kind, sec, ns, &r) < 0)
+            return cel_verr(ev, "%s out of range", kind == CEL_V_TIMESTAMP
+                            ? "timestamp" : "duration");
+        return r;
     } else if (op == CEL_OP_ADD && a->kind == b->kind &&
                (a->kind == CEL_V_STRING || a->kind == CEL_V_BYTES)) {
         size_t n = a->v.s.n + b->v.s.n;

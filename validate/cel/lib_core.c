@@ -116,6 +116,14 @@ F(f_int)
     (void)na;
     switch (a[0].kind) {
     case CEL_V_INT: return a[0];
+    case CEL_V_TIMESTAMP: return cel_vint(a[0].v.t.sec);
+    case CEL_V_DURATION: {
+        int64_t r;
+        if (__builtin_mul_overflow(a[0].v.t.sec, (int64_t)1000000000, &r) ||
+            __builtin_add_overflow(r, (int64_t)a[0].v.t.nsec, &r))
+            return cel_verr(ev, "integer overflow");
+        return cel_vint(r);
+    }
     case CEL_V_UINT:
         if (a[0].v.u > (uint64_t)INT64_MAX)
             return cel_verr(ev, "integer overflow");
@@ -221,6 +229,10 @@ F(f_string)
     case CEL_V_IP:
     case CEL_V_CIDR:
         cel_net_format(&a[0], buf, sizeof(buf));
+        break;
+    case CEL_V_TIMESTAMP:
+    case CEL_V_DURATION:
+        cel_time_format(&a[0], buf, sizeof(buf));
         break;
     default: return bad(ev, n, a, 1);
     }

@@ -486,18 +486,18 @@ static int fmt_str(struct sbuf *b, const struct cel_value *v, int nested,
     char tmp[128];
     size_t i;
 
+    (void)nested;   /* cel-go prints nested strings and bytes unquoted too */
     switch (v->kind) {
     case CEL_V_STRING:
         sb_add(b, v->v.s.p, v->v.s.n);
         return 0;
     case CEL_V_BYTES:
-        if (nested) {
-            sb_add(b, "b\"", 2);
-            sb_add(b, v->v.s.p, v->v.s.n);
-            sb_add(b, "\"", 1);
-        } else {
-            sb_add(b, v->v.s.p, v->v.s.n);
-        }
+        sb_add(b, v->v.s.p, v->v.s.n);
+        return 0;
+    case CEL_V_TIMESTAMP:
+    case CEL_V_DURATION:
+        cel_time_format(v, tmp, sizeof(tmp));
+        sb_add(b, tmp, strlen(tmp));
         return 0;
     case CEL_V_LIST:
         sb_add(b, "[", 1);

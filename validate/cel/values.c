@@ -146,6 +146,8 @@ static const char *const type_names[CEL_T_NTYPES] = {
     [CEL_T_QUANTITY] = "kubernetes.Quantity",
     [CEL_T_SEMVER] = "kubernetes.Semver",
     [CEL_T_IP] = "net.IP", [CEL_T_CIDR] = "net.CIDR",
+    [CEL_T_TIMESTAMP] = "google.protobuf.Timestamp",
+    [CEL_T_DURATION] = "google.protobuf.Duration",
     [CEL_T_DEVICE] = "kubernetes.DRADevice", [CEL_T_ERROR] = "error",
 };
 
@@ -188,6 +190,8 @@ int cel_value_type(const struct cel_value *v)
     case CEL_V_SEMVER: return CEL_T_SEMVER;
     case CEL_V_IP: return CEL_T_IP;
     case CEL_V_CIDR: return CEL_T_CIDR;
+    case CEL_V_TIMESTAMP: return CEL_T_TIMESTAMP;
+    case CEL_V_DURATION: return CEL_T_DURATION;
     case CEL_V_DEVICE: return CEL_T_DEVICE;
     default: return CEL_T_DYN;
     }
@@ -274,6 +278,11 @@ int cel_value_compare(const struct cel_value *a, const struct cel_value *b)
     case CEL_V_STRING:
     case CEL_V_BYTES:
         return bytes_cmp(a->v.s.p, a->v.s.n, b->v.s.p, b->v.s.n);
+    case CEL_V_TIMESTAMP:
+    case CEL_V_DURATION:
+        if (a->v.t.sec != b->v.t.sec)
+            return a->v.t.sec < b->v.t.sec ? -1 : 1;
+        return a->v.t.nsec < b->v.t.nsec ? -1 : a->v.t.nsec > b->v.t.nsec;
     default:
         return 2;
     }
@@ -585,6 +594,9 @@ int cel_value_equal(const struct cel_value *a, const struct cel_value *b)
     case CEL_V_CIDR:
         return a->sub == b->sub && a->aux == b->aux &&
                memcmp(a->v.ip, b->v.ip, 16) == 0;
+    case CEL_V_TIMESTAMP:
+    case CEL_V_DURATION:
+        return a->v.t.sec == b->v.t.sec && a->v.t.nsec == b->v.t.nsec;
     case CEL_V_DEVICE: return a->x == b->x;
     default: return 0;
     }
@@ -773,6 +785,15 @@ static int render(const struct cel_value *v, char **o, size_t *left,
         cel_net_format(v, tmp, sizeof(tmp));
         if (put(o, left, v->kind == CEL_V_IP ? "ip(\"" : "cidr(\"",
                 v->kind == CEL_V_IP ? 4 : 6) < 0 ||
+            put(o, left, tmp, strlen(tmp)) < 0)
+            return -1;
+        return put(o, left, "\")", 2);
+    case CEL_V_TIMESTAMP:
+    case CEL_V_DURATION:
+        cel_time_format(v, tmp, sizeof(tmp));
+        if (put(o, left, v->kind == CEL_V_TIMESTAMP ? "timestamp(\""
+                                                    : "duration(\"",
+                v->kind == CEL_V_TIMESTAMP ? 11 : 10) < 0 ||
             put(o, left, tmp, strlen(tmp)) < 0)
             return -1;
         return put(o, left, "\")", 2);
