@@ -11,7 +11,7 @@
 set -u
 cd "$(dirname "$0")/../../.."
 ROOT=$PWD
-BIN=$ROOT/build/claimcheck-webhook
+BIN=${CLAIMCHECK_WEBHOOK:-$ROOT/build/claimcheck-webhook}
 HERE=$ROOT/tests/e2e/webhook
 T=$(mktemp -d /tmp/claimcheck-e2e.XXXXXX)
 [ -n "${KEEP_TMP:-}" ] && echo "temp dir $T"
