@@ -1,0 +1,243 @@
+/*
+ * hook_test_runtime.c - the webhook's shared runtime state without HTTP:
+ * inventory snapshots (publish while readers hold refs, from threads),
+ * Prometheus rendering, and TLS credential reload (new pair, unchanged,
+ * mismatched pair kept out, not-after).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../certs/certs.h"
+#include "../../validate/buf.h"
+#include "../../validate/engine.h"
+#include "../../validate/err.h"
+#include "../../webhook/invstore.h"
+#include "../../webhook/metrics.h"
+#include "../../webhook/tls.h"
+
+static int passed, failed;
+
+#define CHECK(cond) check((cond), #cond, __LINE__)
+
+static void check(int ok, const char *what, int line)
+{
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    printf("FAIL line %d: %s\n", line, what);
+}
+
+static const char inv_text[] =
+    "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+    "metadata:\n  name: gpu.example.com\n";
+
+struct reader {
+    struct invstore *s;
+    atomic_int *stop;
+    long reads;
+};
+
+static void *reader_main(void *arg)
+{
+    struct reader *r = arg;
+
+    while (!atomic_load(r->stop)) {
+        struct invref *ref = invstore_acquire(r->s);
+        const struct inventory *inv = invref_inventory(ref);
+        if (inv)
+            (void)inventory_size(inv);   /* touches the snapshot */
+        invref_release(ref);
+        r->reads++;
+    }
+    return NULL;
+}
+
+static void test_invstore(void)
+{
+    struct invstore *s = invstore_new(NULL);
+    struct err err = { "" };
+    const char *files[] = { "a.yaml" };
+    const char *texts[] = { inv_text };
+    size_t lens[] = { sizeof(inv_text) - 1 };
+    const char *bad[] = { "kind: [\n" };
+    size_t badlen[] = { 8 };
+    struct invref *pinned;
+    pthread_t th[4];
+    struct reader rd[4];
+    atomic_int stop = 0;
+    int i;
+
+    CHECK(invstore_acquire(s) == NULL);
+    CHECK(invstore_set_files(s, 1, files, texts, lens, &err) == 0);
+    CHECK(invstore_size(s) == 1);
+    pinned = invstore_acquire(s);
+    CHECK(pinned != NULL);
+    /* a bad text keeps the previous snapshot */
+    CHECK(invstore_set_files(s, 1, files, bad, badlen, &err) < 0);
+    CHECK(strstr(err.msg, "a.yaml") != NULL);
+    CHECK(invstore_size(s) == 1);
+    /* a new snapshot while one is pinned: the pinned one stays usable */
+    CHECK(invstore_rebuild(s, &err) == 0);
+    CHECK(inventory_size(invref_inventory(pinned)) == 1);
+    invref_release(pinned);
+    for (i = 0; i < 4; i++) {
+        rd[i].s = s;
+        rd[i].stop = &stop;
+        rd[i].reads = 0;
+        pthread_create(&th[i], NULL, reader_main, &rd[i]);
+    }
+    for (i = 0; i < 200; i++)
+        CHECK(invstore_rebuild(s, &err) == 0);
+    atomic_store(&stop, 1);
+    for (i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(rd[i].reads > 0);
+    }
+    invstore_free(s);
+}
+
+static void test_metrics(void)
+{
+    struct metrics *m = metrics_new();
+    struct buf b;
+
+    metrics_request(m, "Pod", "CREATE", "deny", 0.00005);
+    metrics_request(m, "Pod", "CREATE", "deny", 0.003);
+    metrics_request(m, "Foo", "PATCH", "nonsense", 7.0);
+    metrics_finding(m, "rule-a");
+    metrics_finding(m, "rule-a");
+    metrics_finding(m, "rule-b");
+    metrics_deadline_overrun(m);
+    metrics_inventory(m, 42, 1000);
+    metrics_cert(m, 2000000000);
+    buf_init(&b, 1 << 20);
+    CHECK(metrics_render(m, &b) == 0);
+    CHECK(strstr(b.p, "claimcheck_admission_requests_total{kind=\"Pod\","
+                 "operation=\"CREATE\",decision=\"deny\"} 2\n") != NULL);
+    CHECK(strstr(b.p, "{kind=\"other\",operation=\"other\","
+                 "decision=\"overrun\"} 1\n") != NULL);
+    CHECK(strstr(b.p, "_bucket{le=\"0.0001\"} 1\n") != NULL);
+    CHECK(strstr(b.p, "_bucket{le=\"0.005\"} 2\n") != NULL);
+    CHECK(strstr(b.p, "_bucket{le=\"+Inf\"} 3\n") != NULL);
+    CHECK(strstr(b.p, "claimcheck_admission_duration_seconds_count 3\n")
+          != NULL);
+    CHECK(strstr(b.p, "claimcheck_findings_total{rule=\"rule-a\"} 2\n")
+          != NULL);
+    CHECK(strstr(b.p, "claimcheck_findings_total{rule=\"rule-b\"} 1\n")
+          != NULL);
+    CHECK(strstr(b.p, "claimcheck_deadline_overruns_total 1\n") != NULL);
+    CHECK(strstr(b.p, "claimcheck_inventory_objects 42\n") != NULL);
+    CHECK(strstr(b.p, "claimcheck_tls_cert_not_after_timestamp_seconds "
+                 "2000000000\n") != NULL);
+    /* every sample line is "name{labels} value" or "name value" */
+    for (char *line = strtok(b.p, "\n"); line; line = strtok(NULL, "\n"))
+        CHECK(line[0] == '#' || strchr(line, ' ') != NULL);
+    buf_release(&b);
+    metrics_free(m);
+}
+
+static int gen(const char *dir, const char *ca_cert, const char *ca_key)
+{
+    struct certs_opts o;
+    struct err err = { "" };
+
+    memset(&o, 0, sizeof(o));
+    o.service = "webhook";
+    o.namespace_ = "default";
+    o.out_dir = dir;
+    o.days = 20;
+    o.ca_cert = ca_cert;
+    o.ca_key = ca_key;
+    o.force = 1;
+    if (certs_generate(&o, &err) < 0) {
+        printf("certs_generate: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int copy(const char *from, const char *to)
+{
+    char buf[8192];
+    FILE *a = fopen(from, "rb"), *b;
+    size_t n;
+    char tmp[512];
+
+    if (!a)
+        return -1;
+    snprintf(tmp, sizeof(tmp), "%s.tmp", to);
+    b = fopen(tmp, "wb");
+    if (!b) {
+        fclose(a);
+        return -1;
+    }
+    while ((n = fread(buf, 1, sizeof(buf), a)) > 0)
+        fwrite(buf, 1, n, b);
+    fclose(a);
+    fclose(b);
+    return rename(tmp, to);
+}
+
+static void test_tls(void)
+{
+    char dir[] = "/tmp/hook_test_tls.XXXXXX", p[8][512];
+    struct metrics *m = metrics_new();
+    struct err err = { "" };
+    struct tls *t;
+    time_t na;
+
+    if (!mkdtemp(dir)) {
+        CHECK(0);
+        return;
+    }
+    snprintf(p[0], sizeof(p[0]), "%s/a", dir);
+    snprintf(p[1], sizeof(p[1]), "%s/b", dir);
+    snprintf(p[2], sizeof(p[2]), "%s/tls.crt", dir);
+    snprintf(p[3], sizeof(p[3]), "%s/tls.key", dir);
+    snprintf(p[4], sizeof(p[4]), "%s/a/tls.crt", dir);
+    snprintf(p[5], sizeof(p[5]), "%s/a/tls.key", dir);
+    snprintf(p[6], sizeof(p[6]), "%s/b/tls.crt", dir);
+    snprintf(p[7], sizeof(p[7]), "%s/b/tls.key", dir);
+    CHECK(gen(p[0], NULL, NULL) == 0);
+    CHECK(gen(p[1], NULL, NULL) == 0);
+    CHECK(copy(p[4], p[2]) == 0 && copy(p[5], p[3]) == 0);
+    /* mismatched pair refused at start */
+    t = tls_new(p[4], p[7], NULL, 1, m, &err);
+    CHECK(t == NULL && strstr(err.msg, "does not match") != NULL);
+    t = tls_new(p[2], p[3], NULL, 1, m, &err);
+    CHECK(t != NULL);
+    if (!t)
+        goto out;
+    na = tls_not_after(t);
+    CHECK(na > time(NULL) + 19 * 86400 && na < time(NULL) + 21 * 86400);
+    CHECK(tls_reload(t) == 0);                  /* nothing changed */
+    CHECK(copy(p[6], p[2]) == 0);               /* cert b, key a */
+    CHECK(tls_reload(t) == -1);                 /* kept out */
+    CHECK(tls_not_after(t) == na);
+    CHECK(tls_reload(t) == 0);                  /* same files: not retried */
+    CHECK(copy(p[7], p[3]) == 0);               /* now key b too */
+    CHECK(tls_reload(t) == 1);
+    tls_free(t);
+out:
+    metrics_free(m);
+    {
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        CHECK(system(cmd) == 0);
+    }
+}
+
+int main(void)
+{
+    test_invstore();
+    test_metrics();
+    test_tls();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
