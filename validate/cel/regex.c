@@ -77,9 +77,13 @@ static int prescan(const char *p, size_t n, char *out, size_t *outn,
 {
     size_t i = 0, o = 0;
     int in_class = 0;
+    int quant = 0;  /* 1: a quantifier just ended, 2: ... and its lazy '?' */
 
     while (i < n) {
         char c = p[i];
+        int was = quant;
+
+        quant = 0;
 
         if (c == '\\') {
             int l;
@@ -208,6 +212,10 @@ static int prescan(const char *p, size_t n, char *out, size_t *outn,
                 if (lo > 1000 || hi > 1000 || (hi >= 0 && hi < lo))
                     return reject(msg, "invalid repeat count", p + i,
                                   j - i + 1);
+                if (was)
+                    return reject(msg, "invalid nested repetition operator",
+                                  p + i, j - i + 1);
+                quant = 1;
                 memcpy(out + o, p + i, j - i + 1);
                 o += j - i + 1;
                 i = j + 1;
@@ -221,6 +229,15 @@ static int prescan(const char *p, size_t n, char *out, size_t *outn,
             p[i + 1] == '+')
             return reject(msg, "possessive quantifiers are not supported",
                           p + i, 2);
+        if (c == '*' || c == '+' || c == '?') {
+            if (c == '?' && was == 1)
+                quant = 2;                      /* lazy modifier */
+            else if (was)
+                return reject(msg, "invalid nested repetition operator",
+                              p + i - 1, 2);
+            else
+                quant = 1;
+        }
         out[o++] = c;
         i++;
     }
