@@ -178,6 +178,10 @@ static const struct row rows[] = {
     { "'x]'.matches('[]x]+')", "true" },
     { "'b'.matches('[[:alpha:]]')", "true" },
     { "'_'.matches('\\\\_')", "true" },
+    { "'a\\vb'.matches('a\\\\vb')", "true" },
+    { "'a\\vb'.matches('a[\\\\S]b')", "true" },
+    { "'a\\vb'.matches('a\\\\Sb')", "true" },
+    { "'a\\vb'.matches('a[\\\\s]b')", "false" },
     { "'abc'.matches(device.driver + '(')", "!runtime invalid regular" },
     { "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab'.matches('^(a+)+$')",
       "!runtime match limit" },
@@ -390,6 +394,135 @@ static void test_regex_jit(void)
         cel_program_release(p);
     }
     arena_release(&a);
+}
+
+/* RE2 accept/reject table; the expected column was produced by
+ * @bufbuild/re2 0.6.1 (the RE2 port @bufbuild/cel uses) on the same
+ * patterns (tooling.md section 4 suggests it as the oracle). */
+static const struct { const char *pat; int ok; } re2_table[] = {
+    { "abc", 1 },
+    { "^a.c$", 1 },
+    { "(a)\\1", 0 },
+    { "a(?=b)", 0 },
+    { "a(?!b)", 0 },
+    { "(?<=a)b", 0 },
+    { "(?<!a)b", 0 },
+    { "(?>a)", 0 },
+    { "a++", 0 },
+    { "a*+", 0 },
+    { "a?+", 0 },
+    { "a{2}+", 0 },
+    { "(?R)", 0 },
+    { "(?1)", 0 },
+    { "(?(1)a|b)", 0 },
+    { "(*ACCEPT)a", 0 },
+    { "\\Ga", 0 },
+    { "a\\Z", 0 },
+    { "\\Ka", 0 },
+    { "\\R", 0 },
+    { "\\X", 0 },
+    { "\\h", 0 },
+    { "\\H", 0 },
+    { "\\v", 1 },
+    { "\\V", 0 },
+    { "\\e", 0 },
+    { "\\cA", 0 },
+    { "\\C", 0 },
+    { "\\u0041", 0 },
+    { "\\N", 0 },
+    { "a{1000}", 1 },
+    { "a{1001}", 0 },
+    { "a{2,1001}", 0 },
+    { "(?#c)a", 0 },
+    { "(?'n'x)", 0 },
+    { "(?P<n>x)", 1 },
+    { "(?<n>x)", 1 },
+    { "(?P=n)", 0 },
+    { "(?i)abc", 1 },
+    { "(?U)a+", 1 },
+    { "(?m)^a$", 1 },
+    { "(?s).", 1 },
+    { "(?x)a b", 0 },
+    { "(?i:a)", 1 },
+    { "(?-i)a", 1 },
+    { "\\Q.*\\E", 1 },
+    { "\\pL", 1 },
+    { "\\p{Greek}", 1 },
+    { "\\PL", 1 },
+    { "\\p{^Greek}", 1 },
+    { "[[:alpha:]]", 1 },
+    { "[[:word:]]", 1 },
+    { "\\b\\B\\A\\z", 1 },
+    { "\\x{41}", 1 },
+    { "\\x41", 1 },
+    { "\\0", 1 },
+    { "\\101", 1 },
+    { "\\12", 1 },
+    { "\\8", 0 },
+    { "\\_", 1 },
+    { "\\-", 1 },
+    { "\\i", 0 },
+    { "\\y", 0 },
+    { "a**", 0 },
+    { "a{2}{3}", 0 },
+    { "a*??", 0 },
+    { "a*?", 1 },
+    { "a??", 1 },
+    { "a{,3}", 1 },
+    { "[]a]", 1 },
+    { "[^]a]", 1 },
+    { "[a-]", 1 },
+    { "\\d\\w\\s\\D\\W\\S", 1 },
+    { "[\\d\\s]", 1 },
+    { "[\\S]", 1 },
+    { "\\k<n>", 0 },
+    { "\\g1", 0 },
+    { "(?|a|b)", 0 },
+    { "(?&n)", 0 },
+    { "(?P>n)", 0 },
+    { "(?+1)", 0 },
+    { "(?-1)", 0 },
+    { "(?J)a", 0 },
+    { "(?n)a", 0 },
+    { "[[:<:]]", 0 },
+    { "a{1,3}?", 1 },
+    { "x{0}", 1 },
+    { "(a|b)*", 1 },
+    { "\\1", 0 },
+    { "[\\1]", 0 },
+};
+
+static void test_regex_gate(void)
+{
+    size_t i;
+    char d[400];
+
+    for (i = 0; i < sizeof(re2_table) / sizeof(re2_table[0]); i++) {
+        struct arena a;
+        struct cel_env env = { 0, 0, 0 };
+        struct cel_program *p;
+        struct cel_error err;
+        char expr[300];
+        int rc;
+        size_t k, o = 0;
+
+        /* as a CEL string literal: escape backslashes and quotes */
+        o += (size_t)snprintf(expr, sizeof(expr), "'x'.matches('");
+        for (k = 0; re2_table[i].pat[k] && o + 4 < sizeof(expr); k++) {
+            char c = re2_table[i].pat[k];
+            if (c == '\\' || c == '\'')
+                expr[o++] = '\\';
+            expr[o++] = c;
+        }
+        snprintf(expr + o, sizeof(expr) - o, "') || true");
+        arena_init(&a, 16384);
+        rc = cel_compile(&a, &env, expr, strlen(expr), &p, &err);
+        snprintf(d, sizeof(d), "/%s/: RE2 %s it, claimcheck %s (%s)",
+                 re2_table[i].pat, re2_table[i].ok ? "accepts" : "rejects",
+                 rc == 0 ? "accepts" : "rejects", rc ? err.msg : "-");
+        check((rc == 0) == re2_table[i].ok, "regex gate", d);
+        arena_release(&a);
+    }
 }
 
 static int compile_err(const char *expr, const struct cel_env *env,
@@ -694,6 +827,7 @@ int main(void)
     test_positions();
     test_limits();
     test_regex_jit();
+    test_regex_gate();
     test_analysis();
     test_refs();
     printf("%d passed, %d failed\n", passed, failed);

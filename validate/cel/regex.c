@@ -66,9 +66,29 @@ static int scan_escape(const char *p, size_t left, char *msg)
     }
     if (c == '8' || c == '9')
         return reject(msg, "backreferences are not supported", p, 2);
-    if (strchr("gkGKZRXhHvVNceCuLlUoO", c))
+    if (strchr("gkGKZRXhHVNceCuLlUoO", c))
         return reject(msg, "invalid escape sequence", p, 2);
     return 2;
+}
+
+/* RE2's POSIX classes ([:alpha:], [:^alpha:] ...) */
+static int posix_class_ok(const char *name, size_t n)
+{
+    static const char *const ok[] = { "alnum", "alpha", "ascii", "blank",
+                                      "cntrl", "digit", "graph", "lower",
+                                      "print", "punct", "space", "upper",
+                                      "word", "xdigit" };
+    size_t i;
+
+    if (n > 0 && name[0] == '^') {
+        name++;
+        n--;
+    }
+    for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        if (strlen(ok[i]) == n && memcmp(ok[i], name, n) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* Validates RE2 syntax; writes the PCRE2 pattern (with \s rewritten). */
@@ -100,13 +120,16 @@ static int prescan(const char *p, size_t n, char *out, size_t *outn,
             l = scan_escape(p + i, n - i, msg);
             if (l < 0)
                 return -1;
-            if (p[i + 1] == 's' || p[i + 1] == 'S') {
-                const char *rep = in_class ? "\\t\\n\\f\\r "
-                                  : (p[i + 1] == 's' ? "[\\t\\n\\f\\r ]"
-                                                     : "[^\\t\\n\\f\\r ]");
-                if (in_class && p[i + 1] == 'S')
-                    return reject(msg, "\\S in a character class is not "
-                                  "supported", p + i, 2);
+            if (p[i + 1] == 's' || p[i + 1] == 'S' || p[i + 1] == 'v') {
+                /* RE2's \s lacks VT, PCRE2's has it; RE2's \v is VT */
+                const char *rep;
+                if (p[i + 1] == 'v')
+                    rep = "\\x0b";
+                else if (in_class)
+                    rep = p[i + 1] == 's' ? "\\t\\n\\f\\r " : "\\S\\x0b";
+                else
+                    rep = p[i + 1] == 's' ? "[\\t\\n\\f\\r ]"
+                                          : "[^\\t\\n\\f\\r ]";
                 memcpy(out + o, rep, strlen(rep));
                 o += strlen(rep);
                 i += 2;
@@ -129,6 +152,9 @@ static int prescan(const char *p, size_t n, char *out, size_t *outn,
                 }
                 if (e) {
                     size_t l = (size_t)(e - (p + i)) + 2;
+                    if (!posix_class_ok(p + i + 2, (size_t)(e - (p + i)) - 2))
+                        return reject(msg, "invalid character class range",
+                                      p + i, l);
                     memcpy(out + o, p + i, l);
                     o += l;
                     i += l;
