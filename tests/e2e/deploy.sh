@@ -1,0 +1,324 @@
+#!/usr/bin/env bash
+# tests/e2e/deploy.sh - claimcheck's own deployment and CI files:
+#  1. everything in deploy/ (but deploy/examples, bad on purpose) and the
+#     pre-commit/Action files are clean under `claimcheck lint`, so is the
+#     Kustomize output when kubectl is there;
+#  2. `deploy/render.sh` (make deploy-manifests) renders deploy/out/ with a
+#     Secret and caBundle that match the generated certificate, and lints clean;
+#  3. structural checks of RBAC, Deployment, webhook configuration, overlay,
+#     hooks, Action and Dockerfile (deploy_check.py, PyYAML or js-yaml);
+#  4. the webhook's matchConditions compile and decide as intended on
+#     sample objects (deploy_cel.js, @bufbuild/cel from npm);
+#  5. the Action's lint step and the pre-commit hooks, run the way GitHub
+#     and pre-commit run them (neither is installed here: emulated).
+# npm packages go to tests/e2e/node_modules (git-ignored); without the
+# registry, the parts needing them are skipped and say so.
+# Last line: "N passed, N failed"; exit status non-zero on any failure.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+bin=$(realpath "${CLAIMCHECK:-build/claimcheck}")
+hook=$(realpath "${CLAIMCHECK_WEBHOOK:-build/claimcheck-webhook}")
+corpus=${CLAIMCHECK_CORPUS:-$top/../shared/corpus/upstream}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { pass=$((pass+1)); echo "ok $*"; }
+bad() { fail=$((fail+1)); echo "FAIL $*"; }
+# tally OUTPUT: adds the ok/FAIL lines of a helper's output
+tally() {
+  local p f
+  p=$(grep -c '^ok ' "$1"); f=$(grep -c '^FAIL ' "$1")
+  grep '^FAIL ' "$1"
+  pass=$((pass+p)); fail=$((fail+f))
+}
+# lint_clean NAME PATH...: exit 0, and no finding in the JSON output
+lint_clean() {
+  local name=$1; shift
+  timeout 60 "$bin" lint -o json "$@" >"$tmp/lint.json" 2>"$tmp/lint.err"
+  local rc=$?
+  local n
+  n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' \
+      "$tmp/lint.json" 2>/dev/null || echo "?")
+  if [ $rc -eq 0 ] && [ "$n" = 0 ]; then ok "lint clean: $name"
+  else bad "lint clean: $name: exit $rc, $n findings"; head -c 2000 "$tmp/lint.json" "$tmp/lint.err"; fi
+}
+
+for b in "$bin" "$hook"; do
+  [ -x "$b" ] || { echo "FAIL $b not built"; echo "0 passed, 1 failed"; exit 1; }
+done
+
+# ---- 1. lint clean ---------------------------------------------------------
+mine=()
+while IFS= read -r f; do mine+=("$f"); done < <(
+  find deploy -path deploy/examples -prune -o -path deploy/out -prune -o \
+       -path deploy/.certs -prune -o -type f \( -name '*.yaml' -o -name '*.yml' \) -print | sort)
+[ ${#mine[@]} -ge 10 ] && ok "deploy/ has ${#mine[@]} YAML files" || bad "deploy/ YAML files: ${#mine[@]}"
+lint_clean "deploy/ (without examples)" "${mine[@]}"
+for f in "${mine[@]}"; do lint_clean "$f" "$f"; done
+lint_clean .pre-commit-hooks.yaml .pre-commit-hooks.yaml
+if [ -d deploy/out ]; then lint_clean "deploy/out (existing)" deploy/out; fi
+if command -v kubectl >/dev/null 2>&1 && kubectl kustomize --help >/dev/null 2>&1; then
+  for k in deploy/kubernetes/base deploy/kubernetes/overlays/cert-manager; do
+    if kubectl kustomize "$k" >"$tmp/kust.yaml" 2>"$tmp/kust.err"; then
+      ok "kustomize build $k"
+      lint_clean "kustomize build $k" "$tmp/kust.yaml"
+    else
+      bad "kustomize build $k"; head -5 "$tmp/kust.err"
+    fi
+  done
+  kubectl kustomize deploy/kubernetes/overlays/cert-manager 2>/dev/null | grep -q \
+    'cert-manager.io/inject-ca-from: claimcheck/claimcheck-serving' \
+    && ok "overlay: rendered webhook configuration has inject-ca-from" \
+    || bad "overlay: rendered webhook configuration lacks inject-ca-from"
+else
+  echo "skipped: kustomize build (no kubectl)"
+fi
+
+# ---- 2. render.sh ----------------------------------------------------------
+if CLAIMCHECK_WEBHOOK="$hook" bash deploy/render.sh >"$tmp/render.out" 2>&1; then
+  ok "deploy/render.sh"
+else
+  bad "deploy/render.sh"; cat "$tmp/render.out"
+fi
+out=deploy/out/claimcheck.yaml
+if [ -s "$out" ]; then
+  lint_clean "deploy/out (rendered)" deploy/out
+  "$hook" certs --check deploy/.certs --service claimcheck --namespace claimcheck \
+    >"$tmp/check.out" 2>&1 && ok "rendered certificate passes certs --check" \
+    || { bad "rendered certificate fails certs --check"; cat "$tmp/check.out"; }
+  perm=$(stat -c %a "$out")
+  [ "$perm" = 600 ] && ok "deploy/out/claimcheck.yaml mode 0600 (holds a key)" \
+    || bad "deploy/out/claimcheck.yaml mode $perm"
+  git check-ignore -q deploy/out/claimcheck.yaml && ok "deploy/out is git-ignored" \
+    || bad "deploy/out is not git-ignored"
+else
+  bad "no $out"
+fi
+
+# ---- 3. structure (Python; YAML through PyYAML or js-yaml) -----------------
+have_npm=1
+npm_why=$(source tests/e2e/npm-deps.sh && npm_ensure) || have_npm=0
+[ -n "$npm_why" ] && echo "$npm_why"
+"$hook" serve --help >"$tmp/help.txt" 2>&1
+if python3 -c 'import yaml' 2>/dev/null || [ $have_npm = 1 ]; then
+  python3 tests/e2e/deploy_check.py "$top" "$tmp/help.txt" ${out:+"$out"} >"$tmp/struct.out" 2>&1
+  rc=$?
+  tally "$tmp/struct.out"
+  grep -q '^[0-9]* passed, [0-9]* failed' "$tmp/struct.out" && [ $rc -le 1 ] \
+    || { bad "deploy_check.py crashed (exit $rc)"; tail -5 "$tmp/struct.out"; }
+  # the rendered Secret and caBundles are the generated files
+  data=$(sed -n 's/^DATA //p' "$tmp/struct.out")
+  if [ -n "$data" ]; then
+    printf '%s' "$data" | python3 -c '
+import base64, json, sys
+d = json.load(sys.stdin); top = sys.argv[1]
+rd = lambda f: open(top + "/deploy/.certs/" + f, "rb").read()
+ok = lambda n, c: print(("ok " if c else "FAIL ") + n)
+s = d["secret"]
+ok("rendered Secret tls.crt is deploy/.certs/tls.crt", base64.b64decode(s.get("tls.crt", "")) == rd("tls.crt"))
+ok("rendered Secret tls.key is deploy/.certs/tls.key", base64.b64decode(s.get("tls.key", "")) == rd("tls.key"))
+ok("rendered caBundle on every webhook is deploy/.certs/ca.crt",
+   d["caBundles"] and all(base64.b64decode(c or "") == rd("ca.crt") for c in d["caBundles"]))
+' "$top" >"$tmp/data.out" 2>&1
+    tally "$tmp/data.out"
+  fi
+  # the config in the ConfigMap is accepted by the linter
+  python3 - "$tmp" <<'PY' 2>/dev/null || node -e '
+const y=require("js-yaml"),fs=require("fs");
+const cm=y.loadAll(fs.readFileSync("deploy/kubernetes/base/configmap.yaml","utf8")).find(d=>d&&d.kind==="ConfigMap");
+fs.writeFileSync(process.argv[1]+"/config.yaml", cm.data["config.yaml"]);' "$tmp" 2>/dev/null
+import sys, yaml
+cm = yaml.safe_load(open("deploy/kubernetes/base/configmap.yaml"))
+open(sys.argv[1] + "/config.yaml", "w").write(cm["data"]["config.yaml"])
+PY
+  printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n' >"$tmp/pod.yaml"
+  "$bin" lint -c "$tmp/config.yaml" "$tmp/pod.yaml" >"$tmp/cfg.out" 2>&1 \
+    && ok "ConfigMap config.yaml accepted by claimcheck lint -c" \
+    || { bad "ConfigMap config.yaml rejected by claimcheck lint -c"; head -5 "$tmp/cfg.out"; }
+else
+  echo "skipped: structural checks (no PyYAML and no npm for js-yaml)"
+fi
+
+# ---- 4. matchConditions (CEL) ----------------------------------------------
+if [ $have_npm = 1 ]; then
+  (cd tests/e2e && node deploy_cel.js "$top/deploy/kubernetes/base/webhook.yaml") >"$tmp/cel.out" 2>&1
+  tally "$tmp/cel.out"
+  grep -q '^[0-9]* passed, [0-9]* failed' "$tmp/cel.out" || { bad "deploy_cel.js crashed"; tail -5 "$tmp/cel.out"; }
+else
+  echo "skipped: matchConditions CEL checks (npm unavailable; 'claimcheck cel' has no object binding)"
+fi
+
+# ---- 5a. the Action's lint step, as GitHub runs it -------------------------
+mkdir -p "$tmp/ws/manifests" "$tmp/ws/other"
+cp deploy/kubernetes/base/deployment.yaml "$tmp/ws/manifests/"
+cat >"$tmp/ws/other/bad.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ml}
+spec:
+  containers:
+  - name: c
+    image: i
+    resources:
+      claims: [{name: gpu}]
+EOF
+step_script() {  # the run: of the step with id "scan"
+  python3 -c '
+import sys
+try:
+    import yaml; a = yaml.safe_load(open(sys.argv[1]))
+except ImportError:
+    import json, subprocess
+    a = json.loads(subprocess.run(["node", "-e", "process.stdout.write(JSON.stringify(require(\"js-yaml\").load(require(\"fs\").readFileSync(process.argv[1],\"utf8\"))))", sys.argv[1]], cwd="tests/e2e", capture_output=True, text=True).stdout)
+print([s for s in a["runs"]["steps"] if s.get("id") == "scan"][0]["run"])
+' "$top/deploy/github-action/action.yml"
+}
+if step_script >"$tmp/scan.sh" 2>/dev/null && [ -s "$tmp/scan.sh" ]; then
+  run_step() {  # PATHS -> rc; GitHub runs `bash --noprofile --norc -eo pipefail`
+    : >"$tmp/gh_output"
+    (cd "$tmp/ws" && PATH="$(dirname "$bin"):$PATH" GITHUB_OUTPUT="$tmp/gh_output" \
+      CC_PATHS="$1" CC_KUBE="" CC_GATES="" CC_INV="" CC_CONFIG="" CC_FAIL_ON=error \
+      CC_SARIF=claimcheck.sarif bash --noprofile --norc -eo pipefail "$tmp/scan.sh") \
+      >"$tmp/step.out" 2>&1
+  }
+  run_step "manifests/"; rc=$?
+  [ $rc -eq 0 ] && grep -qx 'exit-code=0' "$tmp/gh_output" && [ -s "$tmp/ws/claimcheck.sarif" ] \
+    && ok "action lint step: clean paths pass, SARIF written, exit-code=0" \
+    || { bad "action lint step on clean paths: rc $rc"; cat "$tmp/step.out" "$tmp/gh_output"; }
+  rm -f "$tmp/ws/claimcheck.sarif"
+  run_step $'manifests/\nother/bad.yaml'; rc=$?
+  [ $rc -eq 1 ] && grep -qx 'exit-code=1' "$tmp/gh_output" && [ -s "$tmp/ws/claimcheck.sarif" ] \
+    && grep -q '^::error file=other/bad.yaml,line=' "$tmp/step.out" \
+    && ok "action lint step: errors fail the step, SARIF still written, ::error annotation" \
+    || { bad "action lint step on an error: rc $rc"; cat "$tmp/step.out" "$tmp/gh_output"; }
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["runs"][0]["results"]; sys.exit(not (r and r[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]=="other/bad.yaml"))' \
+    "$tmp/ws/claimcheck.sarif" 2>/dev/null \
+    && ok "action lint step: SARIF URIs are workspace-relative" \
+    || bad "action lint step: SARIF URI not other/bad.yaml"
+else
+  bad "action.yml: no step with id scan"
+fi
+
+# ---- 5b. pre-commit hooks, emulated ----------------------------------------
+# pre-commit: files tagged by identify (types: [yaml] = *.yaml, *.yml), the
+# hook's `entry` split like a shell line, then `args`, then the file names
+# (one batch here: require_serial), run from the repository root; any
+# non-zero exit fails the hook.
+hook_field() {  # ID FIELD -> value (lists joined by newlines)
+  python3 -c '
+import sys, json
+try:
+    import yaml; h = yaml.safe_load(open(".pre-commit-hooks.yaml"))
+except ImportError:
+    import subprocess
+    h = json.loads(subprocess.run(["node", "-e", "process.stdout.write(JSON.stringify(require(\"js-yaml\").load(require(\"fs\").readFileSync(\"../../.pre-commit-hooks.yaml\",\"utf8\"))))"], cwd="tests/e2e", capture_output=True, text=True).stdout)
+v = [x for x in h if x["id"] == sys.argv[1]][0].get(sys.argv[2], "")
+print("\n".join(v) if isinstance(v, list) else v)
+' "$1" "$2"
+}
+entry=$(hook_field claimcheck entry 2>/dev/null)
+types=$(hook_field claimcheck types 2>/dev/null)
+mapfile -t hargs < <(hook_field claimcheck args 2>/dev/null | sed '/^$/d')
+if [ -z "$entry" ]; then
+  bad "pre-commit: no hook claimcheck"
+else
+  [ "$types" = yaml ] && ok "pre-commit: claimcheck types [yaml]" || bad "pre-commit types: $types"
+  read -r -a ecmd <<<"$entry"
+  # run_hook DIR FILE... -> rc, output in $tmp/hook.out
+  run_hook() {
+    local d=$1; shift
+    (cd "$d" && PATH="$(dirname "$bin"):$PATH" timeout 120 "${ecmd[@]}" "${hargs[@]}" "$@") \
+      >"$tmp/hook.out" 2>&1
+  }
+  findings() { grep -cE '^[^ ].*:[0-9]+:[0-9]+: (error|warning|info)\[' "$tmp/hook.out"; }
+  if [ -d "$corpus" ]; then
+    mapfile -t cfiles < <(cd "$corpus" && find . -type f \( -name '*.yaml' -o -name '*.yml' \) \
+                          | sed 's|^\./||' | sort)
+    run_hook "$corpus" "${cfiles[@]}"; hrc=$?
+    (cd "$corpus" && "$bin" lint -o json "${cfiles[@]}") >"$tmp/corpus.json" 2>/dev/null; drc=$?
+    nerr=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["errors"])' "$tmp/corpus.json" 2>/dev/null || echo "?")
+    echo "   pre-commit on ${#cfiles[@]} corpus YAML files: exit $hrc, $nerr errors, $(findings) finding lines"
+    [ $hrc -eq $drc ] && ok "pre-commit on the corpus: exit $hrc = claimcheck lint's" \
+      || bad "pre-commit on the corpus: exit $hrc, direct lint $drc"
+    if [ "$nerr" != "?" ] && [ "$nerr" -gt 0 ]; then
+      { [ $hrc -eq 1 ] || [ $hrc -eq 2 ]; } && ok "pre-commit on the corpus fails ($nerr errors)" \
+        || bad "pre-commit on the corpus: exit $hrc with $nerr errors"
+    else
+      [ $hrc -eq 0 ] && ok "pre-commit on the corpus passes (no errors)" || bad "corpus: exit $hrc, $nerr errors"
+    fi
+    [ "$(findings)" -gt 0 ] && ok "pre-commit on the corpus prints compiler-style findings" \
+      || bad "pre-commit on the corpus printed no findings"
+    # file by file: a file without errors passes, one with errors fails
+    mkdir -p "$tmp/pf"; : >"$tmp/pf/rcs"
+    i=0
+    for f in "${cfiles[@]}"; do
+      i=$((i+1))
+      run_hook "$corpus" "$f"; echo "$i $? $f" >>"$tmp/pf/rcs"
+      (cd "$corpus" && "$bin" lint -o json "$f" >"$tmp/pf/$i.json" 2>/dev/null)
+    done
+    python3 -c '
+import json, sys
+d = sys.argv[1]; bad = 0; n = 0
+for line in open(d + "/rcs"):
+    i, rc, f = line.rstrip("\n").split(" ", 2)
+    rc = int(rc); n += 1
+    try:
+        e = json.load(open("%s/%s.json" % (d, i)))["summary"]["errors"]
+    except Exception:
+        e = None
+    if rc > 2 or (e == 0 and rc == 1) or (e and rc == 0) or (e is None and rc != 2):
+        bad += 1
+        print("   %s: exit %d with %s errors" % (f, rc, e))
+print(("ok" if not bad else "FAIL") +
+      " pre-commit per corpus file (%d files): exit status follows the errors (%d mismatched)" % (n, bad))
+' "$tmp/pf" >"$tmp/pf.out" 2>&1
+    grep -v '^ok ' "$tmp/pf.out"; tally "$tmp/pf.out" >/dev/null
+    grep -q '^ok \|^FAIL ' "$tmp/pf.out" || bad "per-file check crashed"
+  else
+    echo "skipped: pre-commit on the corpus ($corpus not found)"
+  fi
+  mkdir -p "$tmp/repo/chart/templates" "$tmp/repo/.github/workflows"
+  cat >"$tmp/repo/chart/templates/pod.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {{ .Release.Name }}-trainer
+  labels: {{- include "chart.labels" . | nindent 4 }}
+spec:
+  containers:
+  - name: trainer
+    image: "{{ .Values.image }}"
+    {{- if .Values.gpu }}
+    resources:
+      limits:
+        nvidia.com/gpu: {{ .Values.gpu }}
+      claims:
+      - name: gpu
+    {{- end }}
+EOF
+  printf 'name: ci\non: [push]\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps: [{run: "true"}]\n' \
+    >"$tmp/repo/.github/workflows/ci.yml"
+  printf 'replicaCount: 1\ngpu: 2\n' >"$tmp/repo/chart/values.yaml"
+  run_hook "$tmp/repo" chart/templates/pod.yaml; hrc=$?
+  [ $hrc -eq 0 ] && [ "$(findings)" -eq 0 ] && ok "pre-commit on a Helm template: exit 0, no finding" \
+    || { bad "pre-commit on a Helm template: exit $hrc"; cat "$tmp/hook.out"; }
+  run_hook "$tmp/repo" chart/templates/pod.yaml .github/workflows/ci.yml chart/values.yaml; hrc=$?
+  [ $hrc -eq 0 ] && [ "$(findings)" -eq 0 ] && ok "pre-commit on non-Kubernetes YAML (CI, values): exit 0, no finding" \
+    || { bad "pre-commit on non-Kubernetes YAML: exit $hrc"; cat "$tmp/hook.out"; }
+  run_hook "$top" "${mine[@]}"; hrc=$?
+  [ $hrc -eq 0 ] && [ "$(findings)" -eq 0 ] && ok "pre-commit on deploy/: exit 0, no finding" \
+    || { bad "pre-commit on deploy/: exit $hrc"; cat "$tmp/hook.out"; }
+  cp "$tmp/ws/other/bad.yaml" "$tmp/repo/bad.yaml"
+  run_hook "$tmp/repo" chart/templates/pod.yaml bad.yaml; hrc=$?
+  [ $hrc -eq 1 ] && grep -q '^bad.yaml:' "$tmp/hook.out" && ok "pre-commit on a bad manifest: exit 1, finding names the file" \
+    || { bad "pre-commit on a bad manifest: exit $hrc"; cat "$tmp/hook.out"; }
+  dentry=$(hook_field claimcheck-docker entry 2>/dev/null)
+  dlang=$(hook_field claimcheck-docker language 2>/dev/null)
+  [ "$dlang" = docker_image ] && [[ "$dentry" =~ ^[a-z0-9.-]+(/[a-z0-9._-]+)+:[A-Za-z0-9._-]+\ lint$ ]] \
+    && ok "pre-commit: docker_image hook runs '<image:tag> lint'" \
+    || bad "pre-commit docker hook: language $dlang entry '$dentry'"
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
