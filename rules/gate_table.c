@@ -136,6 +136,10 @@ const struct gated_field gated_fields[] = {
      "ephemeralContainers[].resources.claims", 0, 0, DROP_CTR},
     {"DynamicResourceAllocation", NULL, K_PODLIKE, SHAPE_ANY,
      "resources.claims", 0, 0, DROP_RUN},
+    /* 1.26-1.30 nested the claim reference under `source` (tombstoned) */
+    {"DynamicResourceAllocation", NULL, K_PODLIKE, SHAPE_ANY,
+     "resourceClaims[].source", 0, 31,
+     "the entry then names no claim and the Pod is rejected"},
 
     /* classic DRA (v1alpha3 in 1.31 only) */
     {"DRAControlPlaneController", NULL, K_CLAIMLIKE, SHAPE_FLAT,

@@ -21,6 +21,7 @@
 #include "../../validate/diag.h"
 #include "../../validate/engine.h"
 #include "../../validate/err.h"
+#include "../../validate/load_yaml.h"
 #include "../../validate/object.h"
 #include "../../validate/run.h"
 #include "../../validate/target.h"
@@ -239,7 +240,7 @@ static void test_target(void)
 
 static const char fixtures[] =
 "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
-"  resourceClaims: [{name: a, resourceClaimName: c}]\n"
+"  resourceClaims: [{name: a, source: {resourceClaimName: c}}]\n"
 "  resources: {claims: [{name: a}]}\n"
 "  containers: [{name: c, resources: {claims: [{name: a}]}}]\n"
 "  initContainers: [{name: i, resources: {claims: [{name: a}]}}]\n"
@@ -369,6 +370,52 @@ static void test_paths_walk(void)
     config_release(&cfg);
 }
 
+
+/* ==== admission: the apiserver already dropped disabled fields ========== */
+
+static void test_admission(void)
+{
+    static const char claim[] =
+        "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\n"
+        "metadata: {name: c, namespace: ml}\nspec:\n  devices:\n"
+        "    requests:\n    - name: a\n      firstAvailable:\n"
+        "      - {name: s, deviceClassName: x.example.com}\n";
+    struct config cfg;
+    struct engine *e;
+    struct err err;
+    struct arena a;
+    struct diag_list l;
+    struct ydocs docs;
+    size_t i;
+    int disabled = 0, unavailable = 0, deprecated = 0;
+
+    config_init(&cfg);
+    CHECK(config_set_kube_version(&cfg, "1.35", &err) == 0);
+    CHECK(config_add_gates(&cfg, "DRAPrioritizedList=false", &err) == 0);
+    e = engine_new(&cfg, &err);
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    arena_init(&a, 1 << 14);
+    diag_list_init(&l, &a);
+    load_yaml(&a, claim, strlen(claim), &docs);
+    CHECK(docs.n == 1 && docs.v[0].root);
+    CHECK(engine_check_admission(e, NULL, docs.v[0].root, "ml", &l,
+                                 &err) == 0);
+    for (i = 0; i < l.n; i++) {
+        disabled += !strcmp(l.v[i].rule->id, "feature-gate-disabled");
+        unavailable += !strcmp(l.v[i].rule->id, "api-version-unavailable");
+        deprecated += !strcmp(l.v[i].rule->id, "api-version-deprecated");
+    }
+    /* served (it was sent) and not dropped (it is still there) */
+    CHECK(disabled == 0 && unavailable == 0);
+    /* the apiserver serves v1beta1 (it sent it): deprecated in 1.35 */
+    CHECK(deprecated == 1);
+    arena_release(&a);
+    engine_free(e);
+    config_release(&cfg);
+}
+
 int main(void)
 {
     test_gate_rows();
@@ -377,5 +424,6 @@ int main(void)
     test_plugin_map();
     test_target();
     test_paths_walk();
+    test_admission();
     return CHECK_DONE();
 }
