@@ -262,7 +262,8 @@ static int selector_selects(const struct tnode *sel, const struct object *node)
 }
 
 /* Number of devices slice s publishes on node (0 if none or unknown). */
-static size_t devices_on_node(const struct object *s, const struct object *node)
+static size_t devices_on_node(const struct object *s,
+                              const struct object *node)
 {
     const struct tnode *spec = s->spec;
     const struct tnode *devs = tree_get(spec, "devices");

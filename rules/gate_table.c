@@ -275,7 +275,8 @@ const size_t gated_field_count = sizeof(gated_fields)
  * lists the claim/class/slice kinds: they left the tree in 1.34 (its
  * DeviceTaintRule and ResourcePoolStatusRequest kinds stay). */
 const struct api_version api_versions[] = {
-    {"v1alpha1", 26, 0, 27, 0, 0, "classic DRA (ResourceClass, PodScheduling)"},
+    {"v1alpha1", 26, 0, 27, 0, 0,
+     "classic DRA (ResourceClass, PodScheduling)"},
     {"v1alpha2", 27, 0, 31, 0, 0, "classic DRA; ResourceSlice from 1.30"},
     {"v1alpha3", 31, 0, 34, 0, 0, "structured parameters (DeviceClass, "
      "ResourceClaim, ResourceClaimTemplate, ResourceSlice)"},

@@ -44,7 +44,8 @@ struct gate {
     const char *removal;            /* planned removal of the gate, or NULL */
     const char *plan;               /* GA plan beyond the table, or NULL */
     const char *controls;           /* one line for `claimcheck gates` */
-    int unconfirmed;                /* the reference flags a part unconfirmed */
+    int unconfirmed;                /* the reference flags a part as
+                                       unconfirmed */
 };
 
 extern const struct gate gate_table[];
@@ -67,7 +68,8 @@ const char *gate_stage_name(enum gate_stage s);
 /* ==== gated fields ==================================================== */
 
 /* apiVersion shapes of resource.k8s.io objects (see object.h dra_shape) */
-#define SHAPE_FLAT 1u               /* v1alpha3, v1beta1: `basic`, no `exactly` */
+#define SHAPE_FLAT 1u               /* v1alpha3, v1beta1: `basic`, no
+                                       `exactly` */
 #define SHAPE_EXACTLY 2u            /* v1beta2, v1 */
 #define SHAPE_ANY 3u
 
@@ -82,7 +84,8 @@ struct gated_field {
     unsigned kinds;                 /* K_* bits (object.h) */
     unsigned shapes;                /* SHAPE_*; pods: SHAPE_ANY */
     const char *path;
-    int since;                      /* minor the field appears; 0: with the gate */
+    int since;                      /* minor the field appears; 0: with
+                                       the gate */
     int until;                      /* minor the field is gone; 0: never */
     const char *effect;             /* what happens when it is dropped */
 };

@@ -308,8 +308,9 @@ static const char *best_served(const struct target *t)
 
 static unsigned version_shape(const char *v)
 {
-    return (!strncmp(v, "v1alpha", 7) || !strcmp(v, "v1beta1")) ? SHAPE_FLAT
-                                                                 : SHAPE_EXACTLY;
+    if (!strncmp(v, "v1alpha", 7) || !strcmp(v, "v1beta1"))
+        return SHAPE_FLAT;
+    return SHAPE_EXACTLY;
 }
 
 /* "use resource.k8s.io/v1 (requests move under exactly, ...)" or how to
