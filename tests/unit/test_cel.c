@@ -577,6 +577,40 @@ static void test_positions(void)
     check(err.kind == CEL_ERR_CHECK, "int selector rejected", err.msg);
 }
 
+static int compile_v(const char *expr, int minor, struct cel_error *err)
+{
+    struct arena a;
+    struct cel_env env = { 0, 0, 0 };
+    struct cel_program *p;
+    int rc;
+
+    arena_init(&a, 65536);
+    rc = cel_compile_target(&a, &env, minor, expr, strlen(expr), &p, err);
+    arena_release(&a);
+    return rc;
+}
+
+static void test_versions(void)
+{
+    static const char *const two = "device.attributes['d'].all(k, v, v == 1)";
+    static const char *const sv = "device.attributes['d'].v"
+                                  ".isGreaterThan(semver('1.0.0'))";
+    struct cel_error err;
+
+    check(compile_v(two, 31, &err) < 0 && strstr(err.msg, "1.32"),
+          "two-variable comprehension needs 1.32", err.msg);
+    check(compile_v(two, 34, &err) == 0,
+          "two-variable comprehension on 1.34", err.msg);
+    check(compile_v(two, 0, &err) == 0,
+          "two-variable comprehension on the newest", err.msg);
+    check(compile_v("[1, 2].sort()[0] == 1", 31, &err) < 0 &&
+          strstr(err.msg, "1.34"), "ext lists need 1.34", err.msg);
+    check(compile_v(sv, 30, &err) < 0, "semver needs 1.31", err.msg);
+    check(compile_v(sv, 31, &err) == 0, "semver on 1.31", err.msg);
+    check(compile_v("device.driver.reverse() == 'x'", 34, &err) < 0,
+          "string reverse() is not in Kubernetes", err.msg);
+}
+
 static void test_limits(void)
 {
     struct cel_error err;
@@ -834,6 +868,7 @@ int main(void)
         run_row(&rows[i], selector);
     }
     test_positions();
+    test_versions();
     test_limits();
     test_regex_jit();
     test_regex_gate();

@@ -16,7 +16,8 @@
 static int compile(struct arena *a, const struct cel_env *env,
                    const char *expr, size_t len, const struct cel_var *vars,
                    size_t nvars, int general, int want_bool, int check,
-                   struct cel_program **out, struct cel_error *err)
+                   int kube_minor, struct cel_program **out,
+                   struct cel_error *err)
 {
     struct cel_program *p;
     struct cel_env zero;
@@ -39,6 +40,7 @@ static int compile(struct arena *a, const struct cel_env *env,
     p->env = *env;
     p->general = general;
     p->unchecked = !check;
+    p->kube_minor = kube_minor;
     p->device_slot = -1;
     p->root = cel_parse(a, p->expr, len, err);
     if (!p->root)
@@ -67,7 +69,16 @@ int cel_compile(struct arena *a, const struct cel_env *env, const char *expr,
                 size_t len, struct cel_program **out, struct cel_error *err)
 {
     static const struct cel_var dev = { "device", 0, CEL_T_DEVICE };
-    return compile(a, env, expr, len, &dev, 1, 0, 1, 1, out, err);
+    return compile(a, env, expr, len, &dev, 1, 0, 1, 1, 0, out, err);
+}
+
+int cel_compile_target(struct arena *a, const struct cel_env *env,
+                       int kube_minor, const char *expr, size_t len,
+                       struct cel_program **out, struct cel_error *err)
+{
+    static const struct cel_var dev = { "device", 0, CEL_T_DEVICE };
+    return compile(a, env, expr, len, &dev, 1, 0, 1, 1, kube_minor, out,
+                   err);
 }
 
 int cel_compile_expr(struct arena *a, const struct cel_env *env,
@@ -75,7 +86,7 @@ int cel_compile_expr(struct arena *a, const struct cel_env *env,
                      struct cel_error *err)
 {
     static const struct cel_var dev = { "device", 0, CEL_T_DEVICE };
-    return compile(a, env, expr, len, &dev, 1, 0, 0, 1, out, err);
+    return compile(a, env, expr, len, &dev, 1, 0, 0, 1, 0, out, err);
 }
 
 int cel_compile_vars(struct arena *a, const struct cel_env *env,
@@ -95,7 +106,8 @@ int cel_compile_vars(struct arena *a, const struct cel_env *env,
         vars[i].slot = (int)i;
         vars[i].type = CEL_T_DYN;
     }
-    return compile(a, env, expr, len, vars, nvars, 1, 0, check, out, err);
+    return compile(a, env, expr, len, vars, nvars, 1, 0, check, 0, out,
+                   err);
 }
 
 void cel_program_release(struct cel_program *p)

@@ -55,6 +55,13 @@ int cel_compile(struct arena *a, const struct cel_env *env, const char *expr,
 int cel_compile_expr(struct arena *a, const struct cel_env *env,
                      const char *expr, size_t len, struct cel_program **out,
                      struct cel_error *err);
+/* cel_compile for a target Kubernetes 1.<kube_minor> (0 = the newest):
+ * older targets lack two-variable comprehensions (< 1.32), the semver
+ * library (< 1.31) and the ext lists functions (< 1.34), and the apiserver
+ * of that version rejects selectors using them. */
+int cel_compile_target(struct arena *a, const struct cel_env *env,
+                       int kube_minor, const char *expr, size_t len,
+                       struct cel_program **out, struct cel_error *err);
 /* Frees what the arena cannot: JIT-compiled regex code (only allocated when
  * env->regex_jit was set). Safe to call on any program, once. */
 void cel_program_release(struct cel_program *p);

@@ -150,6 +150,7 @@ struct cel_program {
     struct cel_env env;
     int general;                /* compiled with cel_compile_vars */
     int unchecked;              /* type errors deferred to runtime */
+    int kube_minor;             /* target Kubernetes minor, 0 = newest */
     int device_slot;            /* slot of `device`, -1 if none */
     int nslots;
     double cost;                /* static cost estimate */

@@ -494,6 +494,25 @@ static int unsupported(const char *name, size_t n)
     return 0;
 }
 
+/* First Kubernetes minor whose DRA CEL environment has a function
+ * (dra-api.md 4.2); 0 = always there. */
+static int since_minor(const char *name, size_t n)
+{
+    static const struct { const char *name; int minor; } t[] = {
+        { "semver", 31 }, { "isSemver", 31 },
+        { "slice", 34 }, { "flatten", 34 }, { "lists.range", 34 },
+        { "distinct", 34 }, { "sort", 34 }, { "first", 34 }, { "last", 34 },
+        { "reverse", 34 },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        if (strlen(t[i].name) == n && memcmp(t[i].name, name, n) == 0)
+            return t[i].minor;
+    }
+    return 0;
+}
+
 static struct ctype check_call(struct checker *c, struct cel_node *n,
                                struct cost *cost)
 {
@@ -571,6 +590,22 @@ static struct ctype check_call(struct checker *c, struct cel_node *n,
         cerr(c, CEL_ERR_CHECK, n->offset, "undeclared reference to "
              "'includes' (requires the DRAListTypeAttributes feature)");
         return ty(CEL_T_ERROR, 0);
+    }
+    if (c->dra) {
+        int since = since_minor(n->name, n->name_len);
+        if (c->p->kube_minor && since > c->p->kube_minor) {
+            cerr(c, CEL_ERR_CHECK, n->offset, "undeclared reference to "
+                 "'%.*s' (available from Kubernetes 1.%d, target is 1.%d)",
+                 (int)n->name_len, n->name, since, c->p->kube_minor);
+            return ty(CEL_T_ERROR, 0);
+        }
+        if (n->name_len == 7 && memcmp(n->name, "reverse", 7) == 0 &&
+            n->nargs == 1 && base(at[0].t) == CEL_T_STRING) {
+            /* ext strings v3 only; Kubernetes has v2 */
+            cerr(c, CEL_ERR_CHECK, n->offset, "found no matching overload "
+                 "for 'reverse' applied to '(string)'");
+            return ty(CEL_T_ERROR, 0);
+        }
     }
     n->fn = f;
     /* string functions cost in proportion to their inputs */
@@ -702,6 +737,16 @@ static struct ctype check_compr(struct checker *c, struct cel_node *n,
 
     if (c->failed)
         return r;
+    if (c->dra && c->p->kube_minor) {
+        int since = n->args[2] ? 32 : (m == CEL_M_SORTBY ? 34 : 0);
+        if (since > c->p->kube_minor) {
+            cerr(c, CEL_ERR_CHECK, n->offset, "%s is not available before "
+                 "Kubernetes 1.%d (target is 1.%d)",
+                 n->args[2] ? "a two-variable comprehension" : "sortBy()",
+                 since, c->p->kube_minor);
+            return ty(CEL_T_ERROR, 0);
+        }
+    }
     if (m == CEL_M_OPTMAP || m == CEL_M_OPTFLATMAP) {
         if (b != CEL_T_OPT && b != CEL_T_DYN) {
             cerr(c, CEL_ERR_CHECK, n->offset, "found no matching overload "
