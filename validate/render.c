@@ -7,6 +7,7 @@
 #include "render.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "../rules/rules.h"
 #include "buf.h"
@@ -178,14 +179,42 @@ static const char *sarif_level(enum sev s)
     return s == SEV_ERROR ? "error" : s == SEV_WARN ? "warning" : "note";
 }
 
-/* Repo-relative URI: strip a leading "./"; keep relative paths as given. */
-static const char *sarif_uri(const struct diag *d)
+/* Repo-relative URI, as GitHub code scanning maps only those: strip leading
+ * "./"; an absolute path under the working directory becomes relative to
+ * it (kube-linter does the same), any other absolute path a file:// URI.
+ * Bytes outside RFC 3986's path characters are percent-encoded, ':' too
+ * (in a first segment it would read as a scheme). Appends a JSON string. */
+static void sarif_uri(struct buf *b, const struct diag *d)
 {
+    static const char hex[] = "0123456789ABCDEF";
     const char *f = file_of(d);
+    char cwd[4096];
+    struct buf u;
+    size_t n;
 
+    buf_init(&u, OUT_MAX);
+    if (f[0] == '/') {
+        n = getcwd(cwd, sizeof(cwd)) ? strlen(cwd) : 0;
+        if (n > 1 && !strncmp(f, cwd, n) && f[n] == '/')
+            f += n + 1;
+        else
+            buf_adds(&u, "file://");
+    }
     while (f[0] == '.' && f[1] == '/')
         f += 2;
-    return f;
+    for (; *f; f++) {
+        unsigned char c = (unsigned char)*f;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+            || (c >= '0' && c <= '9') || strchr("-._~/!$&'()*+,;=@", c)) {
+            buf_addc(&u, (char)c);
+        } else {
+            buf_addc(&u, '%');
+            buf_addc(&u, hex[c >> 4]);
+            buf_addc(&u, hex[c & 15]);
+        }
+    }
+    buf_add_json_str(b, u.p);
+    buf_release(&u);
 }
 
 static void render_sarif(struct buf *b, const struct diag_list *l,
@@ -243,7 +272,8 @@ static void render_sarif(struct buf *b, const struct diag_list *l,
         }
         buf_adds(b, "},\"locations\":[{\"physicalLocation\":"
                  "{\"artifactLocation\":{");
-        json_kv(b, "uri", sarif_uri(d), 0);
+        buf_adds(b, "\"uri\":");
+        sarif_uri(b, d);
         buf_addf(b, "},\"region\":{\"startLine\":%u,\"startColumn\":%u}}",
                  d->line ? d->line : 1, d->col ? d->col : 1);
         if (*d->kind) {
@@ -310,15 +340,18 @@ static void junit_case(struct buf *b, const struct diag_list *l,
             xml_str(b, d->rule->id);
             buf_adds(b, "\" message=\"");
             xml_str(b, d->msg);
-            buf_addf(b, "\">%s:%u:%u: %s[%s] ", file_of(d), d->line, d->col,
-                     sev_name(d->sev), d->rule->id);
+            buf_adds(b, "\">");
+            xml_str(b, file_of(d));
+            buf_addf(b, ":%u:%u: %s[%s] ", d->line, d->col, sev_name(d->sev),
+                     d->rule->id);
             xml_str(b, d->msg);
             buf_adds(b, "</failure>\n");
             nf++;
         } else {
             buf_adds(b, "    <system-out>");
-            buf_addf(b, "%s:%u:%u: %s[%s] ", file_of(d), d->line, d->col,
-                     sev_name(d->sev), d->rule->id);
+            xml_str(b, file_of(d));
+            buf_addf(b, ":%u:%u: %s[%s] ", d->line, d->col, sev_name(d->sev),
+                     d->rule->id);
             xml_str(b, d->msg);
             buf_adds(b, "</system-out>\n");
         }
