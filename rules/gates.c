@@ -239,6 +239,20 @@ static void on_field(void *arg, const struct tnode *at)
         report(fc->cx, at, "%s", why);
 }
 
+/* 1 if o's apiVersion is one the target apiserver has (enabled or not):
+ * fields of an object it rejects outright are api-version-unavailable's
+ * business, not a second finding. */
+static int version_exists(struct check_ctx *cx, const struct object *o)
+{
+    int k;
+
+    if (!(o->kind & K_DRA))
+        return 1;
+    k = api_version_find(o->version ? o->version : "");
+    return k >= 0
+           && api_version_served(&api_versions[k], cx_target(cx)->minor);
+}
+
 static void check_fields(struct check_ctx *cx, const struct object *o,
                          enum verdict want)
 {
@@ -247,7 +261,7 @@ static void check_fields(struct check_ctx *cx, const struct object *o,
     struct field_ctx fc;
     size_t i;
 
-    if (!root)
+    if (!root || !version_exists(cx, o))
         return;
     fc.cx = cx;
     fc.want = want;

@@ -4,8 +4,9 @@
  * every minor 1.26-1.37, stages only move forward (alpha, beta, GA, then
  * removed), locks sit on GA gates, alpha is never on by default; every
  * gated path names a known gate and really walks the objects it describes
- * (checked by linting fixtures that hold every gated field at 1.26, where
- * every one of them is disabled); the API-version timeline is ordered;
+ * (checked by linting fixtures that hold every gated field at 1.33, which
+ * serves v1alpha3, v1beta1 and v1beta2 and where every one of them is
+ * disabled or absent); the API-version timeline is ordered;
  * the device-plugin map is well-formed; and -k/-g/--runtime-config
  * resolve like kube-apiserver's flags.
  */
@@ -245,7 +246,7 @@ static const char fixtures[] =
 "  containers: [{name: c, resources: {claims: [{name: a}]}}]\n"
 "  initContainers: [{name: i, resources: {claims: [{name: a}]}}]\n"
 "  ephemeralContainers: [{name: e, resources: {claims: [{name: a}]}}]\n"
-"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+"---\napiVersion: resource.k8s.io/v1beta2\nkind: ResourceClaim\n"
 "metadata: {name: c}\nspec:\n  devices:\n    requests:\n"
 "    - name: a\n      exactly:\n        deviceClassName: x.example.com\n"
 "        adminAccess: true\n        tolerations: [{operator: Exists}]\n"
@@ -265,12 +266,12 @@ static const char fixtures[] =
 "          deviceClassName: x.example.com\n"
 "          tolerations: [{operator: Exists}]\n"
 "          capacity: {requests: {memory: 1Gi}}\n"
-"---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+"---\napiVersion: resource.k8s.io/v1beta2\nkind: DeviceClass\n"
 "metadata: {name: d}\nspec: {extendedResourceName: example.com/x}\n"
 "---\napiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\n"
 "metadata: {name: e}\nspec: {suitableNodes: {nodeSelectorTerms: []},"
 " selectors: []}\n"
-"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+"---\napiVersion: resource.k8s.io/v1beta2\nkind: ResourceSlice\n"
 "metadata: {name: s}\nspec:\n  driver: x.example.com\n"
 "  perDeviceNodeSelection: true\n  partitionTypeAttribute: x.example.com/t\n"
 "  skipNodeOperations: ['*']\n"
@@ -336,7 +337,7 @@ static void test_paths_walk(void)
     size_t i, j;
 
     config_init(&cfg);
-    CHECK(config_set_kube_version(&cfg, "1.26", &err) == 0);
+    CHECK(config_set_kube_version(&cfg, "1.33", &err) == 0);
     e = engine_new(&cfg, &err);
     CHECK(e != NULL);
     if (!e)
