@@ -322,7 +322,8 @@ const struct rule rules[] = {
                "because neither exactly nor firstAvailable remains. Fields "
                "newer than the target version are dropped the same way. "
                "The gate table is in rules/gate_table.c; `claimcheck gates` "
-               "prints it for a version.",
+               "prints it for a version. The webhook does not report it: "
+               "the apiserver drops such fields before it asks.",
         .bad = "# claimcheck lint -k 1.33\nrequests:\n- name: gpu\n"
                "  firstAvailable:   # DRAPrioritizedList: alpha, off\n"
                "  - name: big\n    deviceClassName: gpu.example.com\n",
