@@ -299,6 +299,12 @@ static const struct row rows[] = {
     { "sets.equivalent([1, 2], [2, 1, 1])", "true" },
     { "sets.intersects([1], [2])", "false" },
     { "[1, 'a']", "!compile expected type 'int' but found 'string'" },
+    { "{'a': 1, 'b': 'x'}", "!compile expected type 'string: int'" },
+    { "{'a': 1, 2: 3}", "!compile expected type 'string: int'" },
+    { "{'a': 1, 'b': 2}", "{\"a\": 1, \"b\": 2}" },
+    { "duration('1x') > duration('1s')", "!compile cannot parse duration" },
+    { "timestamp('2020-13-01T00:00:00Z') > timestamp(0)",
+      "!compile cannot parse timestamp" },
     /* ---- valid in Kubernetes, not implemented: a distinct error kind ---- */
     { "timestamp('2020-01-01T00:00:00Z') < timestamp('2021-01-01T00:00:00Z')",
       "true" },

@@ -483,7 +483,7 @@ static int unsupported(const char *name, size_t n)
         "format.dns1123LabelPrefix", "format.dns1123SubdomainPrefix",
         "format.dns1035LabelPrefix", "format.labelValue", "format.uri",
         "format.uuid", "format.byte", "format.date", "format.datetime",
-        "validate",
+        "validate", "image", "isImage",
     };
     size_t i;
 
@@ -511,6 +511,11 @@ static int since_minor(const char *name, size_t n)
             return t[i].minor;
     }
     return 0;
+}
+
+static int is_str_literal(const struct cel_node *n)
+{
+    return n->kind == CEL_N_LIT && n->lit.kind == CEL_V_STRING;
 }
 
 static struct ctype check_call(struct checker *c, struct cel_node *n,
@@ -608,6 +613,25 @@ static struct ctype check_call(struct checker *c, struct cel_node *n,
         }
     }
     n->fn = f;
+    if (c->dra && !n->member && n->nargs == 1 && is_str_literal(n->args[0]) &&
+        ((n->name_len == 9 && memcmp(n->name, "timestamp", 9) == 0) ||
+         (n->name_len == 8 && memcmp(n->name, "duration", 8) == 0))) {
+        /* Kubernetes validates these literals at compile time */
+        struct cel_eval ev;
+        struct cel_scratch sc;
+        struct cel_value v;
+        memset(&ev, 0, sizeof(ev));
+        cel_scratch_init(&sc);
+        ev.scratch = &sc;
+        ev.p = c->p;
+        v = f->impl(&ev, n, &n->args[0]->lit, 1);
+        if (v.kind == CEL_V_ERROR)
+            cerr(c, CEL_ERR_CHECK, n->args[0]->offset, "%.*s",
+                 (int)v.v.s.n, v.v.s.p);
+        cel_scratch_release(&sc);
+        if (c->failed)
+            return ty(CEL_T_ERROR, 0);
+    }
     /* string functions cost in proportion to their inputs */
     for (i = 0; i < n->nargs; i++) {
         if (base(at[i].t) == CEL_T_STRING || base(at[i].t) == CEL_T_DYN)
@@ -953,6 +977,22 @@ static struct ctype check(struct checker *c, struct cel_node *n,
                 cerr(c, CEL_ERR_CHECK, n->args[i]->offset,
                      "unsupported map key type '%s'", tname(a));
                 break;
+            }
+            if (c->dra && i > 0 && !(n->opt_elems && n->optflags[i / 2])) {
+                /* HomogeneousAggregateLiterals: keys and values */
+                int kt0 = base(n->args[0]->ctype);
+                int vt0 = base(n->args[1]->ctype);
+                if ((kt0 != base(a.t) && kt0 != CEL_T_DYN &&
+                     base(a.t) != CEL_T_DYN) ||
+                    (vt0 != base(b.t) && vt0 != CEL_T_DYN &&
+                     base(b.t) != CEL_T_DYN && !(n->opt_elems &&
+                                                 n->optflags[0]))) {
+                    cerr(c, CEL_ERR_CHECK, n->args[i]->offset,
+                         "expected type '%s: %s' but found '%s: %s'",
+                         cel_type_name(kt0), cel_type_name(vt0), tname(a),
+                         tname(b));
+                    break;
+                }
             }
             if (vt < 0)
                 vt = base(b.t);
