@@ -105,6 +105,11 @@ deploy-manifests: all
 bench: all
 	@bash tests/bench/run.sh
 
+# fuzz: the libFuzzer targets of tests/fuzz/ (clang), into $(BUILD)/fuzz;
+# run them with tests/fuzz/run.sh SECONDS
+fuzz:
+	@FUZZ_BUILD=$(BUILD)/fuzz bash tests/fuzz/build.sh
+
 golden-update: $(LINT_BIN)
 	@bash tests/golden.sh --update $(T)
 

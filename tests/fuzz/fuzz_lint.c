@@ -1,0 +1,81 @@
+/*
+ * fuzz_lint.c - libFuzzer target: the object model and every rule on
+ * arbitrary documents. Bytes -> run_add_text() (the linter's path: split,
+ * pods/workloads parsed lazily) -> run_check() against the default engine
+ * and a fixed inventory (fuzz_common.h) -> every output format rendered
+ * into /dev/null. The first byte picks whether the inventory is used and
+ * whether the input is also added a second time as another file (cross-file
+ * references).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../validate/arena.h"
+#include "../../validate/diag.h"
+#include "../../validate/limits.h"
+#include "../../validate/render.h"
+#include "../../validate/run.h"
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static FILE *devnull;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const enum render_format fmts[] = { FMT_TEXT, FMT_JSON, FMT_SARIF,
+                                               FMT_JUNIT, FMT_GITHUB };
+    struct arena a;
+    struct diag_list diags;
+    struct render_opts ro;
+    struct run *r;
+    const struct run_obj *objs;
+    struct render_object *robjs;
+    unsigned flags = size ? data[0] : 0;
+    size_t i, nobjs;
+
+    fuzz_setup();
+    if (!devnull)
+        devnull = fopen("/dev/null", "w");
+    if (size) {
+        data++;
+        size--;
+    }
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    diag_list_init(&diags, &a);
+    r = run_new(fuzz_engine, (flags & 1) ? fuzz_inventory : NULL, &a, &diags);
+    run_add_text(r, "fuzz.yaml", (const char *)data, size);
+    if (flags & 2)
+        run_add_text(r, "again.json", (const char *)data, size);
+    run_check(r);
+    diag_list_sort(&diags);
+    for (i = 0; i < diags.n; i++)
+        if (!diags.v[i].rule || !diags.v[i].msg)
+            __builtin_trap();   /* every finding has a rule and a message */
+
+    memset(&ro, 0, sizeof(ro));
+    ro.hints = 1;
+    ro.show_suppressed = (flags & 4) != 0;
+    ro.fail_on = SEV_ERROR;
+    ro.kube_version = engine_kube_version(fuzz_engine);
+    ro.tool_version = "fuzz";
+    ro.files = (flags & 2) ? 2 : 1;
+    ro.objects = run_objects(r);
+    objs = run_checked(r, &nobjs);
+    robjs = arena_alloc(&a, (nobjs + 1) * sizeof(*robjs));
+    for (i = 0; i < nobjs; i++) {
+        robjs[i].file = objs[i].file;
+        robjs[i].kind = objs[i].kind;
+        robjs[i].ns = objs[i].ns;
+        robjs[i].name = objs[i].name;
+    }
+    ro.objs = robjs;
+    ro.nobjs = nobjs;
+    for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+        render(devnull, fmts[i], &diags, &ro);
+    (void)run_parse_errors(r);
+    run_free(r);
+    arena_release(&a);
+    return 0;
+}
