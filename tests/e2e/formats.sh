@@ -146,6 +146,7 @@ else
   echo "skipped: SARIF schema validation ($npm_why)"
 fi
 # GitHub's rules and the link to the JSON findings, without npm
+"$bin" rules -o json >rules.json 2>/dev/null
 python3 - "$tmp" >sarif2.out 2>&1 <<'PY'
 import json, os, sys, urllib.parse
 t = sys.argv[1]
@@ -168,10 +169,12 @@ ok("sarif results = json findings (rule, level, line, column, file)", got == wan
 ok("sarif: suppressed finding left out",
    not any("suppressed" in r["message"]["text"] for r in bad["results"])
    and len(bad["results"]) == len(js))
-ok("sarif: rules = claimcheck rules -o json",
-   [r["id"] for r in bad["tool"]["driver"]["rules"]] ==
-   [r["id"] for r in json.load(open(os.path.join(t, "rules.json")))["rules"]]
-   if os.path.exists(os.path.join(t, "rules.json")) else True)
+cat = json.load(open(os.path.join(t, "rules.json")))
+srules = bad["tool"]["driver"]["rules"]
+ok("sarif: rules = claimcheck rules -o json (ids, help = hint, level = severity)",
+   [r["id"] for r in srules] == [r["id"] for r in cat]
+   and all(s["help"]["text"] == c["hint"] and s["defaultConfiguration"]["level"] == lv[c["severity"]]
+           for s, c in zip(srules, cat)))
 odd = load("s_odd.sarif")["runs"][0]["results"]
 u = odd[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] if odd else ""
 ok("sarif: odd path percent-encoded, decodes to the file", odd and " " not in u
