@@ -119,11 +119,11 @@ static struct cost mkcost(double c, double size)
 
 static const struct cel_func *const lib_tables[] = {
     cel_lib_core, cel_lib_strings, cel_lib_lists, cel_lib_k8s, cel_lib_net,
-    cel_lib_time,
+    cel_lib_time, cel_lib_url,
 };
 static const size_t *const lib_sizes[] = {
     &cel_lib_core_n, &cel_lib_strings_n, &cel_lib_lists_n, &cel_lib_k8s_n,
-    &cel_lib_net_n, &cel_lib_time_n,
+    &cel_lib_net_n, &cel_lib_time_n, &cel_lib_url_n,
 };
 #define NLIBS (sizeof(lib_tables) / sizeof(lib_tables[0]))
 
@@ -186,6 +186,7 @@ static int sig_ok(char ch, struct ctype t)
     case 'R': return b == CEL_T_CIDR;
     case 'W': return b == CEL_T_TIMESTAMP;
     case 'X': return b == CEL_T_DURATION;
+    case 'G': return b == CEL_T_URL;
     case 'O': return b == CEL_T_OPT;
     case 'T': return b == CEL_T_TYPE;
     case 'N': return is_numeric(b);
@@ -476,8 +477,6 @@ static void fold_ctor(struct checker *c, struct cel_node *n)
 static int unsupported(const char *name, size_t n)
 {
     static const char *const names[] = {
-        "url", "isURL", "getScheme",
-        "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
         "format.named", "format.dns1123Label", "format.dns1123Subdomain",
         "format.dns1035Label", "format.qualifiedName",
         "format.dns1123LabelPrefix", "format.dns1123SubdomainPrefix",

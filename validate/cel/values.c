@@ -148,6 +148,7 @@ static const char *const type_names[CEL_T_NTYPES] = {
     [CEL_T_IP] = "net.IP", [CEL_T_CIDR] = "net.CIDR",
     [CEL_T_TIMESTAMP] = "google.protobuf.Timestamp",
     [CEL_T_DURATION] = "google.protobuf.Duration",
+    [CEL_T_URL] = "kubernetes.URL",
     [CEL_T_DEVICE] = "kubernetes.DRADevice", [CEL_T_ERROR] = "error",
 };
 
@@ -192,6 +193,7 @@ int cel_value_type(const struct cel_value *v)
     case CEL_V_CIDR: return CEL_T_CIDR;
     case CEL_V_TIMESTAMP: return CEL_T_TIMESTAMP;
     case CEL_V_DURATION: return CEL_T_DURATION;
+    case CEL_V_URL: return CEL_T_URL;
     case CEL_V_DEVICE: return CEL_T_DEVICE;
     default: return CEL_T_DYN;
     }
@@ -573,6 +575,7 @@ int cel_value_equal(const struct cel_value *a, const struct cel_value *b)
     case CEL_V_BOOL: return a->v.b == b->v.b;
     case CEL_V_STRING:
     case CEL_V_BYTES:
+    case CEL_V_URL:
         return a->v.s.n == b->v.s.n &&
                (a->v.s.n == 0 || memcmp(a->v.s.p, b->v.s.p, a->v.s.n) == 0);
     case CEL_V_LIST:
@@ -797,6 +800,11 @@ static int render(const struct cel_value *v, char **o, size_t *left,
             put(o, left, tmp, strlen(tmp)) < 0)
             return -1;
         return put(o, left, "\")", 2);
+    case CEL_V_URL:
+        if (put(o, left, "url(", 4) < 0 ||
+            put_quoted(o, left, v->v.s.p, v->v.s.n, 0) < 0)
+            return -1;
+        return put(o, left, ")", 1);
     case CEL_V_DEVICE:
         return put(o, left, "device", 6);
     default:
