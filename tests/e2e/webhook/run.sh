@@ -112,29 +112,7 @@ json_get() { # json, python expression on r
 
 CA1=$T/v1/ca.crt
 mkdir -p "$T/inv"
-cat >"$T/inv/inventory.yaml" <<'YAML'
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata:
-  name: gpu.nvidia.com
-spec:
-  selectors:
-  - cel:
-      expression: device.driver == 'gpu.nvidia.com'
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata:
-  name: single-gpu
-  namespace: ml
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly:
-          deviceClassName: gpu.nvidia.com
-YAML
+cp "$HERE/inventory.yaml" "$T/inv/inventory.yaml"
 
 if ! start main --tls-cert "$T/secret/tls.crt" --tls-key "$T/secret/tls.key" \
         --inventory "$T/inv" --threads 2 --grace-seconds 10; then
@@ -216,6 +194,20 @@ if [ "$(json_get "$b" 'r["response"]["allowed"]')" = False ]; then
 else
     echo "note deny example not denied yet (needs the device-plugin-dra-conflict rule): $b"
 fi
+
+# ---- tests/admission fixtures: exact responses ------------------------------
+for rv in "$ROOT"/tests/admission/*.review.json; do
+    name=$(basename "$rv" .review.json)
+    want=${rv%.review.json}.response.json
+    r=$(post $P $CA1 "$rv")
+    if [ ! -f "$want" ]; then
+        bad "fixture $name" "missing $want"
+    elif python3 -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1]) == json.load(open(sys.argv[2])) else 1)' "$(body_of "$r")" "$want" 2>/dev/null; then
+        ok "fixture $name"
+    else
+        bad "fixture $name" "got $(body_of "$r")"
+    fi
+done
 
 # ---- malformed requests ----------------------------------------------------
 bad_body() { # name, body, expected status
