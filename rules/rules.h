@@ -76,6 +76,9 @@ const struct object *cx_lookup_elsewhere(struct check_ctx *cx, unsigned kind,
 /* 1 if any object of these kinds is known (input or inventory): a rule
  * that needs them stays silent otherwise. */
 int cx_have(struct check_ctx *cx, unsigned kinds);
+/* 1 if the checked input itself (not the inventory) holds objects of
+ * these kinds (pods and workloads are not counted: they come last). */
+int cx_input_has(struct check_ctx *cx, unsigned kinds);
 /* 1 if the inventory (not the input) holds objects of these kinds. */
 int cx_inventory_has(struct check_ctx *cx, unsigned kinds);
 /* Calls fn for every known object of the given kinds (input, then
@@ -86,5 +89,8 @@ void cx_each(struct check_ctx *cx, unsigned kinds,
  * for what a family computes once per run rather than per object. What it
  * points to must be in cx_arena() (or freed by nobody: avoid). */
 void **cx_memo(struct check_ctx *cx, const char *key);
+/* Calls fn(arg) when the run ends (after every check): frees what a family
+ * keeps outside cx_arena(), e.g. a scratch arena reused per object. */
+void cx_at_run_end(struct check_ctx *cx, void (*fn)(void *arg), void *arg);
 
 #endif

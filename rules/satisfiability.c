@@ -33,7 +33,8 @@
 
 struct selres {                 /* one selector or clause text */
     int ok;                     /* compiled */
-    struct alloc_match match;
+    struct alloc_match match;   /* the model's shared results (a copy of
+                                   the header; vectors are the model's) */
 };
 
 struct sat {
@@ -48,7 +49,39 @@ struct sat {
     int last_status;
     struct alloc_result last;
     struct problem *last_pb;
+    /* per-object vectors (selector results per device, search state) live
+     * in a scratch arena cleared when the next object comes */
+    struct arena scratch;
+    const struct object *cur_obj;
+    const char *cur_file;
+    unsigned cur_doc;
 };
+
+static void model_release(void *arg)
+{
+    devmodel_free(arg);     /* its selector cache; the rest is the run's */
+}
+
+static void scratch_release(void *arg)
+{
+    struct sat *s = arg;
+
+    arena_release(&s->scratch);
+}
+
+/* The scratch arena for object o (cleared when o is a new object). */
+static struct arena *obj_arena(struct sat *s, const struct object *o)
+{
+    if (s->cur_obj != o || s->cur_file != o->file
+        || s->cur_doc != o->doc_index) {
+        arena_clear(&s->scratch);
+        s->cur_obj = o;
+        s->cur_file = o->file;
+        s->cur_doc = o->doc_index;
+        s->last_obj = NULL;     /* solve() must not reuse a stale answer */
+    }
+    return &s->scratch;
+}
 
 struct collect {
     const struct object **v;
@@ -80,12 +113,17 @@ static struct sat *sat_get(struct check_ctx *cx)
         return s;
     s = arena_alloc(cx_arena(cx), sizeof(*s));
     strmap_init(&s->sel, cx_arena(cx));
+    arena_init(&s->scratch, 256 * 1024);
+    cx_at_run_end(cx, scratch_release, s);
     memset(&c, 0, sizeof(c));
     c.a = cx_arena(cx);
-    cx_each(cx, K_SLICE | K_NODE, collect_fn, &c);
-    if (c.input)
-        s->m = devmodel_build(cx_arena(cx), c.v, c.n);
-    else
+    if (cx_input_has(cx, K_SLICE | K_NODE))
+        cx_each(cx, K_SLICE | K_NODE, collect_fn, &c);
+    if (c.input) {
+        struct devmodel *own = devmodel_build(cx_arena(cx), c.v, c.n);
+        cx_at_run_end(cx, model_release, own);
+        s->m = own;
+    } else
         s->m = inventory_devices(cx_inventory(cx));
     if (s->m && !s->m->ndevs)
         s->m = NULL;
@@ -104,15 +142,16 @@ static struct selres *selres_get(struct check_ctx *cx, struct sat *s,
 {
     struct selres *r = strmap_get(&s->sel, expr);
     struct cel_env env = {1, 1, 0};
-    struct cel_program *p;
+    const struct alloc_match *mt;
     struct cel_error err;
 
     if (r)
         return r;
     r = arena_alloc(cx_arena(cx), sizeof(*r));
-    if (cel_compile(cx_arena(cx), &env, expr, strlen(expr), &p, &err) == 0) {
+    mt = alloc_eval_cached(s->m, &env, expr, cx_arena(cx), &err);
+    if (mt) {
         r->ok = 1;
-        alloc_eval(cx_arena(cx), s->m, p, expr, &r->match);
+        r->match = *mt;
     }
     strmap_put(&s->sel, expr, r);
     return r;
@@ -161,11 +200,10 @@ struct claiminfo {
     struct alloc_claim ac;
 };
 
-static int alt_build(struct check_ctx *cx, struct sat *s,
+static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
                      const struct devreq *r, const char *name,
                      struct altinfo *ai)
 {
-    struct arena *a = cx_arena(cx);
     const struct devmodel *m = s->m;
     const struct classspec *cs = NULL;
     const struct tnode *creq;
@@ -267,11 +305,10 @@ static const char *const *constraint_reqs(struct arena *a,
 
 /* Reads a claim spec into the allocator's terms. ci->usable is 0 when a
  * class is unknown or a selector does not compile (other rules say so). */
-static void claim_build(struct check_ctx *cx, struct sat *s,
+static void claim_build(struct check_ctx *cx, struct sat *s, struct arena *a,
                         const struct object *obj, const struct claimspec *c,
                         const char *name, struct claiminfo *ci)
 {
-    struct arena *a = cx_arena(cx);
     struct alloc_request *ar;
     struct alloc_constraint *acs;
     const struct tnode *cons = c->constraints;
@@ -303,7 +340,7 @@ static void claim_build(struct check_ctx *cx, struct sat *s,
                 ? arena_printf(a, "%s/%s", r->name,
                                sr->name ? sr->name : "?")
                 : r->name;
-            if (alt_build(cx, s, sr, nm, &ri->alts[k]) < 0) {
+            if (alt_build(cx, s, a, sr, nm, &ri->alts[k]) < 0) {
                 ci->usable = 0;
                 break;
             }
@@ -491,6 +528,12 @@ static void line_add(struct lines *l, const char *s)
         l->more++;
 }
 
+/* 1 when the next line would only be counted ("... and N more"). */
+static int lines_full(const struct lines *l)
+{
+    return l->n >= MAX_DETAILS - 1;
+}
+
 static void lines_init(struct arena *a, struct lines *l)
 {
     l->v = arena_alloc(a, (MAX_DETAILS + 1) * sizeof(*l->v));
@@ -555,7 +598,7 @@ static void explain_no_device(struct check_ctx *cx, struct sat *s,
     const struct devmodel *m = s->m;
     struct clause cl[64];
     size_t ncl = 0, i, k, best = SIZE_MAX, shown = 0;
-    unsigned char *fails = arena_alloc(a, m->ndevs + 1);
+    unsigned char *fails = arena_alloc(&s->scratch, m->ndevs + 1);
     const char *seen[MAX_MISSES];
 
     for (i = 0; i < ai->nsels && ncl < 60; i++) {
@@ -667,7 +710,7 @@ void check_selector_no_device(struct check_ctx *cx, const struct object *o)
 
     if (!s->m || !o->claim)
         return;
-    claim_build(cx, s, o, o->claim, o->name, &ci);
+    claim_build(cx, s, obj_arena(s, o), o, o->claim, o->name, &ci);
     for (i = 0; i < ci.nreqs && ci.usable; i++) {
         const struct reqinfo *ri = &ci.reqs[i];
         struct lines l;
@@ -817,7 +860,7 @@ void check_selector_runtime_error(struct check_ctx *cx,
     }
     if (!o->claim)
         return;
-    claim_build(cx, s, o, o->claim, o->name, &ci);
+    claim_build(cx, s, obj_arena(s, o), o, o->claim, o->name, &ci);
     if (!ci.usable)
         return;
     for (i = 0; i < ci.nreqs; i++)
@@ -846,16 +889,16 @@ static const struct tnode *pod_affinity(const struct tnode *spec)
 
 /* The problem of an object: a claim/template alone, or a Pod's claims. */
 static void problem_build(struct check_ctx *cx, struct sat *s,
-                          const struct object *o, struct problem *pb)
+                          struct arena *a, const struct object *o,
+                          struct problem *pb)
 {
-    struct arena *a = cx_arena(cx);
     size_t i;
 
     memset(pb, 0, sizeof(*pb));
     pb->usable = 1;
     if (o->claim) {
         pb->claims = arena_alloc(a, sizeof(*pb->claims));
-        claim_build(cx, s, o, o->claim, o->name, &pb->claims[0]);
+        claim_build(cx, s, a, o, o->claim, o->name, &pb->claims[0]);
         pb->nclaims = 1;
     } else if (o->pod) {
         const struct podspec *ps = o->pod;
@@ -866,7 +909,7 @@ static void problem_build(struct check_ctx *cx, struct sat *s,
             const struct claimspec *c = t ? t->claim : NULL;
             if (!c || tree_get(tree_get(t->root, "status"), "allocation"))
                 continue;   /* unknown or already allocated: not judged */
-            claim_build(cx, s, t, c, ps->claims[i].name
+            claim_build(cx, s, a, t, c, ps->claims[i].name
                         ? ps->claims[i].name : t->name,
                         &pb->claims[pb->nclaims]);
             if (!pb->claims[pb->nclaims].usable)
@@ -897,6 +940,7 @@ static void problem_build(struct check_ctx *cx, struct sat *s,
 static struct problem *solve(struct check_ctx *cx, struct sat *s,
                              const struct object *o, struct alloc_result **r)
 {
+    struct arena *a = obj_arena(s, o);
     struct problem *pb;
     size_t i;
 
@@ -909,13 +953,13 @@ static struct problem *solve(struct check_ctx *cx, struct sat *s,
     s->last_file = o->file;
     s->last_doc = o->doc_index;
     s->last_status = 0;
-    pb = arena_alloc(cx_arena(cx), sizeof(*pb));
+    pb = arena_alloc(a, sizeof(*pb));
     s->last_pb = pb;
     *r = &s->last;
-    problem_build(cx, s, o, pb);
+    problem_build(cx, s, a, o, pb);
     if (!pb->usable)
         return NULL;
-    alloc_solve(cx_arena(cx), s->m, &pb->p, &s->last);
+    alloc_solve(a, s->m, &pb->p, &s->last);
     /* a Pod whose input claim fails alone: that claim reports it */
     if (pb->pod && s->last.verdict == ALLOC_FAIL) {
         for (i = 0; i < pb->nclaims; i++) {
@@ -926,7 +970,7 @@ static struct problem *solve(struct check_ctx *cx, struct sat *s,
             memset(&one, 0, sizeof(one));
             one.claims = &pb->ac[i];
             one.nclaims = 1;
-            if (alloc_solve(cx_arena(cx), s->m, &one, &res) == ALLOC_FAIL)
+            if (alloc_solve(a, s->m, &one, &res) == ALLOC_FAIL)
                 pb->lone_fail_input = 1;
         }
     }
@@ -953,10 +997,14 @@ static const char *split_text(struct arena *a, const struct devmodel *m,
     size_t len = 0;
     const struct claiminfo *ci = &pb->claims[c];
 
-    for (i = 0; i < m->ndevs; i++) {
+    const struct dm_node *nd = &m->nodes[node];
+    size_t t;
+
+    for (t = 0; t < nd->nlocal + m->nshared; t++) {
         int use = 0;
         const struct cel_attr *at;
-        if (!dm_device_on_node(m, i, node))
+        i = t < nd->nlocal ? nd->local[t] : m->shared[t - nd->nlocal];
+        if (t >= nd->nlocal && !dm_device_on_node(m, i, node))
             continue;
         for (r = 0; r < ci->nreqs && !use; r++)
             for (x = 0; x < ci->reqs[r].nalts && !use; x++) {
@@ -1140,10 +1188,12 @@ void check_claim_unsatisfiable(struct check_ctx *cx, const struct object *o)
     /* nodes with devices first, then placement exclusions */
     for (i = 0; i < res->nfails; i++)
         if (res->fails[i].why >= WHY_COUNT)
-            line_add(&l, node_line(a, s->m, pb, &res->fails[i]));
+            line_add(&l, lines_full(&l) ? ""
+                         : node_line(a, s->m, pb, &res->fails[i]));
     for (i = 0; i < res->nfails; i++)
         if (res->fails[i].why < WHY_COUNT)
-            line_add(&l, node_line(a, s->m, pb, &res->fails[i]));
+            line_add(&l, lines_full(&l) ? ""
+                         : node_line(a, s->m, pb, &res->fails[i]));
     lines_close(a, &l);
     if (pb->pod) {
         size_t excl = 0;

@@ -6,7 +6,9 @@
  */
 #include "allocate.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,12 +103,9 @@ static uint64_t mix(uint64_t h)
 static uint64_t device_key(const struct dm_device *d,
                            const unsigned char *want)
 {
-    uint64_t h = 1469598103934665603ull, sum = 0;
-    const char *s;
+    uint64_t h = d->driver_hash, sum = 0;
     size_t i, na = 0, nc = 0;
 
-    for (s = d->driver; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
     for (i = 0; i < d->cel.nattrs; i++)
         if (want[d->attr_sym[i]]) {
             sum += mix(d->attr_hash[i]);
@@ -117,8 +116,7 @@ static uint64_t device_key(const struct dm_device *d,
             sum += mix(d->cap_hash[i] ^ 0x9e3779b97f4a7c15ull);
             nc++;
         }
-    return mix(h ^ sum ^ (na << 40) ^ (nc << 50)
-               ^ ((uint64_t)d->multi << 60));
+    return mix(h ^ sum ^ (na << 40) ^ (nc << 50));
 }
 
 static void set_result(struct arena *a, struct alloc_match *out, size_t i,
@@ -179,7 +177,7 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
         set_result(a, out, i, r, r < 0 ? arena_strdup(a, err.msg) : NULL,
                    m->ndevs);
         if (g) {
-            g->key = device_key(d, want);
+            g->key = device_key(d, want);   /* (the slot's key) */
             g->rep = i + 1;
             g->res = out->v[i];
             g->err = r < 0 ? out->err[i] : NULL;
@@ -187,6 +185,118 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
     }
     free(tab);
     free(want);
+}
+
+struct cache_entry {
+    struct arena arena;         /* the text, the program, the results */
+    const char *key;            /* env bits + expression text */
+    int ok;
+    struct cel_error err;
+    struct alloc_match match;
+};
+
+void alloc_cache_entry_free(void *entry)
+{
+    struct cache_entry *e = entry;
+
+    if (!e)
+        return;
+    arena_release(&e->arena);
+    free(e);
+}
+
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static struct cache_entry *cache_fill(const struct devmodel *m,
+                                      const struct cel_env *env,
+                                      const char *key, const char *expr)
+{
+    struct cache_entry *e = calloc(1, sizeof(*e));
+    struct cel_program *p;
+
+    if (!e)
+        abort();
+    arena_init(&e->arena, 4096);
+    e->key = arena_strdup(&e->arena, key);
+    if (cel_compile(&e->arena, env, expr, strlen(expr), &p, &e->err) == 0) {
+        e->ok = 1;
+        alloc_eval(&e->arena, m, p, expr, &e->match);
+    }
+    return e;
+}
+
+const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
+                                            const struct cel_env *env,
+                                            const char *expr,
+                                            struct arena *a,
+                                            struct cel_error *err)
+{
+    char key[CEL_MAX_EXPR_BYTES + 16];
+    struct cache_entry *e = NULL;
+    size_t h, i;
+    int n;
+
+    n = snprintf(key, sizeof(key), "%d%d\x1f%s", env->consumable_capacity,
+                 env->list_attributes, expr);
+    if (n < 0 || (size_t)n >= sizeof(key)) {
+        struct cel_program *p;
+        struct alloc_match *mt;
+        if (cel_compile(a, env, expr, strlen(expr), &p, err) < 0)
+            return NULL;
+        mt = arena_alloc(a, sizeof(*mt));
+        alloc_eval(a, m, p, expr, mt);
+        return mt;
+    }
+    h = (size_t)hash_text(key);
+    for (i = 0; i < 16; i++) {
+        void *_Atomic *slot = &m->selcache[(h + i) % DM_SELCACHE];
+        void *cur = atomic_load(slot);
+        if (!cur) {
+            if (!e)
+                e = cache_fill(m, env, key, expr);
+            if (atomic_compare_exchange_strong(slot, &cur, e))
+                break;      /* published */
+        }
+        if (!strcmp(((struct cache_entry *)cur)->key, key)) {
+            alloc_cache_entry_free(e);  /* another thread was first */
+            e = cur;
+            break;
+        }
+    }
+    if (i == 16) {
+        /* no free slot nearby: keep the results in the caller's arena */
+        struct cache_entry *mine = e ? e : cache_fill(m, env, key, expr);
+        struct alloc_match *mt = NULL;
+        if (mine->ok) {
+            mt = arena_alloc(a, sizeof(*mt));
+            *mt = mine->match;
+            mt->v = arena_alloc(a, m->ndevs + 1);
+            memcpy(mt->v, mine->match.v, m->ndevs);
+            if (mine->match.err) {
+                size_t k;
+                mt->err = arena_alloc(a, m->ndevs * sizeof(*mt->err));
+                for (k = 0; k < m->ndevs; k++)
+                    if (mine->match.err[k])
+                        mt->err[k] = arena_strdup(a, mine->match.err[k]);
+            }
+        } else {
+            *err = mine->err;
+        }
+        alloc_cache_entry_free(mine);
+        return mt;
+    }
+    if (!e->ok) {
+        *err = e->err;
+        return NULL;
+    }
+    return &e->match;
 }
 
 /* ==== device filters ===================================================== */
@@ -337,6 +447,9 @@ struct slot {
 
 struct cstate {                 /* one constraint during the search */
     const struct alloc_constraint *c;
+    long sym;                   /* the attribute's interned id (-1: none) */
+    const char *domain;         /* its domain; NULL: the driver's */
+    unsigned char *applies;     /* per alternative (flattened index) */
     const struct cel_attr *pin; /* matchAttribute: the value, once set */
     size_t npin;
     const struct cel_attr **vals;   /* distinctAttribute: values taken */
@@ -478,9 +591,9 @@ static int place(struct search *s, size_t si, size_t ai, size_t d)
             if (s->only_cons != SIZE_MAX
                 && (s->only_claim != sl->claim || s->only_cons != i))
                 continue;
-            if (!cons_applies(c->c, sl->r, alt))
+            if (!c->applies[ai])
                 continue;
-            at = dm_attr(dv, c->c->attr);
+            at = c->sym < 0 ? NULL : dm_attr_sym(dv, c->sym, c->domain);
             if (!at)
                 goto fail;
             if (c->c->distinct) {
@@ -652,32 +765,269 @@ static int attempt(struct search *s, int relax)
     return r;
 }
 
-static int node_placed(const struct devmodel *m, const struct dm_node *n,
-                       const struct alloc_problem *p, enum alloc_why *why)
+/* Necessary conditions of the constraints on the current node's
+ * candidates, without a search: a matchAttribute needs one value shared by
+ * as many devices as its requests need together, a distinctAttribute as
+ * many distinct values. Skipped where devices may be shared (adminAccess,
+ * allowMultipleAllocations). Returns 1 and fills f when one fails. */
+static int constraints_short(struct search *s, struct alloc_node *f)
+{
+    const struct cel_attr *vals[64];
+    uint64_t hv[64], h;
+    size_t cnt[64];
+    size_t i, j, k, a, n;
+
+    for (i = 0; i < s->ncs; i++) {
+        struct cstate *c = &s->cs[i];
+        long long need = 0;
+        size_t nv = 0, best = 0, claim = 0;
+        int shared = 0;
+        for (j = 0; j < s->nslots; j++) {
+            const struct slot *sl = &s->slots[j];
+            long long least = -1;
+            for (a = 0; a < sl->r->nalts; a++) {
+                const struct alloc_alt *alt = s->alts[sl->alt0 + a];
+                long long want = !c->applies[sl->alt0 + a] ? 0
+                                 : alt->all ? 1 : alt->count;
+                shared |= c->applies[sl->alt0 + a] && alt->admin;
+                if (least < 0 || want < least)
+                    least = want;
+            }
+            if (least > 0) {
+                need += least;
+                claim = sl->claim;
+            }
+        }
+        if (shared || need <= 1)
+            continue;
+        /* the values over the union of candidates (marked in used[]) */
+        for (j = 0; j < s->nslots && !shared; j++) {
+            const struct slot *sl = &s->slots[j];
+            for (a = 0; a < sl->r->nalts && !shared; a++) {
+                size_t ai = sl->alt0 + a;
+                if (!c->applies[ai])
+                    continue;
+                for (n = 0; n < s->ncand[ai]; n++) {
+                    size_t d = s->cand[ai][n];
+                    const struct cel_attr *at;
+                    if (s->m->devs[d].multi) {
+                        shared = 1;
+                        break;
+                    }
+                    if (s->used[d])
+                        continue;
+                    s->used[d] = 1;
+                    at = c->sym < 0 ? NULL
+                         : dm_attr_sym(&s->m->devs[d], c->sym, c->domain);
+                    if (!at)
+                        continue;
+                    h = s->m->devs[d].attr_hash[at - s->m->devs[d].cel.attrs];
+                    /* equal hashes: equal values for matchAttribute (a
+                     * collision only merges groups: less pruning, never
+                     * a wrong verdict); exact for distinctAttribute */
+                    for (k = 0; k < nv; k++)
+                        if (hv[k] == h
+                            && (!c->c->distinct || attr_eq(vals[k], at)))
+                            break;
+                    if (k == nv) {
+                        if (nv == 64) {
+                            shared = 1;     /* too many to judge: search */
+                            break;
+                        }
+                        vals[nv] = at;
+                        hv[nv] = h;
+                        cnt[nv++] = 0;
+                    }
+                    if (++cnt[k] > best)
+                        best = cnt[k];
+                }
+            }
+        }
+        for (j = 0; j < s->nalts; j++)
+            for (n = 0; n < s->ncand[j]; n++)
+                s->used[s->cand[j][n]] = 0;
+        if (shared)
+            continue;
+        if ((long long)(c->c->distinct ? nv : best) < need) {
+            f->why = WHY_CONSTRAINT;
+            f->claim = claim;
+            f->cons = i - s->cs0[claim];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ==== the Pod's placement, compiled once per problem ==================== */
+
+enum { OP_IN, OP_NOTIN, OP_EXISTS, OP_NOTEXISTS, OP_GT, OP_LT, OP_EQ,
+       OP_BAD };
+
+struct nreq {
+    const char *key;
+    int op, field;              /* field: matchFields metadata.name */
+    const char **vals;
+    size_t nvals;
+    long long num;              /* Gt / Lt */
+};
+
+struct nterm {
+    struct nreq *r;
+    size_t n;
+};
+
+struct placement {
+    const char *node_name;
+    struct nreq *sel;           /* nodeSelector: OP_EQ requirements */
+    size_t nsel;
+    struct nterm *terms;        /* required affinity; NULL: none */
+    size_t nterms;
+    int has_affinity;
+};
+
+static int parse_num(const char *s, long long *out)
+{
+    char *end;
+
+    if (!s || !*s)
+        return -1;
+    *out = strtoll(s, &end, 10);
+    return *end ? -1 : 0;
+}
+
+static void compile_req(struct arena *a, const struct tnode *e, int field,
+                        struct nreq *r)
+{
+    static const char *const ops[] = {"In", "NotIn", "Exists",
+                                      "DoesNotExist", "Gt", "Lt"};
+    const char *op = tree_str(tree_get(e, "operator"));
+    const struct tnode *v = tree_get(e, "values");
+    size_t i;
+
+    r->key = tree_str(tree_get(e, "key"));
+    r->field = field;
+    r->op = OP_BAD;
+    for (i = 0; op && i < 6; i++)
+        if (!strcmp(op, ops[i]))
+            r->op = (int)i;
+    if (tree_is_seq(v) && v->n) {
+        r->vals = arena_alloc(a, v->n * sizeof(*r->vals));
+        for (i = 0; i < v->n; i++)
+            if (tree_text(v->kids[i]))
+                r->vals[r->nvals++] = tree_text(v->kids[i]);
+    }
+    if ((r->op == OP_GT || r->op == OP_LT)
+        && (r->nvals != 1 || parse_num(r->vals[0], &r->num) < 0))
+        r->op = OP_BAD;
+    if (!r->key || (field && strcmp(r->key, "metadata.name")))
+        r->op = OP_BAD;
+}
+
+static void placement_compile(struct arena *a, const struct alloc_problem *p,
+                              struct placement *pl)
+{
+    const struct tnode *terms = tree_get(p->affinity, "nodeSelectorTerms");
+    size_t i, j;
+
+    memset(pl, 0, sizeof(*pl));
+    pl->node_name = p->node_name;
+    if (tree_is_map(p->node_selector) && p->node_selector->n) {
+        pl->sel = arena_alloc(a, p->node_selector->n * sizeof(*pl->sel));
+        for (i = 0; i < p->node_selector->n; i++) {
+            struct nreq *r = &pl->sel[pl->nsel++];
+            r->key = p->node_selector->kids[i]->key;
+            r->op = OP_EQ;
+            r->vals = arena_alloc(a, sizeof(*r->vals));
+            r->vals[0] = tree_text(p->node_selector->kids[i]);
+            r->nvals = r->vals[0] != NULL;
+        }
+    }
+    if (!p->affinity)
+        return;
+    pl->has_affinity = 1;
+    if (!tree_is_seq(terms))
+        return;
+    pl->terms = arena_alloc(a, (terms->n + 1) * sizeof(*pl->terms));
+    for (i = 0; i < terms->n; i++) {
+        const struct tnode *me = tree_get(terms->kids[i],
+                                          "matchExpressions");
+        const struct tnode *mf = tree_get(terms->kids[i], "matchFields");
+        size_t n = (tree_is_seq(me) ? me->n : 0)
+                   + (tree_is_seq(mf) ? mf->n : 0);
+        struct nterm *t = &pl->terms[pl->nterms++];
+        t->r = arena_alloc(a, (n + 1) * sizeof(*t->r));
+        for (j = 0; tree_is_seq(me) && j < me->n; j++)
+            compile_req(a, me->kids[j], 0, &t->r[t->n++]);
+        for (j = 0; tree_is_seq(mf) && j < mf->n; j++)
+            compile_req(a, mf->kids[j], 1, &t->r[t->n++]);
+    }
+}
+
+static int in_vals(const char *v, const struct nreq *r)
 {
     size_t i;
 
-    if (p->node_name && strcmp(p->node_name, n->name)) {
+    for (i = 0; v && i < r->nvals; i++)
+        if (!strcmp(r->vals[i], v))
+            return 1;
+    return 0;
+}
+
+/* One requirement; labels unknown (no Node object) pass, as in
+ * dm_node_term_match. */
+static int nreq_match(const struct dm_node *n, const struct nreq *r)
+{
+    const char *v;
+    long long x;
+
+    if (!r->field && !n->has_object)
+        return 1;
+    v = r->field ? n->name : tree_text(tree_get(n->labels, r->key));
+    switch (r->op) {
+    case OP_IN:
+    case OP_EQ:
+        return in_vals(v, r);
+    case OP_NOTIN:
+        return !in_vals(v, r);
+    case OP_EXISTS:
+        return v != NULL;
+    case OP_NOTEXISTS:
+        return v == NULL;
+    case OP_GT:
+        return v && parse_num(v, &x) == 0 && x > r->num;
+    case OP_LT:
+        return v && parse_num(v, &x) == 0 && x < r->num;
+    default:
+        return 0;
+    }
+}
+
+static int node_placed(const struct placement *pl, const struct dm_node *n,
+                       enum alloc_why *why)
+{
+    size_t i, j;
+
+    if (pl->node_name && strcmp(pl->node_name, n->name)) {
         *why = WHY_NODENAME;
         return 0;
     }
-    if (tree_is_map(p->node_selector) && n->has_object) {
-        for (i = 0; i < p->node_selector->n; i++) {
-            const struct tnode *kv = p->node_selector->kids[i];
-            const char *have = tree_text(tree_get(n->labels, kv->key));
-            const char *want = tree_text(kv);
-            if (!have || !want || strcmp(have, want)) {
-                *why = WHY_NODESELECTOR;
-                return 0;
-            }
+    for (i = 0; i < pl->nsel; i++)
+        if (!nreq_match(n, &pl->sel[i])) {
+            *why = WHY_NODESELECTOR;
+            return 0;
         }
+    if (!pl->has_affinity)
+        return 1;
+    for (i = 0; i < pl->nterms; i++) {
+        const struct nterm *t = &pl->terms[i];
+        for (j = 0; j < t->n; j++)
+            if (!nreq_match(n, &t->r[j]))
+                break;
+        if (t->n && j == t->n)
+            return 1;   /* terms are ORed; an empty term matches nothing */
     }
-    if (p->affinity && !dm_node_selector_match(n, p->affinity)) {
-        *why = WHY_AFFINITY;
-        return 0;
-    }
-    (void)m;
-    return 1;
+    *why = WHY_AFFINITY;
+    return 0;
 }
 
 static void add_fail(struct search *s, struct alloc_result *out, size_t *cap,
@@ -730,6 +1080,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
                                struct alloc_result *out)
 {
     struct search s;
+    struct placement pl;
     size_t c, r, i, ai, n, capfails = 0, nexplained = 0;
     int over = 0;
 
@@ -771,6 +1122,32 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
                 s.alts[ai++] = &cl->reqs[r].alts[k];
         }
     }
+    /* constraints: the attribute resolved once, where each applies */
+    for (i = 0; i < s.ncs; i++) {
+        struct cstate *cs = &s.cs[i];
+        const char *slash = strrchr(cs->c->attr, '/');
+        const char *id = slash ? slash + 1 : cs->c->attr;
+        cs->sym = devmodel_sym(m, id, strlen(id));
+        cs->domain = NULL;
+        if (slash) {
+            const char *dom = arena_strndup(a, cs->c->attr,
+                                            (size_t)(slash - cs->c->attr));
+            cs->domain = devmodel_domain(m, dom);
+            if (!cs->domain)
+                cs->sym = -1;   /* no device has that domain */
+        }
+        cs->applies = arena_alloc(a, s.nalts + 1);
+    }
+    for (n = 0; n < s.nslots; n++) {
+        const struct slot *sl = &s.slots[n];
+        size_t k, j;
+        for (k = 0; k < sl->r->nalts; k++)
+            for (j = 0; j < p->claims[sl->claim].ncons; j++) {
+                struct cstate *cs = &s.cs[s.cs0[sl->claim] + j];
+                cs->applies[sl->alt0 + k] = (unsigned char)cons_applies(
+                    cs->c, sl->r, s.alts[sl->alt0 + k]);
+            }
+    }
     /* device filters, once per alternative */
     for (ai = 0; ai < s.nalts; ai++) {
         const struct alloc_alt *alt = s.alts[ai];
@@ -780,8 +1157,10 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
                    && ((!alt->ncaps && !m->devs[i].taints)
                        || alloc_device_fits(a, &m->devs[i], alt, NULL));
         s.eff[ai] = e;
-        s.cand[ai] = arena_alloc(a, (m->ndevs + 1) * sizeof(size_t));
+        s.cand[ai] = arena_alloc(a, (m->max_local + m->nshared + 1)
+                                    * sizeof(size_t));
     }
+    placement_compile(a, p, &pl);
     if (p->node_name && !strmap_get(&m->node_index, p->node_name)) {
         /* a node the inventory does not describe: cannot judge */
         out->verdict = ALLOC_UNKNOWN;
@@ -806,7 +1185,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
             s.ncand[ai] = k;
             any |= k > 0;
         }
-        if (!node_placed(m, nd, p, &f.why)) {
+        if (!node_placed(&pl, nd, &f.why)) {
             if (any)
                 add_fail(&s, out, &capfails, &f);
             continue;
@@ -839,6 +1218,8 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
                 f.have = best;
             }
         }
+        if (!short_ && constraints_short(&s, &f))
+            short_ = 1;
         if (short_) {
             add_fail(&s, out, &capfails, &f);
             continue;

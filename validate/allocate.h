@@ -26,6 +26,8 @@
 
 struct arena;
 struct tnode;
+struct cel_env;
+struct cel_error;
 struct cel_program;
 
 #define ALLOC_BUDGET 200000     /* search steps per object */
@@ -50,6 +52,19 @@ struct alloc_match {
 void alloc_eval(struct arena *a, const struct devmodel *m,
                 const struct cel_program *prog, const char *expr,
                 struct alloc_match *out);
+
+/* The results of a selector text over every device of m, computed once
+ * per model and shared (lock-free; safe for concurrent callers, which may
+ * both compute a new entry, one of them wins). Returns NULL when the
+ * expression does not compile (*err filled), else results that live as
+ * long as m. When the cache is full, results are computed into `a`. */
+const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
+                                            const struct cel_env *env,
+                                            const char *expr,
+                                            struct arena *a,
+                                            struct cel_error *err);
+/* Frees one cache entry (devmodel_free uses it). */
+void alloc_cache_entry_free(void *entry);
 
 /* ==== the problem ==== */
 

@@ -62,6 +62,13 @@ struct run {
     struct run_obj *checked;    /* identities, for per-object reports */
     size_t nchecked, capchecked;
     struct strmap memo;         /* cx_memo(): rule families' run caches */
+    struct run_cleanup *cleanups;   /* cx_at_run_end(), run last first */
+};
+
+struct run_cleanup {
+    void (*fn)(void *arg);
+    void *arg;
+    struct run_cleanup *next;
 };
 
 struct check_ctx {
@@ -325,6 +332,11 @@ const struct object *cx_lookup_elsewhere(struct check_ctx *cx, unsigned kind,
     return found;
 }
 
+int cx_input_has(struct check_ctx *cx, unsigned kinds)
+{
+    return (cx->run->kinds & kinds) != 0;
+}
+
 int cx_inventory_has(struct check_ctx *cx, unsigned kinds)
 {
     return cx->run->inv && (cx->run->inv->kinds & kinds);
@@ -370,6 +382,19 @@ void **cx_memo(struct check_ctx *cx, const char *key)
     return slot;
 }
 
+/* fn(arg) runs when the run is freed: for memory a family keeps outside
+ * the run's arena (satisfiability's per-object scratch). */
+void cx_at_run_end(struct check_ctx *cx, void (*fn)(void *arg), void *arg)
+{
+    struct run *r = cx->run;
+    struct run_cleanup *c = arena_alloc(r->arena, sizeof(*c));
+
+    c->fn = fn;
+    c->arg = arg;
+    c->next = r->cleanups;
+    r->cleanups = c;
+}
+
 /* ==== runs ============================================================== */
 
 struct run *run_new(const struct engine *e, const struct inventory *inv,
@@ -389,7 +414,12 @@ struct run *run_new(const struct engine *e, const struct inventory *inv,
 
 void run_free(struct run *r)
 {
-    (void)r;    /* everything lives in the caller's arena */
+    /* everything else lives in the caller's arena */
+    while (r->cleanups) {
+        struct run_cleanup *c = r->cleanups;
+        r->cleanups = c->next;
+        c->fn(c->arg);
+    }
 }
 
 size_t run_objects(const struct run *r)

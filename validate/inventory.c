@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocate.h"
 #include "cel/cel_internal.h"   /* cel_quantity_parse: one quantity parser */
 #include "engine.h"
 #include "err.h"
@@ -257,15 +258,39 @@ long devmodel_sym(const struct devmodel *m, const char *id, size_t len)
     return v ? (long)((uintptr_t)v - 1) : -1;
 }
 
-/* Splits "domain/id" (or a bare id, in the driver's domain). */
-static void split_qualified(struct arena *a, const char *name,
+static const char *intern_domain(struct devmodel *m, const char *s,
+                                  size_t n)
+{
+    char key[256];
+    const char *v;
+
+    if (n >= sizeof(key))
+        return arena_strndup(m->a, s, n);
+    memcpy(key, s, n);
+    key[n] = 0;
+    v = strmap_get(&m->domains, key);
+    if (v)
+        return v;
+    v = arena_strdup(m->a, key);
+    strmap_put(&m->domains, key, (void *)(uintptr_t)v);
+    return v;
+}
+
+const char *devmodel_domain(const struct devmodel *m, const char *domain)
+{
+    return strmap_get(&m->domains, domain);
+}
+
+/* Splits "domain/id" (or a bare id, in the driver's domain); domains are
+ * interned. */
+static void split_qualified(struct devmodel *m, const char *name,
                             const char *driver, const char **dom,
                             const char **id)
 {
     const char *slash = strrchr(name, '/');
 
     if (slash) {
-        *dom = arena_strndup(a, name, (size_t)(slash - name));
+        *dom = intern_domain(m, name, (size_t)(slash - name));
         *id = slash + 1;
     } else {
         *dom = driver;
@@ -376,7 +401,7 @@ static size_t pool_of(struct devmodel *m, struct strmap *pools,
                               sizeof(*m->pools));
     }
     memset(&m->pools[m->npools], 0, sizeof(m->pools[0]));
-    m->pools[m->npools].driver = driver;
+    m->pools[m->npools].driver = intern_domain(m, driver, strlen(driver));
     m->pools[m->npools].name = name;
     m->pools[m->npools].generation = -1;
     strmap_put(pools, key, (void *)(uintptr_t)(m->npools + 1));
@@ -472,7 +497,7 @@ static void add_device(struct build *b, const struct object *o, size_t pool,
         ahash = arena_alloc(a, (attrs->n + 1) * sizeof(*ahash));
         for (i = 0; i < attrs->n; i++) {
             const struct tnode *v = attrs->kids[i];
-            split_qualified(a, v->key, driver, &av[k].domain, &av[k].id);
+            split_qualified(m, v->key, driver, &av[k].domain, &av[k].id);
             if (read_attr(a, v, &av[k]) < 0)
                 continue;
             asym[k] = intern(m, av[k].id);
@@ -499,7 +524,7 @@ static void add_device(struct build *b, const struct object *o, size_t pool,
                                                      : v;
             if (qty_parse(tree_text(val), &cval[k]) < 0)
                 continue;
-            split_qualified(a, v->key, driver, &cv[k].domain, &cv[k].id);
+            split_qualified(m, v->key, driver, &cv[k].domain, &cv[k].id);
             cv[k].quantity = tree_text(val);
             csym[k] = intern(m, cv[k].id);
             cpol[k] = tree_is_map(v) ? tree_get(v, "requestPolicy") : NULL;
@@ -539,6 +564,8 @@ static void add_device(struct build *b, const struct object *o, size_t pool,
     } else {
         d->place = DM_ALL;
     }
+    d->driver_hash = hash_str(1469598103934665603ull, driver)
+                     ^ ((uint64_t)d->multi << 60);
     d->ref = d->place == DM_NODE
              ? arena_printf(a, "%s/%s", m->nodes[d->node_idx].name, name)
              : arena_printf(a, "%s/%s", d->pool, name);
@@ -606,6 +633,10 @@ struct devmodel *devmodel_build(struct arena *a,
     }
     strmap_init(&m->node_index, m->a);
     strmap_init(&m->syms, m->a);
+    strmap_init(&m->domains, m->a);
+    m->selcache = calloc(DM_SELCACHE, sizeof(*m->selcache));
+    if (!m->selcache)
+        abort();
     memset(&b, 0, sizeof(b));
     b.m = m;
     strmap_init(&b.pools, m->a);
@@ -691,13 +722,27 @@ struct devmodel *devmodel_build(struct arena *a,
             continue;
         nd = &m->nodes[m->devs[i].node_idx];
         nd->local[nd->nlocal++] = i;
+        if (nd->nlocal > m->max_local)
+            m->max_local = nd->nlocal;
     }
     return m;
 }
 
 void devmodel_free(struct devmodel *m)
 {
-    if (!m || !m->owned)
+    size_t i;
+
+    if (!m)
+        return;
+    for (i = 0; i < DM_SELCACHE; i++)
+        alloc_cache_entry_free(atomic_load(&m->selcache[i]));
+    {
+        void *slots;    /* free() takes no _Atomic-qualified pointer */
+        memcpy(&slots, &m->selcache, sizeof(slots));
+        free(slots);
+    }
+    m->selcache = NULL;
+    if (!m->owned)
         return;
     arena_release(&m->own);
     free(m);
@@ -844,6 +889,20 @@ const struct cel_attr *dm_attr(const struct dm_device *d, const char *fq)
         if (slash ? (strlen(a->domain) == dl && !strncmp(a->domain, fq, dl))
                   : !strcmp(a->domain, d->driver))
             return a;
+    }
+    return NULL;
+}
+
+const struct cel_attr *dm_attr_sym(const struct dm_device *d, long sym,
+                                   const char *domain)
+{
+    size_t i;
+
+    for (i = 0; i < d->cel.nattrs; i++) {
+        if ((long)d->attr_sym[i] != sym)
+            continue;
+        if (d->cel.attrs[i].domain == (domain ? domain : d->driver))
+            return &d->cel.attrs[i];
     }
     return NULL;
 }

@@ -98,6 +98,7 @@ struct dm_device {
     struct dm_consume *consumes;
     size_t nconsumes;
     int multi;                  /* allowMultipleAllocations */
+    uint64_t driver_hash;       /* hash of driver and multi */
 };
 
 struct dm_node {
@@ -127,7 +128,14 @@ struct devmodel {
     struct strmap syms;         /* attribute / capacity id -> index + 1 */
     size_t nsyms;
     size_t nnode_objects;       /* Node objects seen */
+    size_t max_local;           /* most devices local to one node */
+    struct strmap domains;      /* attribute domains and drivers, interned:
+                                   equal names are equal pointers */
+    void *_Atomic *selcache;    /* alloc_eval_cached(): DM_SELCACHE slots,
+                                   filled once each, lock-free */
 };
+
+#define DM_SELCACHE 1024        /* selector results kept per model */
 
 /* Builds a model from objects (ResourceSlices and Nodes are read, other
  * kinds ignored). Never NULL. With an arena a, everything lives in a and
@@ -154,5 +162,12 @@ int dm_device_on_node(const struct devmodel *m, size_t d, size_t n);
 /* The attribute "domain/id" (or "id" in the driver's domain) of a device,
  * or NULL. */
 const struct cel_attr *dm_attr(const struct dm_device *d, const char *fqname);
+/* The interned pointer of a domain or driver name, or NULL if no device
+ * uses it. */
+const char *devmodel_domain(const struct devmodel *m, const char *domain);
+/* The same with the name resolved once: sym from devmodel_sym() of the id,
+ * domain from devmodel_domain() or NULL for the driver's own domain. */
+const struct cel_attr *dm_attr_sym(const struct dm_device *d, long sym,
+                                   const char *domain);
 
 #endif
