@@ -313,8 +313,29 @@ static const struct row rows[] = {
       "\"2009-02-13T22:31:30.5Z\"" },
     { "duration('1h30m') + duration('-90m') == duration('0')", "true" },
     { "string(duration('-1.5s'))", "\"-1.5s\"" },
-    { "!format.dns1123Label().validate(device.driver).hasValue()",
-      "!unsupported function 'format.dns1123Label'" },
+    { "!format.dns1123Label().validate(device.driver).hasValue()", "false" },
+    { "format.dns1123Subdomain().validate(device.driver).hasValue()",
+      "false" },
+    { "format.dns1123Label().validate('My_Name').value()",
+      "[\"a lowercase RFC 1123 label must consist of lower case "
+      "alphanumeric characters or '-', and must start and end with an "
+      "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
+      "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\"]" },
+    { "format.dns1123LabelPrefix().validate('prefix-').hasValue()", "false" },
+    { "format.qualifiedName().validate('example.com/MyName').hasValue()",
+      "false" },
+    { "format.qualifiedName().validate('a/b/c').hasValue()", "true" },
+    { "format.labelValue().validate('').hasValue()", "false" },
+    { "format.named('uuid').value().validate("
+      "'123e4567-e89b-12d3-a456-426614174000').hasValue()", "false" },
+    { "format.named('nope').hasValue()", "false" },
+    { "format.date().validate('2021-02-29').value()",
+      "[\"invalid date\"]" },
+    { "format.datetime().validate('2021-01-01T00:00:00Z').hasValue()",
+      "false" },
+    { "format.byte().validate('aGVsbG8=').hasValue()", "false" },
+    { "format.uri().validate('http://example.com').hasValue()", "false" },
+    { "image('nginx')", "!unsupported function 'image'" },
     { "isURL(device.driver)", "false" },
     { "url('https://user@example.com:8080/a%20b?x=1&x=2&y=z+w')"
       ".getHostname()", "\"example.com\"" },

@@ -31,7 +31,7 @@ enum cel_err_kind { CEL_ERR_PARSE = 1, CEL_ERR_CHECK, CEL_ERR_LIMIT,
                     CEL_ERR_RUNTIME,
                     CEL_ERR_UNSUPPORTED     /* valid in Kubernetes, but uses a
                                                library claimcheck lacks
-                                               (format, image): not a
+                                               (image refs): not a
                                                finding, skip it */
 };
 

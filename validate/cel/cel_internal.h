@@ -34,6 +34,7 @@ enum cel_vkind {
     CEL_V_TIMESTAMP,    /* v.t: seconds since the epoch + nanoseconds */
     CEL_V_DURATION,     /* v.t: seconds + nanoseconds (0 <= nsec < 1e9) */
     CEL_V_URL,          /* v.s: the validated URL text */
+    CEL_V_FORMAT,       /* k8s named format: sub = which */
     CEL_V_DEVICE,       /* x = struct cel_device */
     CEL_V_DEVMAP,       /* device.attributes (sub 0) / device.capacity (1) */
     CEL_V_DEVDOM        /* one domain of it: s = domain, x = device */
@@ -44,7 +45,7 @@ enum cel_tkind {
     CEL_T_DYN, CEL_T_NULL, CEL_T_BOOL, CEL_T_INT, CEL_T_UINT, CEL_T_DOUBLE,
     CEL_T_STRING, CEL_T_BYTES, CEL_T_LIST, CEL_T_MAP, CEL_T_TYPE, CEL_T_OPT,
     CEL_T_QUANTITY, CEL_T_SEMVER, CEL_T_IP, CEL_T_CIDR, CEL_T_TIMESTAMP,
-    CEL_T_DURATION, CEL_T_URL, CEL_T_DEVICE,
+    CEL_T_DURATION, CEL_T_URL, CEL_T_FORMAT, CEL_T_DEVICE,
     CEL_T_ERROR, CEL_T_NTYPES
 };
 
@@ -305,6 +306,8 @@ extern const struct cel_func cel_lib_time[];
 extern const size_t cel_lib_time_n;
 extern const struct cel_func cel_lib_url[];
 extern const size_t cel_lib_url_n;
+extern const struct cel_func cel_lib_format[];
+extern const size_t cel_lib_format_n;
 
 /* lib_time.c: normalizes (sec, nsec) into a TIMESTAMP/DURATION value;
  * -1 when out of range. cel_time_format renders RFC 3339 / "1.5s". */

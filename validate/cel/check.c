@@ -119,11 +119,11 @@ static struct cost mkcost(double c, double size)
 
 static const struct cel_func *const lib_tables[] = {
     cel_lib_core, cel_lib_strings, cel_lib_lists, cel_lib_k8s, cel_lib_net,
-    cel_lib_time, cel_lib_url,
+    cel_lib_time, cel_lib_url, cel_lib_format,
 };
 static const size_t *const lib_sizes[] = {
     &cel_lib_core_n, &cel_lib_strings_n, &cel_lib_lists_n, &cel_lib_k8s_n,
-    &cel_lib_net_n, &cel_lib_time_n, &cel_lib_url_n,
+    &cel_lib_net_n, &cel_lib_time_n, &cel_lib_url_n, &cel_lib_format_n,
 };
 #define NLIBS (sizeof(lib_tables) / sizeof(lib_tables[0]))
 
@@ -187,6 +187,7 @@ static int sig_ok(char ch, struct ctype t)
     case 'W': return b == CEL_T_TIMESTAMP;
     case 'X': return b == CEL_T_DURATION;
     case 'G': return b == CEL_T_URL;
+    case 'K': return b == CEL_T_FORMAT;
     case 'O': return b == CEL_T_OPT;
     case 'T': return b == CEL_T_TYPE;
     case 'N': return is_numeric(b);
@@ -477,12 +478,7 @@ static void fold_ctor(struct checker *c, struct cel_node *n)
 static int unsupported(const char *name, size_t n)
 {
     static const char *const names[] = {
-        "format.named", "format.dns1123Label", "format.dns1123Subdomain",
-        "format.dns1035Label", "format.qualifiedName",
-        "format.dns1123LabelPrefix", "format.dns1123SubdomainPrefix",
-        "format.dns1035LabelPrefix", "format.labelValue", "format.uri",
-        "format.uuid", "format.byte", "format.date", "format.datetime",
-        "validate", "image", "isImage",
+        "image", "isImage",
     };
     size_t i;
 

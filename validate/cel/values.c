@@ -149,6 +149,7 @@ static const char *const type_names[CEL_T_NTYPES] = {
     [CEL_T_TIMESTAMP] = "google.protobuf.Timestamp",
     [CEL_T_DURATION] = "google.protobuf.Duration",
     [CEL_T_URL] = "kubernetes.URL",
+    [CEL_T_FORMAT] = "kubernetes.NamedFormat",
     [CEL_T_DEVICE] = "kubernetes.DRADevice", [CEL_T_ERROR] = "error",
 };
 
@@ -194,6 +195,7 @@ int cel_value_type(const struct cel_value *v)
     case CEL_V_TIMESTAMP: return CEL_T_TIMESTAMP;
     case CEL_V_DURATION: return CEL_T_DURATION;
     case CEL_V_URL: return CEL_T_URL;
+    case CEL_V_FORMAT: return CEL_T_FORMAT;
     case CEL_V_DEVICE: return CEL_T_DEVICE;
     default: return CEL_T_DYN;
     }
@@ -586,7 +588,9 @@ int cel_value_equal(const struct cel_value *a, const struct cel_value *b)
                 return 0;
         }
         return 1;
-    case CEL_V_TYPE: return a->sub == b->sub;
+    case CEL_V_TYPE:
+    case CEL_V_FORMAT:
+        return a->sub == b->sub;
     case CEL_V_OPT:
         if (a->sub != b->sub)
             return 0;
@@ -800,6 +804,8 @@ static int render(const struct cel_value *v, char **o, size_t *left,
             put(o, left, tmp, strlen(tmp)) < 0)
             return -1;
         return put(o, left, "\")", 2);
+    case CEL_V_FORMAT:
+        return put(o, left, "kubernetes.NamedFormat", 22);
     case CEL_V_URL:
         if (put(o, left, "url(", 4) < 0 ||
             put_quoted(o, left, v->v.s.p, v->v.s.n, 0) < 0)
