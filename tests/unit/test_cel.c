@@ -846,6 +846,16 @@ static void test_analysis(void)
         { "device.attributes['d'].model == 'A100'",
           "device.attributes['d'].model.size() > 10 || "
           "device.attributes['d'].other", 0 },
+        { "device.attributes['d'].model.startsWith('A1')",
+          "device.attributes['d'].model.startsWith('H1')", 1 },
+        { "device.attributes['d'].model.startsWith('A1')",
+          "device.attributes['d'].model.startsWith('A100')", 0 },
+        { "device.attributes['d'].model.endsWith('-80GB')",
+          "device.attributes['d'].model.endsWith('-40GB')", 1 },
+        { "device.attributes['d'].model.startsWith('A1')",
+          "device.attributes['d'].model in ['H100', 'A100']", 0 },
+        { "device.attributes['d'].model.startsWith('A1')",
+          "device.attributes['d'].model in ['H100', 'B200']", 1 },
     };
     size_t i;
 

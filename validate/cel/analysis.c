@@ -199,6 +199,9 @@ void cel_foreach_domain(const struct cel_program *p,
 
 enum { K_NUM, K_STR, K_BOOL, K_QTY, K_VER };
 
+/* atom ops beyond enum cel_binop: string prefix / suffix constraints */
+enum { OP_STARTS = 100, OP_ENDS };
+
 struct atom {
     char path[300];             /* "device.driver", "device.attributes..." */
     int op;                     /* CEL_OP_EQ NE LT LE GT GE IN */
@@ -400,6 +403,15 @@ static void atom_of(struct unsat_ctx *u, const struct cel_node *c,
         add_atom(u, path, CEL_OP_EQ, &b, NULL, off);
         return;
     }
+    /* x.startsWith('p') / x.endsWith('s') */
+    if (!neg && c->kind == CEL_N_CALL && c->member && c->nargs == 2 &&
+        (name_is(c, "startsWith") || name_is(c, "endsWith")) &&
+        is_str_lit(c->args[1]) &&
+        attr_path(u->p, al, c->args[0], path, sizeof(path)) == 0) {
+        add_atom(u, path, name_is(c, "startsWith") ? OP_STARTS : OP_ENDS,
+                 &c->args[1]->lit, NULL, off);
+        return;
+    }
     /* x.isGreaterThan(C) / x.isLessThan(C) */
     op = cmp_call(c, &x, &cv);
     if ((op == CEL_OP_GT || op == CEL_OP_LT) &&
@@ -497,6 +509,16 @@ static int sat(const struct atom *a, const struct cel_value *v)
     }
     if (a->vk < 0 || a->vk != value_class(v))
         return -1;
+    if (a->op == OP_STARTS || a->op == OP_ENDS) {
+        size_t pn = a->val.v.s.n;
+        if (v->kind != CEL_V_STRING)
+            return -1;
+        if (pn > v->v.s.n)
+            return 0;
+        return memcmp(a->op == OP_STARTS ? v->v.s.p
+                                         : v->v.s.p + v->v.s.n - pn,
+                      a->val.v.s.p, pn) == 0;
+    }
     c = vcmp(v, &a->val);
     if (c == 2 || c == 3)
         return -1;
@@ -531,6 +553,10 @@ static void show(const struct cel_value *v, char *buf, size_t sz)
 static const char *opname(int op)
 {
     static const char *const n[] = { "==", "!=", "<", "<=", ">", ">=", "in" };
+    if (op == OP_STARTS)
+        return "a string starting with";
+    if (op == OP_ENDS)
+        return "a string ending with";
     return op >= 0 && op <= CEL_OP_IN ? n[op] : "?";
 }
 
@@ -611,6 +637,36 @@ static int path_unsat(const char *const *lb, const struct atom *at, size_t n,
                      "satisfies the other conditions on it", last->path,
                      label(lb, a->prog, l1, sizeof(l1)));
             return 1;
+        }
+    }
+    /* two prefixes (or suffixes) neither of which extends the other */
+    for (i = 0; i <= upto; i++) {
+        const struct atom *x = &at[i];
+        if (strcmp(x->path, last->path) ||
+            (x->op != OP_STARTS && x->op != OP_ENDS))
+            continue;
+        for (j = i + 1; j <= upto; j++) {
+            const struct atom *y = &at[j];
+            size_t m;
+            int clash;
+            if (strcmp(y->path, last->path) || y->op != x->op)
+                continue;
+            m = x->val.v.s.n < y->val.v.s.n ? x->val.v.s.n : y->val.v.s.n;
+            if (x->op == OP_STARTS)
+                clash = memcmp(x->val.v.s.p, y->val.v.s.p, m) != 0;
+            else
+                clash = memcmp(x->val.v.s.p + x->val.v.s.n - m,
+                               y->val.v.s.p + y->val.v.s.n - m, m) != 0;
+            if (clash) {
+                show(&x->val, b1, sizeof(b1));
+                show(&y->val, b2, sizeof(b2));
+                snprintf(why, whysz, "%s must %s with both %s (%s) and %s "
+                         "(%s)", last->path,
+                         x->op == OP_STARTS ? "start" : "end", b1,
+                         label(lb, x->prog, l1, sizeof(l1)), b2,
+                         label(lb, y->prog, l2, sizeof(l2)));
+                return 1;
+            }
         }
     }
     /* ranges: lower bound above upper bound, same value class */
