@@ -270,38 +270,50 @@ static void json_out(struct buf *b, const struct tnode *root,
     buf_addc(b, '}');
 }
 
-/* Stores one object of r (list item or watch object); -1 if unusable. */
-static int store_object(struct resource *r, const struct tnode *obj)
+/* Renders obj as compact JSON with r's apiVersion/kind first (list items
+ * carry none) into a malloc'ed string, and its "namespace/name" into key.
+ * Returns NULL if obj has no name or is too large. */
+static char *render_object(const struct resource *r, const struct tnode *obj,
+                           char *key, size_t keymax, size_t *len)
 {
-    struct cluster *c = r->c;
     const char *ns = tree_str(tree_at(obj, "metadata.namespace"));
     const char *name = tree_str(tree_at(obj, "metadata.name"));
-    char key[1024];
     struct buf b;
-    char *json;
+    char *json = NULL;
 
     if (!tree_is_map(obj) || !name)
-        return -1;
-    snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
+        return NULL;
+    snprintf(key, keymax, "%s/%s", ns ? ns : "", name);
     buf_init(&b, CLUSTER_OBJ_MAX);
     buf_adds(&b, "{\"apiVersion\":");
     buf_add_json_str(&b, r->api_version);
     buf_adds(&b, ",\"kind\":");
     buf_add_json_str(&b, r->kind);
     json_out(&b, obj, obj, strcmp(r->kind, "Node") == 0);
-    if (b.len >= b.max) {
-        buf_release(&b);
-        return -1;
+    if (b.len < b.max) {
+        json = malloc(b.len + 1);
+        if (!json)
+            abort();
+        memcpy(json, b.p, b.len + 1);
+        *len = b.len;
     }
-    json = malloc(b.len + 1);
-    if (!json)
-        abort();
-    memcpy(json, b.p, b.len + 1);
-    pthread_mutex_lock(&c->mu);
-    objmap_put(&r->objs, key, json, b.len);
-    c->dirty = 1;
-    pthread_mutex_unlock(&c->mu);
     buf_release(&b);
+    return json;
+}
+
+/* Stores one watched object of r; -1 if unusable. */
+static int store_object(struct resource *r, const struct tnode *obj)
+{
+    char key[1024];
+    size_t len = 0;
+    char *json = render_object(r, obj, key, sizeof(key), &len);
+
+    if (!json)
+        return -1;
+    pthread_mutex_lock(&r->c->mu);
+    objmap_put(&r->objs, key, json, len);
+    r->c->dirty = 1;
+    pthread_mutex_unlock(&r->c->mu);
     return 0;
 }
 
@@ -523,28 +535,11 @@ static int do_list(struct resource *r, struct err *err)
         next = tree_str(tree_get(md, "continue"));
         snprintf(cont, sizeof(cont), "%s", next ? next : "");
         for (i = 0; tree_is_seq(items) && i < items->n; i++) {
-            /* store into fresh: reuse store_object's rendering via a
-             * temporary swap of the map pointer under the lock */
-            const struct tnode *it = items->kids[i];
-            const char *ns = tree_str(tree_at(it, "metadata.namespace"));
-            const char *name = tree_str(tree_at(it, "metadata.name"));
-            struct buf b;
             char key[1024], *json;
-            if (!tree_is_map(it) || !name)
-                continue;
-            snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
-            buf_init(&b, CLUSTER_OBJ_MAX);
-            buf_adds(&b, "{\"apiVersion\":");
-            buf_add_json_str(&b, r->api_version);
-            buf_adds(&b, ",\"kind\":");
-            buf_add_json_str(&b, r->kind);
-            json_out(&b, it, it, strcmp(r->kind, "Node") == 0);
-            json = malloc(b.len + 1);
-            if (!json)
-                abort();
-            memcpy(json, b.p, b.len + 1);
-            objmap_put(&fresh, key, json, b.len);
-            buf_release(&b);
+            size_t len = 0;
+            json = render_object(r, items->kids[i], key, sizeof(key), &len);
+            if (json)
+                objmap_put(&fresh, key, json, len);
         }
         arena_release(&a);
         if (!cont[0])
