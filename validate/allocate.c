@@ -449,6 +449,7 @@ struct cstate {                 /* one constraint during the search */
     const struct alloc_constraint *c;
     long sym;                   /* the attribute's interned id (-1: none) */
     const char *domain;         /* its domain; NULL: the driver's */
+    const short *idx;           /* devmodel_sym_index() of sym */
     unsigned char *applies;     /* per alternative (flattened index) */
     const struct cel_attr *pin; /* matchAttribute: the value, once set */
     size_t npin;
@@ -499,7 +500,7 @@ static int attr_eq(const struct cel_attr *x, const struct cel_attr *y)
         return !x->b == !y->b;
     case CEL_ATTR_STRING:
     case CEL_ATTR_VERSION:
-        return !strcmp(x->s, y->s);
+        return x->s == y->s;    /* interned by the model */
     case CEL_ATTR_INTS:
     case CEL_ATTR_BOOLS:
     case CEL_ATTR_STRINGS:
@@ -517,6 +518,21 @@ static int attr_eq(const struct cel_attr *x, const struct cel_attr *y)
         return 1;
     }
     return 0;
+}
+
+/* The attribute a constraint reads on device d, or NULL. */
+static const struct cel_attr *cons_attr(const struct devmodel *m,
+                                        const struct cstate *c, size_t d)
+{
+    const struct dm_device *dv = &m->devs[d];
+    const struct cel_attr *at;
+
+    if (c->sym < 0 || !c->idx || c->idx[d] < 0)
+        return NULL;
+    at = &dv->cel.attrs[c->idx[d]];
+    if (at->domain == (c->domain ? c->domain : dv->driver))
+        return at;
+    return dm_attr_sym(dv, c->sym, c->domain);  /* same id, other domain */
 }
 
 static int cons_applies(const struct alloc_constraint *c,
@@ -593,7 +609,7 @@ static int place(struct search *s, size_t si, size_t ai, size_t d)
                 continue;
             if (!c->applies[ai])
                 continue;
-            at = c->sym < 0 ? NULL : dm_attr_sym(dv, c->sym, c->domain);
+            at = cons_attr(s->m, c, d);
             if (!at)
                 goto fail;
             if (c->c->distinct) {
@@ -817,8 +833,7 @@ static int constraints_short(struct search *s, struct alloc_node *f)
                     if (s->used[d])
                         continue;
                     s->used[d] = 1;
-                    at = c->sym < 0 ? NULL
-                         : dm_attr_sym(&s->m->devs[d], c->sym, c->domain);
+                    at = cons_attr(s->m, c, d);
                     if (!at)
                         continue;
                     h = s->m->devs[d].attr_hash[at - s->m->devs[d].cel.attrs];
@@ -864,7 +879,7 @@ enum { OP_IN, OP_NOTIN, OP_EXISTS, OP_NOTEXISTS, OP_GT, OP_LT, OP_EQ,
        OP_BAD };
 
 struct nreq {
-    const char *key;
+    const char *key;            /* interned (NULL: no node has it) */
     int op, field;              /* field: matchFields metadata.name */
     const char **vals;
     size_t nvals;
@@ -895,8 +910,8 @@ static int parse_num(const char *s, long long *out)
     return *end ? -1 : 0;
 }
 
-static void compile_req(struct arena *a, const struct tnode *e, int field,
-                        struct nreq *r)
+static void compile_req(struct arena *a, const struct devmodel *m,
+                        const struct tnode *e, int field, struct nreq *r)
 {
     static const char *const ops[] = {"In", "NotIn", "Exists",
                                       "DoesNotExist", "Gt", "Lt"};
@@ -907,6 +922,10 @@ static void compile_req(struct arena *a, const struct tnode *e, int field,
     r->key = tree_str(tree_get(e, "key"));
     r->field = field;
     r->op = OP_BAD;
+    if (!r->key) {
+        r->field = 1;   /* invalid: matches nothing (OP_BAD below) */
+        return;
+    }
     for (i = 0; op && i < 6; i++)
         if (!strcmp(op, ops[i]))
             r->op = (int)i;
@@ -919,11 +938,19 @@ static void compile_req(struct arena *a, const struct tnode *e, int field,
     if ((r->op == OP_GT || r->op == OP_LT)
         && (r->nvals != 1 || parse_num(r->vals[0], &r->num) < 0))
         r->op = OP_BAD;
-    if (!r->key || (field && strcmp(r->key, "metadata.name")))
+    if (field && strcmp(r->key, "metadata.name"))
         r->op = OP_BAD;
+    if (!field) {
+        /* labels are interned: compare pointers; a value no node has
+         * becomes NULL and matches nothing */
+        r->key = devmodel_domain(m, r->key);
+        for (i = 0; i < r->nvals && r->op != OP_GT && r->op != OP_LT; i++)
+            r->vals[i] = devmodel_domain(m, r->vals[i]);
+    }
 }
 
-static void placement_compile(struct arena *a, const struct alloc_problem *p,
+static void placement_compile(struct arena *a, const struct devmodel *m,
+                              const struct alloc_problem *p,
                               struct placement *pl)
 {
     const struct tnode *terms = tree_get(p->affinity, "nodeSelectorTerms");
@@ -935,11 +962,13 @@ static void placement_compile(struct arena *a, const struct alloc_problem *p,
         pl->sel = arena_alloc(a, p->node_selector->n * sizeof(*pl->sel));
         for (i = 0; i < p->node_selector->n; i++) {
             struct nreq *r = &pl->sel[pl->nsel++];
-            r->key = p->node_selector->kids[i]->key;
+            r->key = devmodel_domain(m, p->node_selector->kids[i]->key);
             r->op = OP_EQ;
             r->vals = arena_alloc(a, sizeof(*r->vals));
             r->vals[0] = tree_text(p->node_selector->kids[i]);
             r->nvals = r->vals[0] != NULL;
+            if (r->nvals)
+                r->vals[0] = devmodel_domain(m, r->vals[0]);
         }
     }
     if (!p->affinity)
@@ -957,9 +986,9 @@ static void placement_compile(struct arena *a, const struct alloc_problem *p,
         struct nterm *t = &pl->terms[pl->nterms++];
         t->r = arena_alloc(a, (n + 1) * sizeof(*t->r));
         for (j = 0; tree_is_seq(me) && j < me->n; j++)
-            compile_req(a, me->kids[j], 0, &t->r[t->n++]);
+            compile_req(a, m, me->kids[j], 0, &t->r[t->n++]);
         for (j = 0; tree_is_seq(mf) && j < mf->n; j++)
-            compile_req(a, mf->kids[j], 1, &t->r[t->n++]);
+            compile_req(a, m, mf->kids[j], 1, &t->r[t->n++]);
     }
 }
 
@@ -967,8 +996,14 @@ static int in_vals(const char *v, const struct nreq *r)
 {
     size_t i;
 
+    if (r->field) {
+        for (i = 0; v && i < r->nvals; i++)
+            if (!strcmp(r->vals[i], v))
+                return 1;
+        return 0;
+    }
     for (i = 0; v && i < r->nvals; i++)
-        if (!strcmp(r->vals[i], v))
+        if (r->vals[i] == v)    /* both interned */
             return 1;
     return 0;
 }
@@ -982,7 +1017,7 @@ static int nreq_match(const struct dm_node *n, const struct nreq *r)
 
     if (!r->field && !n->has_object)
         return 1;
-    v = r->field ? n->name : tree_text(tree_get(n->labels, r->key));
+    v = r->field ? n->name : r->key ? dm_node_label(n, r->key) : NULL;
     switch (r->op) {
     case OP_IN:
     case OP_EQ:
@@ -1136,6 +1171,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
             if (!cs->domain)
                 cs->sym = -1;   /* no device has that domain */
         }
+        cs->idx = devmodel_sym_index(m, cs->sym);
         cs->applies = arena_alloc(a, s.nalts + 1);
     }
     for (n = 0; n < s.nslots; n++) {
@@ -1160,7 +1196,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
         s.cand[ai] = arena_alloc(a, (m->max_local + m->nshared + 1)
                                     * sizeof(size_t));
     }
-    placement_compile(a, p, &pl);
+    placement_compile(a, m, p, &pl);
     if (p->node_name && !strmap_get(&m->node_index, p->node_name)) {
         /* a node the inventory does not describe: cannot judge */
         out->verdict = ALLOC_UNKNOWN;

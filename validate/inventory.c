@@ -276,6 +276,46 @@ static const char *intern_domain(struct devmodel *m, const char *s,
     return v;
 }
 
+const short *devmodel_sym_index(const struct devmodel *m, long sym)
+{
+    void *expect = NULL;
+    short *v;
+    size_t i, k;
+
+    if (sym < 0 || (size_t)sym >= m->nsyms)
+        return NULL;
+    v = atomic_load(&m->symidx[sym]);
+    if (v)
+        return v;
+    v = malloc((m->ndevs + 1) * sizeof(*v));
+    if (!v)
+        abort();
+    for (i = 0; i < m->ndevs; i++) {
+        const struct dm_device *d = &m->devs[i];
+        v[i] = -1;
+        for (k = 0; k < d->cel.nattrs; k++)
+            if ((long)d->attr_sym[k] == sym) {
+                v[i] = (short)k;
+                break;
+            }
+    }
+    if (!atomic_compare_exchange_strong(&m->symidx[sym], &expect, v)) {
+        free(v);
+        v = expect;
+    }
+    return v;
+}
+
+const char *dm_node_label(const struct dm_node *n, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < n->nlabels; i++)
+        if (n->lkeys[i] == key)
+            return n->lvals[i];
+    return NULL;
+}
+
 const char *devmodel_domain(const struct devmodel *m, const char *domain)
 {
     return strmap_get(&m->domains, domain);
@@ -500,6 +540,8 @@ static void add_device(struct build *b, const struct object *o, size_t pool,
             split_qualified(m, v->key, driver, &av[k].domain, &av[k].id);
             if (read_attr(a, v, &av[k]) < 0)
                 continue;
+            if (av[k].type == CEL_ATTR_STRING || av[k].type == CEL_ATTR_VERSION)
+                av[k].s = intern_domain(m, av[k].s, strlen(av[k].s));
             asym[k] = intern(m, av[k].id);
             ahash[k] = hash_attr(&av[k]);
             k++;
@@ -649,8 +691,23 @@ struct devmodel *devmodel_build(struct arena *a,
             continue;
         k = node_of(m, &b.nodecap, o->name);
         m->nodes[k].labels = tree_get(o->metadata, "labels");
-        if (!tree_is_map(m->nodes[k].labels))
+        if (!tree_is_map(m->nodes[k].labels)) {
             m->nodes[k].labels = NULL;
+        } else {
+            const struct tnode *l = m->nodes[k].labels;
+            struct dm_node *nd = &m->nodes[k];
+            nd->lkeys = arena_alloc(m->a, (l->n + 1) * sizeof(char *));
+            nd->lvals = arena_alloc(m->a, (l->n + 1) * sizeof(char *));
+            nd->nlabels = 0;
+            for (j = 0; j < l->n; j++) {
+                if (!tree_text(l->kids[j]))
+                    continue;
+                nd->lkeys[nd->nlabels] = intern_domain(m, l->kids[j]->key,
+                                                       strlen(l->kids[j]->key));
+                nd->lvals[nd->nlabels++] = intern_domain(
+                    m, tree_text(l->kids[j]), strlen(tree_text(l->kids[j])));
+            }
+        }
         if (!m->nodes[k].has_object)
             m->nnode_objects++;
         m->nodes[k].has_object = 1;
@@ -711,6 +768,9 @@ struct devmodel *devmodel_build(struct arena *a,
      * stand-in node, so that they can be allocated at all */
     if (!m->nnodes && m->nshared)
         node_of(m, &b.nodecap, "(any node)");
+    m->symidx = calloc(m->nsyms + 1, sizeof(*m->symidx));
+    if (!m->symidx)
+        abort();
     for (i = 0; i < m->nnodes; i++) {
         m->nodes[i].local = arena_alloc(m->a, (m->nodes[i].nlocal + 1)
                                         * sizeof(size_t));
@@ -736,6 +796,13 @@ void devmodel_free(struct devmodel *m)
         return;
     for (i = 0; i < DM_SELCACHE; i++)
         alloc_cache_entry_free(atomic_load(&m->selcache[i]));
+    for (i = 0; m->symidx && i < m->nsyms; i++)
+        free(atomic_load(&m->symidx[i]));
+    {
+        void *p;
+        memcpy(&p, &m->symidx, sizeof(p));
+        free(p);
+    }
     {
         void *slots;    /* free() takes no _Atomic-qualified pointer */
         memcpy(&slots, &m->selcache, sizeof(slots));

@@ -106,6 +106,9 @@ struct dm_node {
     const struct tnode *labels; /* the Node's labels; NULL: no Node object
                                    known, label tests are then optimistic */
     int has_object;             /* a Node object was seen */
+    const char **lkeys;         /* label keys, interned (devmodel_domain) */
+    const char **lvals;         /* label values, interned */
+    size_t nlabels;
     size_t *local;              /* devices placed by nodeName */
     size_t nlocal;
 };
@@ -133,6 +136,7 @@ struct devmodel {
                                    equal names are equal pointers */
     void *_Atomic *selcache;    /* alloc_eval_cached(): DM_SELCACHE slots,
                                    filled once each, lock-free */
+    void *_Atomic *symidx;      /* devmodel_sym_index(): per sym, lazily */
 };
 
 #define DM_SELCACHE 1024        /* selector results kept per model */
@@ -162,8 +166,14 @@ int dm_device_on_node(const struct devmodel *m, size_t d, size_t n);
 /* The attribute "domain/id" (or "id" in the driver's domain) of a device,
  * or NULL. */
 const struct cel_attr *dm_attr(const struct dm_device *d, const char *fqname);
-/* The interned pointer of a domain or driver name, or NULL if no device
- * uses it. */
+/* Per device, the index in cel.attrs of its first attribute with this
+ * interned id, or -1: built on first use and shared (lock-free). */
+const short *devmodel_sym_index(const struct devmodel *m, long sym);
+/* The value of a node's label given its interned key, or NULL. */
+const char *dm_node_label(const struct dm_node *n, const char *key);
+/* The interned pointer of a domain, driver or node label key, or NULL if
+ * nothing in the model uses it. Attribute string and version values are
+ * interned too: equal values are equal pointers. */
 const char *devmodel_domain(const struct devmodel *m, const char *domain);
 /* The same with the name resolved once: sym from devmodel_sym() of the id,
  * domain from devmodel_domain() or NULL for the driver's own domain. */
