@@ -856,6 +856,12 @@ static void test_analysis(void)
           "device.attributes['d'].model in ['H100', 'A100']", 0 },
         { "device.attributes['d'].model.startsWith('A1')",
           "device.attributes['d'].model in ['H100', 'B200']", 1 },
+        { "!device.attributes['d'].model.matches('^A1')",
+          "device.attributes['d'].model.matches('^A1')", 1 },
+        { "device.attributes.exists(d, d.startsWith('x'))",
+          "!device.attributes.exists(d, d.startsWith('x'))", 1 },
+        { "device.attributes.exists(d, d.startsWith('x'))",
+          "!device.attributes.exists(d, d.startsWith('y'))", 0 },
     };
     size_t i;
 

@@ -225,7 +225,12 @@ struct cref {
 };
 #define MAX_CREFS 128
 
+#define MAX_CONJ 256
+
 struct unsat_ctx {
+    struct { const struct cel_node *node; size_t prog; unsigned offset; }
+        conj[MAX_CONJ];         /* top-level conjuncts outside cel.bind */
+    size_t nconj;
     const char *const *labels;  /* per program, or NULL: "selector N" */
     const struct cel_program *p;
     size_t prog;
@@ -469,6 +474,12 @@ static void unsat_fn(void *ctx, const struct cel_node *c,
     struct unsat_ctx *u = ctx;
 
     atom_of(u, c, al, 0);
+    if (al->n == 0 && u->nconj < MAX_CONJ) {
+        u->conj[u->nconj].node = c;
+        u->conj[u->nconj].prog = u->prog;
+        u->conj[u->nconj].offset = min_offset(c, 0);
+        u->nconj++;
+    }
     if (u->ncref < MAX_CREFS && al->n == 0 &&
         single_ref(u->p, c, &u->crefs[u->ncref]) == 0) {
         struct cref *r = &u->crefs[u->ncref++];
@@ -705,6 +716,64 @@ static int path_unsat(const char *const *lb, const struct atom *at, size_t n,
     return 0;
 }
 
+/* Structural equality of two subtrees (names, not slots, for variables) */
+static int node_same(const struct cel_node *a, const struct cel_node *b,
+                     int depth)
+{
+    unsigned i;
+
+    if (!a || !b)
+        return a == b;
+    if (depth > 200 || a->kind != b->kind || a->op != b->op ||
+        a->member != b->member || a->nargs != b->nargs ||
+        a->opt_elems != b->opt_elems || a->name_len != b->name_len ||
+        (a->name_len && memcmp(a->name, b->name, a->name_len) != 0))
+        return 0;
+    if (a->kind == CEL_N_LIT &&
+        (a->lit.kind != b->lit.kind || cel_value_equal(&a->lit, &b->lit) != 1))
+        return 0;
+    for (i = 0; i < a->nargs; i++) {
+        if (a->opt_elems && a->optflags[i] != b->optflags[i])
+            return 0;
+        if (!node_same(a->args[i], b->args[i], depth + 1))
+            return 0;
+    }
+    return 1;
+}
+
+/* A conjunct and its negation (!C next to C) among the conjuncts; the new
+ * ones are [c0, nconj). */
+static int negation_pairs(const struct unsat_ctx *u, size_t c0, char *why,
+                          size_t whysz, size_t *which, unsigned *offset)
+{
+    size_t i, j;
+    char l1[32], l2[32];
+
+    for (i = 0; i < u->nconj; i++) {
+        const struct cel_node *x = u->conj[i].node;
+        if (x->kind != CEL_N_NOT)
+            continue;
+        for (j = 0; j < u->nconj; j++) {
+            size_t late;
+            if (i < c0 && j < c0)
+                continue;
+            if (!node_same(x->args[0], u->conj[j].node, 0))
+                continue;
+            late = (u->conj[i].prog > u->conj[j].prog ||
+                    (u->conj[i].prog == u->conj[j].prog &&
+                     u->conj[i].offset > u->conj[j].offset)) ? i : j;
+            snprintf(why, whysz, "a condition of the %s is negated by the "
+                     "%s",
+                     label(u->labels, u->conj[j].prog, l1, sizeof(l1)),
+                     label(u->labels, u->conj[i].prog, l2, sizeof(l2)));
+            *which = u->conj[late].prog;
+            *offset = u->conj[late].offset;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Evaluates conjunct r on a device whose only field is r's path, set to
  * the value atom a fixes. Returns 1 when that is false (a contradiction),
  * 0 otherwise (true, error, or not representable). */
@@ -849,7 +918,7 @@ int cel_conj_unsat_labels(const struct cel_program *const *progs,
     u->labels = labels;
     for (i = 0; i < n && !found; i++) {
         struct aliases al;
-        size_t before = u->n, cbefore = u->ncref, k;
+        size_t before = u->n, cbefore = u->ncref, k, nbefore = u->nconj;
         al.n = 0;
         u->p = progs[i];
         u->prog = i;
@@ -872,6 +941,8 @@ int cel_conj_unsat_labels(const struct cel_program *const *progs,
         if (!found)
             found = refute_pairs(u, before, cbefore, why, whysz, which,
                                  offset);
+        if (!found)
+            found = negation_pairs(u, nbefore, why, whysz, which, offset);
     }
     free(u);
     return found;
