@@ -320,5 +320,102 @@ EOF
     || bad "pre-commit docker hook: language $dlang entry '$dentry'"
 fi
 
+# ---- 6. the webhook with the Deployment's own arguments, RBAC enforced ------
+# Starts build/claimcheck-webhook with the container args of the Deployment
+# (mount paths mapped to the rendered certificate and the ConfigMap's config,
+# --listen on a free loopback port) against deploy_rbacapi.py, which answers
+# only what the ClusterRole allows. It must become ready (so the ClusterRole
+# is enough), serve /healthz and /validate with the rendered certificate
+# (SAN claimcheck.claimcheck.svc, signed by the caBundle's CA), and have used
+# every permission the ClusterRole grants (so it grants nothing unused).
+pids=()
+cleanup6() { local p; for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
+pyload='
+import json, sys
+def load(p):
+    try:
+        import yaml
+        return [d for d in yaml.safe_load_all(open(p)) if d]
+    except ImportError:
+        import subprocess
+        return json.loads(subprocess.run(["node", "-e", "process.stdout.write(JSON.stringify(require(\"js-yaml\").loadAll(require(\"fs\").readFileSync(process.argv[1],\"utf8\")).filter(x=>x)))", p], cwd="tests/e2e", capture_output=True, text=True).stdout)
+'
+if [ -s deploy/.certs/tls.crt ] && command -v curl >/dev/null 2>&1 \
+   && python3 -c "$pyload"'
+d = load("deploy/kubernetes/base/deployment.yaml")[0]
+json.dump(d["spec"]["template"]["spec"]["containers"][0]["args"], open(sys.argv[1] + "/args.json", "w"))
+r = [x for x in load("deploy/kubernetes/base/rbac.yaml") if x["kind"] == "ClusterRole"][0]
+json.dump(r["rules"], open(sys.argv[1] + "/rules.json", "w"))
+' "$tmp" 2>/dev/null && [ -s "$tmp/config.yaml" ]; then
+  mkdir -p "$tmp/tls" "$tmp/sa" "$tmp/api"
+  cp deploy/.certs/tls.crt deploy/.certs/tls.key "$tmp/tls/"
+  "$hook" certs --service kubernetes --namespace default --ip 127.0.0.1 --out "$tmp/api" \
+    >/dev/null 2>&1
+  cp "$tmp/api/ca.crt" "$tmp/sa/ca.crt"; echo "deploy-test-token" >"$tmp/sa/token"
+  mapfile -t dargs < <(python3 -c '
+import json, sys
+t = sys.argv[1]
+m = {"/etc/claimcheck/tls/tls.crt": t + "/tls/tls.crt", "/etc/claimcheck/tls/tls.key": t + "/tls/tls.key",
+     "/etc/claimcheck/config/config.yaml": t + "/config.yaml", "0.0.0.0:8443": "127.0.0.1:0"}
+for a in json.load(open(t + "/args.json")):
+    print(m.get(a, a))' "$tmp")
+  : >"$tmp/api.log"
+  python3 tests/e2e/deploy_rbacapi.py --rules "$tmp/rules.json" --cert "$tmp/api/tls.crt" \
+    --key "$tmp/api/tls.key" --token deploy-test-token --port-file "$tmp/api.port" \
+    --log "$tmp/api.log" 2>"$tmp/api.err" &
+  pids+=($!)
+  for i in $(seq 1 100); do [ -s "$tmp/api.port" ] && break; sleep 0.1; done
+  apiport=$(cat "$tmp/api.port" 2>/dev/null)
+  "$hook" "${dargs[@]}" --apiserver "https://127.0.0.1:${apiport:-1}" --sa-dir "$tmp/sa" \
+    >"$tmp/hook.log" 2>&1 &
+  pids+=($!)
+  port=""
+  for i in $(seq 1 100); do
+    port=$(grep -oE 'listening on https://127\.0\.0\.1:[0-9]+' "$tmp/hook.log" | head -1 | sed 's/.*://')
+    [ -n "$port" ] && break; sleep 0.1
+  done
+  svc=claimcheck.claimcheck.svc
+  get() {  # PATH -> HTTP status, verifying the server against the rendered CA
+    curl -s -o "$tmp/curl.out" -w '%{http_code}' --max-time 5 --cacert deploy/.certs/ca.crt \
+      --resolve "$svc:${port:-1}:127.0.0.1" "https://$svc:${port:-1}$1" "${@:2}"
+  }
+  rs=000
+  for i in $(seq 1 100); do rs=$(get /readyz); [ "$rs" = 200 ] && break; sleep 0.1; done
+  [ "$rs" = 200 ] && ok "webhook with the Deployment's args: ready (RBAC suffices, cert verifies as $svc)" \
+    || { bad "webhook with the Deployment's args: /readyz $rs (port ${port:-none})"; head -3 "$tmp/hook.log"; tail -3 "$tmp/hook.log"; tail -3 "$tmp/api.log"; }
+  [ "$(get /healthz)" = 200 ] && ok "webhook: /healthz 200 over HTTPS" || bad "webhook: /healthz"
+  printf '%s' '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"deploy-test-1","kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},"namespace":"ml","operation":"CREATE","userInfo":{"username":"t"},"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ml"},"spec":{"containers":[{"name":"c","image":"i","resources":{"claims":[{"name":"gpu"}]}}]}},"oldObject":null,"dryRun":false}}' >"$tmp/review.json"
+  st=$(get "/validate?timeout=3s" -H 'Content-Type: application/json' --data-binary @"$tmp/review.json")
+  [ "$st" = 200 ] && grep -q '"uid":"deploy-test-1"' "$tmp/curl.out" && grep -q '"allowed":false' "$tmp/curl.out" \
+    && ok "webhook: POST /validate (Service path, ?timeout) denies a Pod with an undeclared claim" \
+    || { bad "webhook: /validate $st"; head -c 400 "$tmp/curl.out"; }
+  python3 - "$tmp" >"$tmp/rbac.out" 2>&1 <<'PY'
+import json, sys
+t = sys.argv[1]
+rules = json.load(open(t + "/rules.json"))
+granted = {(v, g or '""', r) for x in rules for g in x["apiGroups"] for r in x["resources"] for v in x["verbs"]}
+seen = set(); denied = []
+for line in open(t + "/api.log"):
+    p = line.split()
+    if len(p) == 4 and p[0] in ("list", "watch") and p[3] == "allowed":
+        seen.add(tuple(p[:3]))
+    elif p:
+        denied.append(" ".join(p))
+def ok(n, c, why=""):
+    print(("ok " if c else "FAIL ") + n + ("" if c else ": " + str(why)))
+ok("webhook: no request outside the ClusterRole (no 403/401/404)", not denied, denied[:5])
+used = {x for x in granted if x[0] in ("list", "watch")}
+ok("webhook: lists and watches every resource the ClusterRole grants", seen == used,
+   "unused %s" % sorted(used - seen))
+ok("ClusterRole: get/list/watch only, all of them used or implied (get)",
+   {x[0] for x in granted} == {"get", "list", "watch"})
+PY
+  tally "$tmp/rbac.out"
+  grep -q '^ok \|^FAIL ' "$tmp/rbac.out" || { bad "RBAC usage check crashed"; cat "$tmp/rbac.out"; }
+  cleanup6
+else
+  echo "skipped: webhook with the Deployment's args (no rendered certificate, curl or YAML reader)"
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
