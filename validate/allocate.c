@@ -472,6 +472,8 @@ struct search {
     const struct alloc_alt **alts;      /* flattened */
     unsigned char **eff;                /* per alt: device usable */
     size_t **cand;                      /* per alt: candidates on node */
+    size_t **cpos;                      /* per alt: their position on the
+                                           node (local index, or shared) */
     size_t *ncand;
     unsigned char *used;                /* per device */
     struct cstate *cs;                  /* flattened per claim */
@@ -1110,12 +1112,122 @@ static void analyse(struct search *s, struct alloc_node *f)
         f->why = WHY_EXCLUSIVE;
 }
 
+/* ==== nodes alike ========================================================
+ * Two nodes whose candidates have the same pattern - the same count per
+ * alternative, the same overlap between alternatives (positions on the
+ * node), the same values of every constrained attribute - get the same
+ * answer, so a cluster of thousands of identical nodes is searched a few
+ * times. Devices that share state across nodes or requests (counters,
+ * allowMultipleAllocations) switch the memo off for the node. Values are
+ * compared by their 64-bit hashes. */
+
+enum { MEMO_SAT, MEMO_SHORT, MEMO_FAIL };
+#define MEMO_SLOTS 1024
+
+struct memo_entry {
+    const uint64_t *sig;
+    size_t n;
+    uint64_t h;
+    int kind;
+    struct alloc_node f;
+};
+
+struct memo {
+    struct memo_entry *slot[MEMO_SLOTS];
+    size_t n;
+};
+
+static uint64_t sig_hash(const uint64_t *v, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        h = mix(h ^ v[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The current node's signature (in the search arena), or NULL when a
+ * candidate carries cross-node state. */
+static uint64_t *node_signature(struct search *s, size_t *n)
+{
+    size_t len = 0, ai, k, c;
+    uint64_t *v;
+
+    for (ai = 0; ai < s->nalts; ai++)
+        len += 1 + s->ncand[ai] * (1 + s->ncs);
+    v = arena_alloc(s->a, (len + 1) * sizeof(*v));
+    len = 0;
+    for (ai = 0; ai < s->nalts; ai++) {
+        v[len++] = s->ncand[ai];
+        for (k = 0; k < s->ncand[ai]; k++) {
+            const struct dm_device *d = &s->m->devs[s->cand[ai][k]];
+            if (d->multi || d->nconsumes)
+                return NULL;
+            v[len++] = s->cpos[ai][k];
+            for (c = 0; c < s->ncs; c++) {
+                const struct cel_attr *at = cons_attr(s->m, &s->cs[c],
+                                                      s->cand[ai][k]);
+                v[len++] = at ? d->attr_hash[at - d->cel.attrs] : 0;
+            }
+        }
+    }
+    *n = len;
+    return v;
+}
+
+static const struct memo_entry *memo_find(const struct memo *m,
+                                          const uint64_t *sig, size_t n)
+{
+    uint64_t h = sig_hash(sig, n);
+    size_t i, k;
+
+    for (i = 0; i < MEMO_SLOTS; i++) {
+        const struct memo_entry *e = m->slot[(h + i) % MEMO_SLOTS];
+        if (!e)
+            return NULL;
+        if (e->h == h && e->n == n) {
+            for (k = 0; k < n && e->sig[k] == sig[k]; k++)
+                ;
+            if (k == n)
+                return e;
+        }
+    }
+    return NULL;
+}
+
+static void memo_add(struct search *s, struct memo *m, const uint64_t *sig,
+                     size_t n, int kind, const struct alloc_node *f)
+{
+    uint64_t h = sig_hash(sig, n);
+    struct memo_entry *e;
+    size_t i;
+
+    if (m->n >= MEMO_SLOTS / 2)
+        return;
+    e = arena_alloc(s->a, sizeof(*e));
+    e->sig = sig;
+    e->n = n;
+    e->h = h;
+    e->kind = kind;
+    e->f = *f;
+    for (i = 0; m->slot[(h + i) % MEMO_SLOTS]; i++)
+        ;
+    m->slot[(h + i) % MEMO_SLOTS] = e;
+    m->n++;
+}
+
 enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
                                const struct alloc_problem *p,
                                struct alloc_result *out)
 {
     struct search s;
     struct placement pl;
+    struct memo memo;
+    const struct memo_entry *hit;
+    uint64_t *sig;
+    size_t nsig = 0;
+    int use_memo;
     size_t c, r, i, ai, n, capfails = 0, nexplained = 0;
     int over = 0;
 
@@ -1137,6 +1249,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
     s.eff = arena_alloc(a, (s.nalts + 1) * sizeof(*s.eff));
     s.cand = arena_alloc(a, (s.nalts + 1) * sizeof(*s.cand));
     s.ncand = arena_alloc(a, (s.nalts + 1) * sizeof(*s.ncand));
+    s.cpos = arena_alloc(a, (s.nalts + 1) * sizeof(*s.cpos));
     s.cs = arena_alloc(a, (s.ncs + 1) * sizeof(*s.cs));
     s.cs0 = arena_alloc(a, (p->nclaims + 1) * sizeof(*s.cs0));
     s.used = arena_alloc(a, m->ndevs + 1);
@@ -1195,8 +1308,12 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
         s.eff[ai] = e;
         s.cand[ai] = arena_alloc(a, (m->max_local + m->nshared + 1)
                                     * sizeof(size_t));
+        s.cpos[ai] = arena_alloc(a, (m->max_local + m->nshared + 1)
+                                    * sizeof(size_t));
     }
     placement_compile(a, m, p, &pl);
+    memset(&memo, 0, sizeof(memo));
+    use_memo = s.ncs > 0 || s.nslots > 1;
     if (p->node_name && !strmap_get(&m->node_index, p->node_name)) {
         /* a node the inventory does not describe: cannot judge */
         out->verdict = ALLOC_UNKNOWN;
@@ -1212,12 +1329,16 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
         for (ai = 0; ai < s.nalts; ai++) {
             size_t k = 0;
             for (i = 0; i < nd->nlocal; i++)
-                if (s.eff[ai][nd->local[i]])
+                if (s.eff[ai][nd->local[i]]) {
+                    s.cpos[ai][k] = i;
                     s.cand[ai][k++] = nd->local[i];
+                }
             for (i = 0; i < m->nshared; i++)
                 if (s.eff[ai][m->shared[i]]
-                    && dm_device_on_node(m, m->shared[i], n))
+                    && dm_device_on_node(m, m->shared[i], n)) {
+                    s.cpos[ai][k] = ((size_t)1 << 40) + i;
                     s.cand[ai][k++] = m->shared[i];
+                }
             s.ncand[ai] = k;
             any |= k > 0;
         }
@@ -1254,9 +1375,30 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
                 f.have = best;
             }
         }
-        if (!short_ && constraints_short(&s, &f))
-            short_ = 1;
         if (short_) {
+            add_fail(&s, out, &capfails, &f);
+            continue;
+        }
+        /* a node like one already solved gets the same answer */
+        sig = use_memo ? node_signature(&s, &nsig) : NULL;
+        hit = sig ? memo_find(&memo, sig, nsig) : NULL;
+        if (hit) {
+            if (hit->kind != MEMO_SHORT)
+                out->nmatching++;
+            if (hit->kind == MEMO_SAT) {
+                if (!out->nsat)
+                    out->sat_first = n;
+                out->nsat++;
+            } else {
+                f = hit->f;
+                f.node = n;
+                add_fail(&s, out, &capfails, &f);
+            }
+            continue;
+        }
+        if (constraints_short(&s, &f)) {
+            if (sig)
+                memo_add(&s, &memo, sig, nsig, MEMO_SHORT, &f);
             add_fail(&s, out, &capfails, &f);
             continue;
         }
@@ -1266,6 +1408,8 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
             if (!out->nsat)
                 out->sat_first = n;
             out->nsat++;
+            if (sig)
+                memo_add(&s, &memo, sig, nsig, MEMO_SAT, &f);
             continue;
         }
         if (res < 0) {
@@ -1282,6 +1426,8 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
         } else {
             f.why = WHY_TOGETHER;
         }
+        if (sig)
+            memo_add(&s, &memo, sig, nsig, MEMO_FAIL, &f);
         add_fail(&s, out, &capfails, &f);
     }
     out->steps = s.steps;

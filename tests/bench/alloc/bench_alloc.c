@@ -19,6 +19,7 @@
 #include "validate/err.h"
 #include "validate/inventory.h"
 #include "validate/load_yaml.h"
+#include "validate/tree.h"
 
 static double now(void)
 {
@@ -119,6 +120,10 @@ int main(int argc, char **argv)
         sc = cpu();
         engine_check_admission(e, inv, docs.v[i].root, "ml", &out, &err);
         lat[n] = cpu() - sc;
+        if (getenv("BENCH_SLOW") && lat[n] > atof(getenv("BENCH_SLOW")) / 1e3)
+            fprintf(stderr, "slow: %s %.2f ms\n",
+                    tree_str(tree_at(docs.v[i].root, "metadata.name")),
+                    lat[n] * 1e3);
         wall[n++] = now() - s;
         for (k = 0; k < out.n; k++) {
             errors += out.v[k].sev == SEV_ERROR;
