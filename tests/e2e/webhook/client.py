@@ -9,6 +9,10 @@ and a request held in flight across SIGTERM.
   client.py inflight CA PORT BODY SIGNAL_FILE GO_FILE
       sends headers + half the body, touches SIGNAL_FILE, waits for GO_FILE,
       sends the rest; prints "<status> <connection header>"
+  client.py slow CA PORT N SIGNAL_FILE
+      opens N TLS connections that send half a request header and stall
+      (slowloris), touches SIGNAL_FILE, waits until the server has closed
+      all of them (bounded: 30 s); prints "closed <n> <max seconds>"
   client.py idle CA PORT SIGNAL_FILE
       one request, then keeps the connection idle until the server closes
       it (bounded: 30 s); prints "closed <seconds>" or "open"
@@ -101,12 +105,39 @@ def idle(ca, port, sig):
         print("closed %.1f" % (time.time() - t0))
 
 
+def slow(ca, port, n, sig):
+    socks = []
+    for _ in range(int(n)):
+        raw = socket.create_connection(("127.0.0.1", int(port)), timeout=30)
+        s = ctx(ca).wrap_socket(raw)
+        s.sendall(b"POST /validate HTTP/1.1\r\nHost: webhook\r\nX-Slow: ")
+        socks.append(s)
+    t0 = time.time()
+    touch(sig)
+    closed, worst = 0, 0.0
+    for s in socks:
+        s.settimeout(max(0.1, 30 - (time.time() - t0)))
+        try:
+            got = s.recv(65536)
+            while got:
+                got = s.recv(65536)
+        except socket.timeout:
+            continue
+        except (ConnectionError, ssl.SSLError, OSError):
+            pass
+        closed += 1
+        worst = max(worst, time.time() - t0)
+    print("closed %d %.1f" % (closed, worst))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "keepalive":
         keepalive(*sys.argv[2:7])
     elif cmd == "inflight":
         inflight(*sys.argv[2:7])
+    elif cmd == "slow":
+        slow(*sys.argv[2:6])
     elif cmd == "idle":
         idle(*sys.argv[2:5])
     else:

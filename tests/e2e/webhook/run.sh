@@ -345,6 +345,21 @@ r=$(post $PORT_dl $CA1 "$T/deny-ks.json"); b=$(body_of "$r")
 check "excluded namespace allowed untouched" test "$(json_get "$b" 'r["response"]["allowed"]')" = True
 kill -TERM $PID_dl
 
+# slowloris: stalled clients cannot hold the single worker, and are
+# closed after --conn-timeout
+start slow --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --threads 1 \
+    --conn-timeout 2 --max-connections 64
+rm -f "$T/ssig"
+python3 "$HERE/client.py" slow $CA1 $PORT_slow 30 "$T/ssig" >"$T/slow.out" 2>&1 &
+SL=$!
+PIDS+=("$SL")
+for i in $(seq 1 200); do [ -e "$T/ssig" ] && break; sleep 0.05; done
+r=$(post $PORT_slow $CA1 "$ROOT/deploy/examples/admission-warn.json")
+check "served while 30 slow clients stall (1 worker)" test "$(status_of "$r")" = 200
+for i in $(seq 1 200); do kill -0 $SL 2>/dev/null || break; sleep 0.1; done
+check "stalled connections closed after --conn-timeout" python3 -c "import sys; w=open('$T/slow.out').read().split(); sys.exit(0 if w[:2] == ['closed', '30'] and float(w[2]) < 6 else 1)"
+kill -TERM $PID_slow
+
 # client certificates: a CA of our own signs a client cert
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T/cca.key" \
     -out "$T/cca.crt" -days 2 -subj /CN=client-ca >/dev/null 2>&1
