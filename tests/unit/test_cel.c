@@ -368,6 +368,14 @@ static const struct row rows[] = {
       "!limit too complex, exceeds cost limit" },
     { "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x, [1, 2, 3, 4, 5, 6, 7, 8, 9, "
       "10].all(y, int('1'.find('[0-9]*')) < 100))", "true" },
+    { "lists.range(20000).reverse().sort()[0]", "0" },
+    { "lists.range(20000).sortBy(x, -x)[0]", "19999" },
+    { "lists.range(20000).distinct().size()", "!runtime actual cost limit" },
+    { "sets.contains(lists.range(9000), lists.range(9000))",
+      "!runtime actual cost limit" },
+    { "lists.range(1000).map(x, 'aaaaaaaaaa').join('').replace('', "
+      "lists.range(1000).map(x, 'bbbbbbbbbb').join('')).size()",
+      "!runtime string too large" },
     { "device.attributes.all(d, device.attributes.all(e, "
       "device.attributes.all(f, device.attributes.all(g, "
       "device.attributes[d].all(h, true)))))",

@@ -228,6 +228,18 @@ struct cel_value cel_vlist(struct cel_eval *ev, const struct cel_value *v,
 struct cel_value cel_vopt(struct cel_eval *ev, const struct cel_value *inner);
 char *cel_ev_alloc(struct cel_eval *ev, size_t n);
 
+/* Charges n units of runtime cost before work proportional to n is done;
+ * -1 (and the cost stays over the limit) when it exceeds CEL_MAX_COST:
+ * return cel_verr(ev, "%s", CEL_COST_MSG) then. */
+#define CEL_COST_MSG "operation cancelled: actual cost limit exceeded"
+int cel_cost(struct cel_eval *ev, uint64_t n);
+/* Stable merge sort of v[0..n) by keys[0..n) (keys == v allowed); both
+ * arrays are permuted together. 0, or -1 with *err when two keys are not
+ * comparable. */
+int cel_sort_values(struct cel_eval *ev, struct cel_value *v,
+                    struct cel_value *keys, size_t n, struct cel_value *err);
+#define CEL_MAX_STRING (4u * 1024 * 1024)   /* runtime string results */
+
 /* ================= values.c ================= */
 /* Heterogeneous equality: 1 = equal, 0 = not, -1 = error value returned in
  * *errv (no such overload is never an error for ==: different types are

@@ -313,14 +313,17 @@ static struct cel_value arith(struct cel_eval *ev, int op,
     } else if (op == CEL_OP_ADD && a->kind == b->kind &&
                (a->kind == CEL_V_STRING || a->kind == CEL_V_BYTES)) {
         size_t n = a->v.s.n + b->v.s.n;
-        char *p = cel_ev_alloc(ev, n + 1);
+        char *p;
+        if (n > CEL_MAX_STRING || cel_cost(ev, n / 10) < 0)
+            return n > CEL_MAX_STRING ? cel_verr(ev, "string too large")
+                                      : cel_verr(ev, "%s", CEL_COST_MSG);
+        p = cel_ev_alloc(ev, n + 1);
         struct cel_value r;
         if (a->v.s.n)
             memcpy(p, a->v.s.p, a->v.s.n);
         if (b->v.s.n)
             memcpy(p + a->v.s.n, b->v.s.p, b->v.s.n);
         p[n] = 0;
-        ev->cost += n / 10;
         r = cel_vstr(p, n);
         r.kind = a->kind;
         return r;
@@ -332,10 +335,11 @@ static struct cel_value arith(struct cel_eval *ev, int op,
             return *b;
         if (!b->v.l->n)
             return *a;
+        if (cel_cost(ev, n) < 0)
+            return cel_verr(ev, "%s", CEL_COST_MSG);
         items = (struct cel_value *)cel_ev_alloc(ev, n * sizeof(*items));
         memcpy(items, a->v.l->v, a->v.l->n * sizeof(*items));
         memcpy(items + a->v.l->n, b->v.l->v, b->v.l->n * sizeof(*items));
-        ev->cost += n / 10;
         return cel_vlist(ev, items, n);
     }
     return no_overload(ev, names[op], a, b);
@@ -374,7 +378,8 @@ static struct cel_value binop(struct cel_eval *ev, const struct cel_node *n)
         }
     case CEL_OP_IN:
         if (b.kind == CEL_V_LIST) {
-            ev->cost += b.v.l->n;
+            if (cel_cost(ev, b.v.l->n) < 0)
+                return cel_verr(ev, "%s", CEL_COST_MSG);
             for (i = 0; i < b.v.l->n; i++) {
                 if (cel_value_equal(&a, &b.v.l->v[i]) == 1)
                     return cel_vbool(1);
@@ -487,7 +492,7 @@ static struct cel_value sort_by(struct cel_eval *ev, const struct cel_node *n,
 {
     const struct cel_list *l;
     struct cel_value *keys, *out;
-    size_t cnt, i, j;
+    size_t cnt, i;
     int s1 = n->args[1]->slot;
 
     if (range->kind != CEL_V_LIST)
@@ -507,22 +512,15 @@ static struct cel_value sort_by(struct cel_eval *ev, const struct cel_node *n,
             return cel_verr(ev, "sortBy: keys must have the same type");
         out[i] = l->v[i];
     }
-    ev->cost += cnt * 4;
-    for (i = 1; i < cnt; i++) {
-        for (j = i; j > 0; j--) {
-            struct cel_value t;
-            int c = cel_value_compare(&keys[j - 1], &keys[j]);
-            if (c == 2)
-                return no_overload(ev, "<", &keys[j - 1], &keys[j]);
-            if (c <= 0 || c == 3)
-                break;
-            t = keys[j];
-            keys[j] = keys[j - 1];
-            keys[j - 1] = t;
-            t = out[j];
-            out[j] = out[j - 1];
-            out[j - 1] = t;
-        }
+    {
+        struct cel_value err;
+        uint64_t lg = 1;
+        while (((size_t)1 << lg) < cnt && lg < 63)
+            lg++;
+        if (cel_cost(ev, cnt * lg) < 0)
+            return cel_verr(ev, "%s", CEL_COST_MSG);
+        if (cel_sort_values(ev, out, keys, cnt, &err) < 0)
+            return err;
     }
     return cel_vlist(ev, out, cnt);
 }

@@ -322,7 +322,8 @@ F(f_contains)
     (void)na;
     if (!str2(a))
         return bad(ev, n, a, 2);
-    ev->cost += hn / 10;
+    if (cel_cost(ev, hn / 10) < 0)
+        return cel_verr(ev, "%s", CEL_COST_MSG);
     if (nn == 0)
         return cel_vbool(1);
     for (i = 0; i + nn <= hn; i++) {
@@ -368,7 +369,10 @@ F(f_matches)
             return cel_verr(ev, "%s", msg);
         re = tmp;
     }
-    ev->cost += a[0].v.s.n;
+    if (cel_cost(ev, a[0].v.s.n) < 0) {
+        cel_regex_free(tmp);
+        return cel_verr(ev, "%s", CEL_COST_MSG);
+    }
     r = cel_regex_search(re, a[0].v.s.p, a[0].v.s.n, 0, &so, &eo, msg);
     if (tmp)
         cel_regex_free(tmp);

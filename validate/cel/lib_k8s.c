@@ -316,6 +316,8 @@ F(f_find_all)
         return bad(ev, n, a, na);
     if (na == 3)
         limit = a[2].v.i;
+    if (cel_cost(ev, a[0].v.s.n) < 0)
+        return cel_verr(ev, "%s", CEL_COST_MSG);
     r = regex_for(ev, n, a, &tmp, &re);
     if (r.kind == CEL_V_ERROR)
         return r;

@@ -33,7 +33,8 @@ struct cel_value cel_list_index_of(struct cel_eval *ev,
     if (a[0].kind != CEL_V_LIST || na != 2)
         return bad(ev, n, a, na);
     l = a[0].v.l;
-    ev->cost += l->n;
+    if (cel_cost(ev, l->n) < 0)
+        return cel_verr(ev, "%s", CEL_COST_MSG);
     for (i = 0; i < l->n; i++) {
         size_t k = last ? l->n - 1 - i : i;
         if (cel_value_equal(&l->v[k], &a[1]) == 1)
@@ -236,7 +237,8 @@ F(f_distinct)
     if (a[0].kind != CEL_V_LIST)
         return bad(ev, n, a, 1);
     l = a[0].v.l;
-    ev->cost += l->n * l->n / 10;
+    if (cel_cost(ev, (uint64_t)l->n * l->n / 10) < 0)
+        return cel_verr(ev, "%s", CEL_COST_MSG);
     out = (struct cel_value *)cel_ev_alloc(ev, (l->n + 1) * sizeof(*out));
     for (i = 0; i < l->n; i++) {
         int dup = 0;
@@ -269,33 +271,25 @@ F(f_sort)
 {
     const struct cel_list *l;
     struct cel_value *out, err;
-    size_t i, j;
-    int c;
+    size_t i;
+    uint64_t lg = 1;
 
     (void)na;
     if (a[0].kind != CEL_V_LIST)
         return bad(ev, n, a, 1);
     l = a[0].v.l;
+    while (((size_t)1 << lg) < l->n && lg < 63)
+        lg++;
+    if (cel_cost(ev, (uint64_t)l->n * lg) < 0)
+        return cel_verr(ev, "%s", CEL_COST_MSG);
     out = (struct cel_value *)cel_ev_alloc(ev, (l->n + 1) * sizeof(*out));
     for (i = 0; i < l->n; i++) {
         if (i && l->v[i].kind != l->v[0].kind)
             return cel_verr(ev, "list elements must have the same type");
         out[i] = l->v[i];
     }
-    ev->cost += l->n * 4;
-    /* insertion sort: stable; lists here are small */
-    for (i = 1; i < l->n; i++) {
-        for (j = i; j > 0; j--) {
-            struct cel_value t;
-            if (cmp_ok(ev, &out[j - 1], &out[j], &c, &err) < 0)
-                return err;
-            if (c <= 0)
-                break;
-            t = out[j];
-            out[j] = out[j - 1];
-            out[j - 1] = t;
-        }
-    }
+    if (cel_sort_values(ev, out, out, l->n, &err) < 0)
+        return err;
     return cel_vlist(ev, out, l->n);
 }
 
@@ -312,7 +306,8 @@ F(f_range)
     if (a[0].v.i > 100000)
         return cel_verr(ev, "lists.range: size %lld exceeds limit",
                         (long long)a[0].v.i);
-    ev->cost += (uint64_t)a[0].v.i;
+    if (cel_cost(ev, (uint64_t)a[0].v.i) < 0)
+        return cel_verr(ev, "%s", CEL_COST_MSG);
     out = (struct cel_value *)cel_ev_alloc(ev, ((size_t)a[0].v.i + 1) *
                                            sizeof(*out));
     for (i = 0; i < a[0].v.i; i++)
@@ -361,7 +356,8 @@ F(f_sets_contains)
     (void)na;
     if (a[0].kind != CEL_V_LIST || a[1].kind != CEL_V_LIST)
         return bad(ev, n, a, 2);
-    ev->cost += a[0].v.l->n * a[1].v.l->n / 10;
+    if (cel_cost(ev, (uint64_t)a[0].v.l->n * a[1].v.l->n / 10) < 0)
+        return cel_verr(ev, "%s", CEL_COST_MSG);
     return cel_vbool(contains_all(a[0].v.l, a[1].v.l));
 }
 
@@ -370,7 +366,8 @@ F(f_sets_equivalent)
     (void)na;
     if (a[0].kind != CEL_V_LIST || a[1].kind != CEL_V_LIST)
         return bad(ev, n, a, 2);
-    ev->cost += a[0].v.l->n * a[1].v.l->n / 5;
+    if (cel_cost(ev, (uint64_t)a[0].v.l->n * a[1].v.l->n / 5) < 0)
+        return cel_verr(ev, "%s", CEL_COST_MSG);
     return cel_vbool(contains_all(a[0].v.l, a[1].v.l) &&
                      contains_all(a[1].v.l, a[0].v.l));
 }
@@ -382,7 +379,8 @@ F(f_sets_intersects)
     (void)na;
     if (a[0].kind != CEL_V_LIST || a[1].kind != CEL_V_LIST)
         return bad(ev, n, a, 2);
-    ev->cost += a[0].v.l->n * a[1].v.l->n / 10;
+    if (cel_cost(ev, (uint64_t)a[0].v.l->n * a[1].v.l->n / 10) < 0)
+        return cel_verr(ev, "%s", CEL_COST_MSG);
     for (i = 0; i < a[1].v.l->n; i++) {
         if (list_has(a[0].v.l, &a[1].v.l->v[i]))
             return cel_vbool(1);

@@ -192,9 +192,32 @@ F(f_replace)
         return bad(ev, n, a, na);
     if (na == 4)
         limit = a[3].v.i;
-    cap = sn + (sn + 1) * nn + 1;
-    if (on)
-        cap = sn + (sn / on + 1) * nn + 1;
+    {
+        /* bound the result before building it */
+        uint64_t hits = 0;
+        size_t k;
+        if (on == 0) {
+            for (k = 0; k < sn; k++)
+                hits += ((unsigned char)s[k] & 0xC0) != 0x80;
+            hits++;
+        } else {
+            for (k = 0; k + on <= sn;) {
+                if (memcmp(s + k, old, on) == 0) {
+                    hits++;
+                    k += on;
+                } else {
+                    k++;
+                }
+            }
+        }
+        if (limit >= 0 && hits > (uint64_t)limit)
+            hits = (uint64_t)limit;
+        if (hits * nn + sn > CEL_MAX_STRING)
+            return cel_verr(ev, "string too large");
+        if (cel_cost(ev, (hits * nn + sn) / 10) < 0)
+            return cel_verr(ev, "%s", CEL_COST_MSG);
+        cap = sn + (size_t)hits * nn + 1;
+    }
     d = cel_ev_alloc(ev, cap);
     while (i <= sn) {
         if ((limit < 0 || done < limit) &&
@@ -236,6 +259,8 @@ F(f_split)
         limit = a[2].v.i;
     if (limit == 0)
         return cel_vlist(ev, NULL, 0);
+    if (cel_cost(ev, sn) < 0)
+        return cel_verr(ev, "%s", CEL_COST_MSG);
     items = (struct cel_value *)cel_ev_alloc(ev, (sn + 2) * sizeof(*items));
     if (pn == 0) {
         while (i < sn) {

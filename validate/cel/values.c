@@ -69,6 +69,86 @@ char *cel_ev_alloc(struct cel_eval *ev, size_t n)
     return cel_scratch_alloc(ev->scratch, n);
 }
 
+int cel_cost(struct cel_eval *ev, uint64_t n)
+{
+    if (n > CEL_MAX_COST || ev->cost + n > CEL_MAX_COST) {
+        ev->cost = (uint64_t)CEL_MAX_COST + 1;
+        return -1;
+    }
+    ev->cost += n;
+    return 0;
+}
+
+static int sort_cmp(struct cel_eval *ev, const struct cel_value *x,
+                    const struct cel_value *y, int *out,
+                    struct cel_value *err)
+{
+    int c = cel_value_compare(x, y);
+
+    if (c == 2) {
+        if (x->kind == CEL_V_QUANTITY && y->kind == CEL_V_QUANTITY)
+            c = cel_quantity_cmp(x, y);
+        else if (x->kind == CEL_V_SEMVER && y->kind == CEL_V_SEMVER)
+            c = cel_semver_cmp(x->v.sv, y->v.sv);
+        else {
+            *err = cel_verr(ev, "no such overload: %s < %s",
+                            cel_type_name(cel_value_type(x)),
+                            cel_type_name(cel_value_type(y)));
+            return -1;
+        }
+    }
+    *out = c == 3 ? 0 : c;
+    return 0;
+}
+
+int cel_sort_values(struct cel_eval *ev, struct cel_value *v,
+                    struct cel_value *keys, size_t n, struct cel_value *err)
+{
+    size_t *idx, *tmp, w, i;
+    struct cel_value *vcopy, *kcopy;
+
+    if (n < 2)
+        return 0;
+    idx = (size_t *)cel_ev_alloc(ev, n * sizeof(*idx));
+    tmp = (size_t *)cel_ev_alloc(ev, n * sizeof(*tmp));
+    for (i = 0; i < n; i++)
+        idx[i] = i;
+    for (w = 1; w < n; w *= 2) {
+        size_t lo;
+        for (lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n;
+            size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi) {
+                int c;
+                if (sort_cmp(ev, &keys[idx[b]], &keys[idx[a]], &c, err) < 0)
+                    return -1;
+                tmp[o++] = c < 0 ? idx[b++] : idx[a++];
+            }
+            while (a < mid)
+                tmp[o++] = idx[a++];
+            while (b < hi)
+                tmp[o++] = idx[b++];
+        }
+        {
+            size_t *t = idx;
+            idx = tmp;
+            tmp = t;
+        }
+    }
+    vcopy = (struct cel_value *)cel_ev_alloc(ev, n * sizeof(*vcopy));
+    memcpy(vcopy, v, n * sizeof(*vcopy));
+    if (keys != v) {
+        kcopy = (struct cel_value *)cel_ev_alloc(ev, n * sizeof(*kcopy));
+        memcpy(kcopy, keys, n * sizeof(*kcopy));
+        for (i = 0; i < n; i++)
+            keys[i] = kcopy[idx[i]];
+    }
+    for (i = 0; i < n; i++)
+        v[i] = vcopy[idx[i]];
+    return 0;
+}
+
 /* ================= constructors ================= */
 
 struct cel_value cel_verr(struct cel_eval *ev, const char *fmt, ...)
