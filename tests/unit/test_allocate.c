@@ -1,0 +1,594 @@
+/*
+ * test_allocate.c - unit tests of the device model (validate/inventory.c)
+ * and the allocator (validate/allocate.c): quantities, pool generations,
+ * slice shapes of every apiVersion, placement, node selectors, selector
+ * vectors, and the search: counts, All, firstAvailable, constraints,
+ * exclusivity, adminAccess, counters, taints, capacity policies, the
+ * budget (undetermined, never a false failure) and the nodes-alike memo.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../validate/allocate.h"
+#include "../../validate/arena.h"
+#include "../../validate/cel/cel.h"
+#include "../../validate/engine.h"
+#include "../../validate/err.h"
+#include "../../validate/inventory.h"
+#include "../../validate/object.h"
+#include "../../validate/tree.h"
+#include "check.h"
+
+static CHECK_INIT;
+
+static struct inventory *inv_of(const char *yaml)
+{
+    struct inventory *inv = inventory_new();
+    struct err err;
+
+    if (inventory_add_text(inv, "t", yaml, strlen(yaml), &err) < 0) {
+        printf("FAIL inventory: %s\n", err.msg);
+        exit(1);
+    }
+    return inv;
+}
+
+static const unsigned char *sel(struct arena *a, const struct devmodel *m,
+                                const char *expr)
+{
+    struct cel_env env = {1, 1, 0};
+    struct cel_error err;
+    const struct alloc_match *mt = alloc_eval_cached(m, &env, expr, a, &err);
+    unsigned char *v = arena_alloc(a, m->ndevs + 1);
+    size_t i;
+
+    if (!mt) {
+        printf("FAIL compile %s: %s\n", expr, err.msg);
+        exit(1);
+    }
+    for (i = 0; i < m->ndevs; i++)
+        v[i] = mt->v[i] == AM_YES;
+    return v;
+}
+
+/* A claim of one request: n devices (0 = All) matching expr. */
+static enum alloc_verdict solve1(struct arena *a, const struct devmodel *m,
+                                 const char *expr, long long n,
+                                 const struct alloc_constraint *cons,
+                                 size_t ncons, struct alloc_result *res)
+{
+    struct alloc_alt *alt = arena_alloc(a, sizeof(*alt));
+    struct alloc_request *r = arena_alloc(a, sizeof(*r));
+    struct alloc_claim *c = arena_alloc(a, sizeof(*c));
+    struct alloc_problem p;
+
+    alt->name = "r";
+    alt->sel = sel(a, m, expr);
+    alt->all = n == 0;
+    alt->count = n;
+    r->name = "r";
+    r->alts = alt;
+    r->nalts = 1;
+    c->name = "c";
+    c->reqs = r;
+    c->nreqs = 1;
+    c->cons = cons;
+    c->ncons = ncons;
+    memset(&p, 0, sizeof(p));
+    p.claims = c;
+    p.nclaims = 1;
+    return alloc_solve(a, m, &p, res);
+}
+
+static const char *node_yaml(char *buf, size_t sz, const char *name,
+                             const char *labels)
+{
+    snprintf(buf, sz, "apiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n"
+             "  labels: {%s}\n---\n", name, labels);
+    return buf;
+}
+
+/* ==== quantities and the model ========================================== */
+
+static void test_qty(void)
+{
+    struct qty a, b;
+
+    CHECK(qty_parse("80Gi", &a) == 0);
+    CHECK(qty_parse("81920Mi", &b) == 0);
+    CHECK(qty_cmp(a, b) == 0);
+    CHECK(qty_parse("40Gi", &b) == 0);
+    CHECK(qty_cmp(qty_add(b, b), a) == 0);
+    CHECK(qty_cmp(qty_sub(a, b), b) == 0);
+    CHECK(qty_cmp(b, a) < 0);
+    CHECK(qty_parse("100m", &a) == 0 && qty_parse("0.1", &b) == 0
+          && qty_cmp(a, b) == 0);
+    CHECK(qty_parse("lots", &a) < 0);
+}
+
+static const char shapes_yaml[] =
+    "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\n"
+    "metadata: {name: a-old}\nspec:\n  driver: d.example.com\n"
+    "  nodeName: n1\n  pool: {name: p1, generation: 1, resourceSliceCount: 1}\n"
+    "  devices:\n  - name: old-0\n    basic: {attributes: {m: {string: x}}}\n"
+    "---\n"
+    "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\n"
+    "metadata: {name: a}\nspec:\n  driver: d.example.com\n  nodeName: n1\n"
+    "  pool: {name: p1, generation: 2, resourceSliceCount: 1}\n  devices:\n"
+    "  - name: g0\n    basic:\n      attributes:\n        m: {string: big}\n"
+    "        other.example.com/v: {version: 1.2.3}\n"
+    "      capacity: {mem: {value: 80Gi}}\n"
+    "---\n"
+    "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\n"
+    "metadata: {name: b}\nspec:\n  driver: d.example.com\n  nodeName: n2\n"
+    "  pool: {name: p2, generation: 0, resourceSliceCount: 2}\n  devices:\n"
+    "  - name: g0\n    basic:\n      attributes: {m: {string: small}}\n"
+    "      capacity: {mem: 40Gi}\n"
+    "---\n"
+    "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+    "metadata: {name: c}\nspec:\n  driver: d.example.com\n"
+    "  perDeviceNodeSelection: true\n"
+    "  pool: {name: p3, generation: 0, resourceSliceCount: 1}\n  devices:\n"
+    "  - name: anywhere\n    allNodes: true\n    attributes: {m: {int: 3}}\n"
+    "  - name: local\n    nodeName: n2\n    attributes: {m: {bool: true}}\n";
+
+static void test_model(void)
+{
+    struct inventory *inv = inv_of(shapes_yaml);
+    const struct devmodel *m = inventory_devices(inv);
+    const struct cel_attr *at;
+    size_t i, local = 0;
+
+    CHECK(m == inventory_devices(inv));     /* built once */
+    CHECK(m->ndevs == 4);                   /* old-0 dropped: generation */
+    CHECK(m->npools == 3);
+    CHECK(m->nincomplete == 1);             /* p2: 1 of 2 slices */
+    CHECK(m->nnodes == 2);
+    CHECK(m->nshared == 1);
+    CHECK_STR(m->devs[0].name, "g0");
+    CHECK_STR(m->devs[0].ref, "n1/g0");
+    at = dm_attr(&m->devs[0], "other.example.com/v");
+    CHECK(at && at->type == CEL_ATTR_VERSION && !strcmp(at->s, "1.2.3"));
+    at = dm_attr(&m->devs[0], "m");
+    CHECK(at && at->type == CEL_ATTR_STRING && !strcmp(at->s, "big"));
+    CHECK(dm_attr(&m->devs[0], "d.example.com/m") == at);
+    CHECK(m->devs[0].cel.ncaps == 1
+          && !strcmp(m->devs[0].cel.caps[0].quantity, "80Gi"));
+    CHECK(m->devs[1].cel.ncaps == 1          /* v1alpha3 bare quantity */
+          && !strcmp(m->devs[1].cel.caps[0].quantity, "40Gi"));
+    for (i = 0; i < m->nnodes; i++)
+        local += m->nodes[i].nlocal;
+    CHECK(local == 3);
+    CHECK(m->devs[2].place == DM_ALL && m->devs[3].place == DM_NODE);
+    CHECK(dm_device_on_node(m, 2, 0) && dm_device_on_node(m, 2, 1));
+    inventory_free(inv);
+
+    /* network-attached devices and no node named anywhere: a stand-in */
+    inv = inv_of("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+                 "metadata: {name: s}\nspec:\n  driver: d\n  allNodes: true\n"
+                 "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+                 "  devices:\n  - name: x\n");
+    m = inventory_devices(inv);
+    CHECK(m->nnodes == 1 && !strcmp(m->nodes[0].name, "(any node)"));
+    inventory_free(inv);
+}
+
+static void test_node_selectors(void)
+{
+    char b1[256], b2[256];
+    char yaml[1024];
+    struct inventory *inv;
+    const struct devmodel *m;
+    struct arena a;
+    const struct tnode *sel;
+
+    snprintf(yaml, sizeof(yaml), "%s%s"
+             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+             node_yaml(b1, sizeof(b1), "n1", "zone: a, gen: \"3\""),
+             node_yaml(b2, sizeof(b2), "n2", "zone: b"));
+    inv = inv_of(yaml);
+    m = inventory_devices(inv);
+    CHECK(m->nnodes == 2 && m->nnode_objects == 2);
+    arena_init(&a, 4096);
+    {
+        static const char *const cases[][3] = {
+            /* terms, matches n1, matches n2 */
+            {"{key: zone, operator: In, values: [a]}", "1", "0"},
+            {"{key: zone, operator: NotIn, values: [a]}", "0", "1"},
+            {"{key: gen, operator: Exists}", "1", "0"},
+            {"{key: gen, operator: DoesNotExist}", "0", "1"},
+            {"{key: gen, operator: Gt, values: [\"2\"]}", "1", "0"},
+            {"{key: gen, operator: Lt, values: [\"3\"]}", "0", "0"},
+        };
+        size_t i;
+        for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+            char text[256];
+            struct inventory *tmp;
+            snprintf(text, sizeof(text), "apiVersion: v1\nkind: Namespace\n"
+                     "metadata: {name: x}\nspec:\n  nodeSelectorTerms:\n"
+                     "  - matchExpressions: [%s]\n", cases[i][0]);
+            tmp = inv_of(text);
+            sel = tree_get(tmp->objs[0]->root, "spec");
+            CHECK(dm_node_selector_match(&m->nodes[0], sel)
+                  == (cases[i][1][0] == '1'));
+            CHECK(dm_node_selector_match(&m->nodes[1], sel)
+                  == (cases[i][2][0] == '1'));
+            inventory_free(tmp);
+        }
+    }
+    {
+        struct inventory *tmp = inv_of(
+            "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\nspec:\n"
+            "  nodeSelectorTerms:\n  - matchFields: [{key: metadata.name, "
+            "operator: In, values: [n2]}]\n  - {}\n");
+        sel = tree_get(tmp->objs[0]->root, "spec");
+        CHECK(!dm_node_selector_match(&m->nodes[0], sel));
+        CHECK(dm_node_selector_match(&m->nodes[1], sel));
+        inventory_free(tmp);
+    }
+    arena_release(&a);
+    inventory_free(inv);
+}
+
+/* ==== the search ========================================================= */
+
+/* n nodes, each with 4 GPUs on roots r0, r0, r1, r1 */
+static char *cluster(int n, const char *extra_dev)
+{
+    size_t cap = 4096 + (size_t)n * 2048, len = 0;
+    char *s = malloc(cap);
+    int i, k;
+
+    if (!s)
+        abort();
+    for (i = 0; i < n; i++) {
+        len += (size_t)snprintf(s + len, cap - len,
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: n%d\n"
+            "  labels: {zone: z%d}\n---\n"
+            "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+            "metadata: {name: s%d}\nspec:\n  driver: gpu.example.com\n"
+            "  nodeName: n%d\n  pool: {name: n%d, generation: 0, "
+            "resourceSliceCount: 1}\n  devices:\n", i, i % 2, i, i, i);
+        for (k = 0; k < 4; k++)
+            len += (size_t)snprintf(s + len, cap - len,
+                "  - name: g%d\n    attributes:\n      idx: {int: %d}\n"
+                "      resource.kubernetes.io/pcieRoot: {string: r%d}\n"
+                "    capacity: {memory: {value: 80Gi}}\n%s", k, k, k / 2,
+                k == 3 && extra_dev ? extra_dev : "");
+        len += (size_t)snprintf(s + len, cap - len, "---\n");
+    }
+    return s;
+}
+
+static void test_counts_and_constraints(void)
+{
+    char *y = cluster(3, NULL);
+    struct inventory *inv = inv_of(y);
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_constraint match = {0, "resource.kubernetes.io/pcieRoot",
+                                     NULL, 0};
+    struct alloc_constraint distinct = {1, "resource.kubernetes.io/pcieRoot",
+                                        NULL, 0};
+    struct alloc_result r;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    CHECK(solve1(&a, m, "true", 4, NULL, 0, &r) == ALLOC_OK && r.nsat == 3);
+    CHECK(solve1(&a, m, "true", 5, NULL, 0, &r) == ALLOC_FAIL);
+    CHECK(r.nfails == 3 && r.fails[0].why == WHY_COUNT
+          && r.fails[0].have == 4 && r.fails[0].need == 5);
+    CHECK(solve1(&a, m, "true", 2, &match, 1, &r) == ALLOC_OK);
+    CHECK(solve1(&a, m, "true", 3, &match, 1, &r) == ALLOC_FAIL);
+    CHECK(r.fails[0].why == WHY_CONSTRAINT && r.fails[0].cons == 0);
+    CHECK(solve1(&a, m, "true", 2, &distinct, 1, &r) == ALLOC_OK);
+    CHECK(solve1(&a, m, "true", 3, &distinct, 1, &r) == ALLOC_FAIL);
+    CHECK(r.fails[0].why == WHY_CONSTRAINT);
+    /* All: every matching device, with a constraint they break */
+    CHECK(solve1(&a, m, "true", 0, NULL, 0, &r) == ALLOC_OK);
+    CHECK(solve1(&a, m, "true", 0, &match, 1, &r) == ALLOC_FAIL);
+    CHECK(solve1(&a, m, "device.attributes['gpu.example.com'].idx < 2", 0,
+                 &match, 1, &r) == ALLOC_OK);
+    CHECK(solve1(&a, m, "false", 0, NULL, 0, &r) == ALLOC_FAIL);
+    /* an attribute no device has */
+    {
+        struct alloc_constraint none = {0, "example.com/nope", NULL, 0};
+        CHECK(solve1(&a, m, "true", 1, &none, 1, &r) == ALLOC_FAIL);
+    }
+    /* a tiny budget: undetermined, never a failure */
+    {
+        struct alloc_alt alt = {"r", sel(&a, m, "true"), 0, 4, 0, NULL,
+                                NULL, 0};
+        struct alloc_request rq = {"r", &alt, 1};
+        struct alloc_claim cl = {"c", &rq, 1, &distinct, 1};
+        struct alloc_problem p;
+        memset(&p, 0, sizeof(p));
+        p.claims = &cl;
+        p.nclaims = 1;
+        p.budget = 1;
+        alt.count = 2;
+        CHECK(alloc_solve(&a, m, &p, &r) != ALLOC_FAIL);
+    }
+    arena_release(&a);
+    inventory_free(inv);
+    free(y);
+}
+
+static void test_requests_together(void)
+{
+    char *y = cluster(2, NULL);
+    struct inventory *inv = inv_of(y);
+    const struct devmodel *m = inventory_devices(inv);
+    struct arena a;
+    struct alloc_result r;
+    struct alloc_alt alts[4];
+    struct alloc_request rq[2];
+    struct alloc_claim cl;
+    struct alloc_problem p;
+    const unsigned char *all;
+
+    arena_init(&a, 1 << 16);
+    all = sel(&a, m, "true");
+    memset(alts, 0, sizeof(alts));
+    memset(&p, 0, sizeof(p));
+    alts[0].name = "a";
+    alts[0].sel = all;
+    alts[0].count = 3;
+    alts[1] = alts[0];
+    alts[1].name = "b";
+    rq[0].name = "a";
+    rq[0].alts = &alts[0];
+    rq[0].nalts = 1;
+    rq[1].name = "b";
+    rq[1].alts = &alts[1];
+    rq[1].nalts = 1;
+    memset(&cl, 0, sizeof(cl));
+    cl.name = "c";
+    cl.reqs = rq;
+    cl.nreqs = 2;
+    p.claims = &cl;
+    p.nclaims = 1;
+    /* 3 + 3 devices of 4: exclusive */
+    CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_FAIL);
+    CHECK(r.nfails && r.fails[0].why == WHY_EXCLUSIVE);
+    /* adminAccess shares */
+    alts[1].admin = 1;
+    CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_OK);
+    alts[1].admin = 0;
+    /* firstAvailable: 8 does not fit, 1 does */
+    alts[2] = alts[1];
+    alts[2].name = "b/eight";
+    alts[2].count = 8;
+    alts[3] = alts[1];
+    alts[3].name = "b/one";
+    alts[3].count = 1;
+    rq[1].alts = &alts[2];
+    rq[1].nalts = 2;
+    CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_OK && r.nsat == 2);
+    alts[3].count = 2;
+    CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_FAIL);
+    /* the Pod's placement */
+    alts[3].count = 1;
+    p.node_name = "n1";
+    CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_OK && r.nsat == 1
+          && r.sat_first == 1);
+    p.node_name = "elsewhere";      /* a node nobody describes */
+    CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_UNKNOWN);
+    p.node_name = NULL;
+    arena_release(&a);
+    inventory_free(inv);
+    free(y);
+}
+
+static void test_taints_and_capacity(void)
+{
+    char *y = cluster(1, "    taints:\n    - {key: k, value: v, "
+                         "effect: NoExecute}\n"
+                         "    allowMultipleAllocations: true\n");
+    struct inventory *inv = inv_of(y);
+    const struct devmodel *m = inventory_devices(inv);
+    struct inventory *tol = inv_of(
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: t}\nspec:\n"
+        "  a: [{key: k, operator: Equal, value: v, effect: NoExecute}]\n"
+        "  b: [{operator: Exists}]\n"
+        "  c: [{key: k, value: w}]\n"
+        "  d: [{key: k, operator: Exists, effect: NoSchedule}]\n");
+    const struct tnode *spec = tree_get(tol->objs[0]->root, "spec");
+    const struct tnode *taint;
+    struct alloc_alt alt;
+    struct alloc_capreq cap;
+    const char *why = NULL;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    taint = m->devs[3].taints->kids[0];
+    CHECK(alloc_tolerates(tree_get(spec, "a"), taint));
+    CHECK(alloc_tolerates(tree_get(spec, "b"), taint));
+    CHECK(!alloc_tolerates(tree_get(spec, "c"), taint));
+    CHECK(!alloc_tolerates(tree_get(spec, "d"), taint));
+    CHECK(!alloc_tolerates(NULL, taint));
+    memset(&alt, 0, sizeof(alt));
+    alt.count = 1;
+    CHECK(!alloc_device_fits(&a, &m->devs[3], &alt, &why));
+    CHECK(why && strstr(why, "taint k=v:NoExecute"));
+    alt.tolerations = tree_get(spec, "b");
+    CHECK(alloc_device_fits(&a, &m->devs[3], &alt, NULL));
+    /* capacity requests */
+    alt.tolerations = NULL;
+    cap.name = "memory";
+    cap.text = "100Gi";
+    qty_parse("100Gi", &cap.q);
+    alt.caps = &cap;
+    alt.ncaps = 1;
+    why = NULL;
+    CHECK(!alloc_device_fits(&a, &m->devs[0], &alt, &why));
+    CHECK_STR(why, "memory 80Gi < 100Gi");
+    cap.name = "gpu.example.com/memory";
+    cap.text = "40Gi";
+    qty_parse("40Gi", &cap.q);
+    CHECK(alloc_device_fits(&a, &m->devs[0], &alt, NULL));
+    cap.name = "other.example.com/memory";
+    CHECK(!alloc_device_fits(&a, &m->devs[0], &alt, &why));
+    CHECK_STR(why, "no capacity memory");
+    arena_release(&a);
+    inventory_free(tol);
+    inventory_free(inv);
+    free(y);
+}
+
+static void test_request_policy(void)
+{
+    struct inventory *inv = inv_of(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: s}\nspec:\n  driver: d\n  nodeName: n\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+        "  devices:\n  - name: shared\n    allowMultipleAllocations: true\n"
+        "    capacity:\n      bw:\n        value: 100G\n"
+        "        requestPolicy: {validRange: {min: 10G, max: 40G}}\n"
+        "      slots:\n        value: \"8\"\n"
+        "        requestPolicy: {validValues: [\"2\", \"4\"]}\n");
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_alt alt;
+    struct alloc_capreq cap;
+    struct arena a;
+
+    arena_init(&a, 4096);
+    memset(&alt, 0, sizeof(alt));
+    alt.caps = &cap;
+    alt.ncaps = 1;
+    cap.name = "bw";
+    cap.text = "30G";
+    qty_parse("30G", &cap.q);
+    CHECK(alloc_device_fits(&a, &m->devs[0], &alt, NULL));
+    cap.text = "50G";
+    qty_parse("50G", &cap.q);
+    CHECK(!alloc_device_fits(&a, &m->devs[0], &alt, NULL));  /* > max */
+    cap.name = "slots";
+    cap.text = "3";
+    qty_parse("3", &cap.q);
+    CHECK(alloc_device_fits(&a, &m->devs[0], &alt, NULL));   /* -> 4 */
+    cap.text = "5";
+    qty_parse("5", &cap.q);
+    CHECK(!alloc_device_fits(&a, &m->devs[0], &alt, NULL));  /* none */
+    arena_release(&a);
+    inventory_free(inv);
+}
+
+static void test_counters(void)
+{
+    struct inventory *inv = inv_of(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: c}\nspec:\n  driver: d\n  nodeName: n\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 2}\n"
+        "  sharedCounters:\n  - name: cs\n    counters: {mem: {value: 40Gi}}\n"
+        "---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: d}\nspec:\n  driver: d\n  nodeName: n\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 2}\n"
+        "  devices:\n"
+        "  - {name: a, consumesCounters: [{counterSet: cs, counters: "
+        "{mem: {value: 20Gi}}}]}\n"
+        "  - {name: b, consumesCounters: [{counterSet: cs, counters: "
+        "{mem: {value: 20Gi}}}]}\n"
+        "  - {name: c, consumesCounters: [{counterSet: cs, counters: "
+        "{mem: {value: 20Gi}}}]}\n"
+        "  - {name: bad, consumesCounters: [{counterSet: nope, counters: "
+        "{mem: {value: 1}}}]}\n");
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_result r;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    CHECK(m->nincomplete == 0 && m->pools[0].nsets == 1);
+    CHECK(m->ndevs == 4 && m->devs[3].consumes[0].set == SIZE_MAX);
+    /* two 20Gi partitions fit in 40Gi, a third does not, and a device
+     * consuming from an unknown counter set is never allocatable */
+    CHECK(solve1(&a, m, "true", 2, NULL, 0, &r) == ALLOC_OK);
+    CHECK(solve1(&a, m, "true", 3, NULL, 0, &r) == ALLOC_FAIL);
+    CHECK(r.nfails == 1 && r.fails[0].why == WHY_COUNTERS);
+    CHECK(solve1(&a, m, "device.attributes.size() == 0", 3, NULL, 0, &r)
+          == ALLOC_FAIL);
+    arena_release(&a);
+    inventory_free(inv);
+}
+
+/* selector vectors: the shared evaluation agrees with one by one */
+static void test_eval(void)
+{
+    char *y = cluster(40, NULL);
+    struct inventory *inv = inv_of(y);
+    const struct devmodel *m = inventory_devices(inv);
+    static const char *const exprs[] = {
+        "device.attributes['gpu.example.com'].idx >= 2",
+        "device.attributes['resource.kubernetes.io'].pcieRoot == 'r1'",
+        "device.attributes['gpu.example.com'].exists(k, k == 'idx')",
+        "device.capacity['gpu.example.com'].memory.compareTo("
+        "quantity('80Gi')) == 0",
+        "device.attributes['gpu.example.com'].nope == 1",
+    };
+    struct arena a;
+    size_t i, k;
+
+    arena_init(&a, 1 << 16);
+    for (i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
+        struct cel_env env = {1, 1, 0};
+        struct cel_program *p;
+        struct cel_error err;
+        const struct alloc_match *mt;
+        size_t bad = 0, yes = 0;
+        CHECK(cel_compile(&a, &env, exprs[i], strlen(exprs[i]), &p, &err)
+              == 0);
+        mt = alloc_eval_cached(m, &env, exprs[i], &a, &err);
+        CHECK(mt != NULL);
+        CHECK(mt == alloc_eval_cached(m, &env, exprs[i], &a, &err));
+        for (k = 0; mt && k < m->ndevs; k++) {
+            int r = cel_eval_device(p, &m->devs[k].cel, &err);
+            bad += (r < 0 ? AM_ERR : r ? AM_YES : AM_NO) != mt->v[k];
+            yes += r == 1;
+        }
+        CHECK(bad == 0);
+        CHECK(!mt || yes == mt->nyes);
+    }
+    CHECK(alloc_eval_cached(m, &(struct cel_env){1, 1, 0}, "device.", &a,
+                            &(struct cel_error){{0}, 0, 0, 0, 0}) == NULL);
+    arena_release(&a);
+    inventory_free(inv);
+    free(y);
+}
+
+/* many identical nodes: the memo gives every node the same answer */
+static void test_memo(void)
+{
+    char *y = cluster(200, NULL);
+    struct inventory *inv = inv_of(y);
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_constraint match = {0, "resource.kubernetes.io/pcieRoot",
+                                     NULL, 0};
+    struct alloc_result r;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    CHECK(solve1(&a, m, "true", 2, &match, 1, &r) == ALLOC_OK);
+    CHECK(r.nsat == 200 && !r.partial);
+    CHECK(solve1(&a, m, "true", 3, &match, 1, &r) == ALLOC_FAIL);
+    CHECK(r.nfails == 200 && r.fails[199].why == WHY_CONSTRAINT
+          && r.fails[199].node == 199);
+    arena_release(&a);
+    inventory_free(inv);
+    free(y);
+}
+
+int main(void)
+{
+    test_qty();
+    test_model();
+    test_node_selectors();
+    test_counts_and_constraints();
+    test_requests_together();
+    test_taints_and_capacity();
+    test_request_policy();
+    test_counters();
+    test_eval();
+    test_memo();
+    return CHECK_DONE();
+}
