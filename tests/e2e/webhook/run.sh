@@ -345,6 +345,36 @@ r=$(post $PORT_dl $CA1 "$T/deny-ks.json"); b=$(body_of "$r")
 check "excluded namespace allowed untouched" test "$(json_get "$b" 'r["response"]["allowed"]')" = True
 kill -TERM $PID_dl
 
+# --config (excluded namespaces, disabled rules), -k/-g validated at start
+cat >"$T/cfg.yaml" <<'YAML'
+webhook:
+  excludedNamespaces: [skip-me]
+disable: [shared-claim-replicas]
+YAML
+start cfg --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --config "$T/cfg.yaml" -k 1.34
+sed 's/"namespace":"ml"/"namespace":"skip-me"/' "$T/deny.json" >"$T/deny-skip.json"
+r=$(post $PORT_cfg $CA1 "$T/deny-skip.json"); b=$(body_of "$r")
+check "config excludedNamespaces allowed untouched" test "$(json_get "$b" 'r["response"]["allowed"]')" = True
+r=$(post $PORT_cfg $CA1 "$T/deny.json"); b=$(body_of "$r")
+check "other namespaces still checked with --config" test "$(json_get "$b" 'r["response"]["allowed"]')" = False
+r=$(post $PORT_cfg $CA1 "$ROOT/deploy/examples/admission-warn.json"); b=$(body_of "$r")
+check "config disable: rule off" test "$(json_get "$b" '"warnings" in r["response"]')" = False
+kill -TERM $PID_cfg
+"$BIN" serve --listen 127.0.0.1:0 --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" \
+    -g NoSuchGate=true >"$T/badgate.out" 2>&1
+rc=$?
+check "unknown feature gate refused at start" test $rc -ne 0
+check "unknown gate named in the error" grep -q NoSuchGate "$T/badgate.out"
+"$BIN" serve --listen 127.0.0.1:0 --tls-cert "$T/v1/tls.crt" --tls-key "$T/v2/tls.key" >"$T/badpair.out" 2>&1
+rc=$?
+check "mismatched cert/key refused at start" test $rc -ne 0
+"$BIN" serve --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --mode audit >"$T/badflag.out" 2>&1
+check "bad --mode is a usage error (exit 2)" test $? = 2
+"$BIN" version | grep -q 'claimcheck-webhook .*Kubernetes up to 1\.'
+check "version names the newest Kubernetes" test $? = 0
+"$BIN" --help | grep -q -- '--deadline-ms'
+check "--help lists the flags" test $? = 0
+
 # slowloris: stalled clients cannot hold the single worker, and are
 # closed after --conn-timeout
 start slow --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --threads 1 \
