@@ -245,6 +245,8 @@ static enum MHD_Result on_first(struct server *s, struct MHD_Connection *c,
             if (errno || *end || n > s->o.max_body) {
                 metrics_request(s->metrics, NULL, NULL, "error",
                                 now_s() - rq->t0);
+                log_msg(LOG_WARN, "refused a request body of %s bytes "
+                        "(--max-body %zu)", cl, s->o.max_body);
                 return reply_error(s, c, rq, 413, "request body is larger "
                                    "than --max-body", NULL);
             }
