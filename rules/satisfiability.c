@@ -547,6 +547,27 @@ static void lines_close(struct arena *a, struct lines *l)
         l->v[l->n++] = arena_printf(a, "... and %zu more", l->more);
 }
 
+/* Pools whose slices are not all there: their missing devices are not in
+ * the answer (the scheduler waits for them too). */
+static void pool_note(struct arena *a, const struct sat *s, struct lines *l)
+{
+    size_t i;
+
+    for (i = 0; i < s->m->npools; i++) {
+        const struct dm_pool *p = &s->m->pools[i];
+        if ((long long)p->slices_seen >= p->slice_count)
+            continue;
+        line_add(l, arena_printf(a, "note: pool '%s' of %s is incomplete "
+                                 "(%zu of %lld slices): its other devices "
+                                 "are not known", p->name, p->driver,
+                                 p->slices_seen, p->slice_count));
+        if (s->m->nincomplete > 1)
+            line_add(l, arena_printf(a, "note: %zu more incomplete pools",
+                                     s->m->nincomplete - 1));
+        return;
+    }
+}
+
 /* ==== selector-no-device ================================================= */
 
 struct clause {
@@ -722,6 +743,7 @@ void check_selector_no_device(struct check_ctx *cx, const struct object *o)
         if (fit || err)
             continue;
         lines_init(cx_arena(cx), &l);
+        pool_note(cx_arena(cx), s, &l);
         for (k = 0; k < ri->nalts; k++) {
             if (ri->nalts > 1)
                 line_add(&l, arena_printf(cx_arena(cx), "alternative '%s':",
@@ -1184,6 +1206,7 @@ void check_claim_unsatisfiable(struct check_ctx *cx, const struct object *o)
     if (!pb || res->verdict != ALLOC_FAIL || pb->lone_fail_input)
         return;
     lines_init(a, &l);
+    pool_note(a, s, &l);
     taint_lines(cx, s, pb, &l);
     /* nodes with devices first, then placement exclusions */
     for (i = 0; i < res->nfails; i++)
