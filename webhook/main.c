@@ -76,6 +76,7 @@ static const char usage_text[] =
 "  --sa-dir DIR              service-account token+CA dir (default\n"
 "                            " CLUSTER_SA_DIR ")\n"
 "  --dra-version V           resource.k8s.io version to watch (default v1)\n"
+"  --list-page-size N        objects per list page (default 500)\n"
 "  --mode enforce|warn       warn never denies (default enforce)\n"
 "  --exclude-namespace NS    allow NS untouched (repeatable; adds to config)\n"
 "  --threads N               worker threads (default 2)\n"
@@ -193,6 +194,11 @@ static int parse_serve(int argc, char **argv, struct serve_args *a,
             a->cl.apiserver = v;
         } else if (VAL("--sa-dir")) {
             a->sa_dir = v;
+        } else if (VAL("--list-page-size")) {
+            if (parse_uint("--list-page-size", v, 100000, &n, err) < 0
+                || n == 0)
+                return err_set(err, "--list-page-size needs 1..100000");
+            a->cl.page_size = (unsigned)n;
         } else if (VAL("--dra-version")) {
             a->cl.dra_version = v;
         } else if (VAL("--mode")) {

@@ -413,7 +413,7 @@ cp "$T/v1/ca.crt" "$T/sa/ca.crt"
 echo "e2e-token-$$" >"$T/sa/token"
 APIPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 start kc --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --in-cluster \
-    --apiserver "https://127.0.0.1:$APIPORT" --sa-dir "$T/sa"
+    --apiserver "https://127.0.0.1:$APIPORT" --sa-dir "$T/sa" --list-page-size 1
 r=$(req $PORT_kc $CA1 GET /readyz); check "readyz 503 before the first sync" test "$(status_of "$r")" = 503
 sleep 1.2
 python3 "$HERE/fakeapi.py" --port $APIPORT --cert "$T/v1/tls.crt" --key "$T/v1/tls.key" \
@@ -452,6 +452,7 @@ control '{"op":"delete","resource":"deviceclasses","object":{"metadata":{"name":
 check "watch DELETED reaches the snapshot" wait_for '[ "$(inv_objects)" -lt "$N1" ]'
 W=$(json_get "$(stats)" 'sum(r["watches"].values())')
 check "watches opened with bookmarks" grep -q 'allowWatchBookmarks=true' "$T/fakeapi.log"
+check "lists paginated (limit/continue)" grep -q 'nodes?limit=1&continue=' "$T/fakeapi.log"
 check "every resource watched" test "${W:-0}" -ge 6
 r=$(post $PORT_kc $CA1 "$ROOT/deploy/examples/admission-warn.json")
 check "admission served while syncing" test "$(status_of "$r")" = 200
