@@ -1,0 +1,179 @@
+/*
+ * hostile_driver.c - a tiny front end for tests/e2e/hostile.sh to the two
+ * loaders the `claimcheck` CLI does not reach (or not yet): the CEL engine
+ * and the webhook's JSON loader (cJSON). Reads the whole of FILE and
+ *   hostile_driver cel FILE    compiles it as a CEL expression (list
+ *                              attributes on) and evaluates it against a
+ *                              fixed device whose gpu.example.com/long
+ *                              attribute is 100,000 'a's and a '!'
+ *   hostile_driver json FILE   load_json() on it
+ *   hostile_driver admission FILE
+ *                              the webhook's admission_handle() on it as a
+ *                              request body (default engine, no inventory;
+ *                              only when built with -DHAVE_ADMISSION)
+ * Prints "ok: ..." and exits 0, or "error: ..." and exits 2 (admission:
+ * "ok: <decision> <HTTP status>" and the first 200 bytes of the response).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../validate/arena.h"
+#include "../../validate/cel/cel.h"
+#include "../../validate/err.h"
+#include "../../validate/limits.h"
+#include "../../validate/load_json.h"
+#include "../../validate/tree.h"
+#ifdef HAVE_ADMISSION
+#include "../../validate/buf.h"
+#include "../../validate/config.h"
+#include "../../validate/engine.h"
+#include "../../webhook/admission.h"
+#endif
+
+#define LONG_ATTR 100000
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *p = NULL;
+    size_t cap = 0, n = 0, got;
+
+    if (!f)
+        return NULL;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 65536;
+            p = realloc(p, cap);
+            if (!p)
+                abort();
+        }
+        got = fread(p + n, 1, cap - n, f);
+        if (got == 0)
+            break;
+        n += got;
+    }
+    fclose(f);
+    *len = n;
+    return p;
+}
+
+static int run_cel(const char *src, size_t len)
+{
+    static struct cel_attr attrs[2];
+    struct cel_device dev;
+    struct cel_env env = { 0, 1, 0 };
+    struct cel_program *p;
+    struct cel_error err;
+    struct arena a;
+    char out[4096];
+    char *lng = malloc(LONG_ATTR + 2);
+    int ret = 2;
+
+    if (!lng)
+        abort();
+    memset(lng, 'a', LONG_ATTR);
+    lng[LONG_ATTR] = '!';
+    lng[LONG_ATTR + 1] = '\0';
+    attrs[0].domain = "gpu.example.com";
+    attrs[0].id = "long";
+    attrs[0].type = CEL_ATTR_STRING;
+    attrs[0].s = lng;
+    attrs[1].domain = "gpu.example.com";
+    attrs[1].id = "index";
+    attrs[1].type = CEL_ATTR_INT;
+    attrs[1].i = 3;
+    memset(&dev, 0, sizeof(dev));
+    dev.driver = "gpu.example.com";
+    dev.attrs = attrs;
+    dev.nattrs = 2;
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    if (cel_compile_expr(&a, &env, src, len, &p, &err) < 0) {
+        printf("error: compile: %s\n", err.msg);
+    } else if (cel_eval_to_string(p, &dev, out, sizeof(out), &err) < 0) {
+        printf("error: eval: %s\n", err.msg);
+    } else {
+        printf("ok: %.200s\n", out);
+        ret = 0;
+    }
+    arena_release(&a);
+    free(lng);
+    return ret;
+}
+
+static int run_json(const char *src, size_t len)
+{
+    struct arena a;
+    struct tnode *root;
+    struct err err;
+    int ret = 2;
+
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    if (load_json(&a, src, len, &root, &err) < 0) {
+        printf("error: %s\n", err.msg);
+    } else {
+        printf("ok: %s\n", tree_kind_name(root));
+        ret = 0;
+    }
+    arena_release(&a);
+    return ret;
+}
+
+#ifdef HAVE_ADMISSION
+static int run_admission(const char *src, size_t len)
+{
+    struct config cfg;
+    struct engine *e;
+    struct admission_cfg c;
+    struct admission_out out;
+    struct arena a;
+    struct buf resp;
+    struct err err;
+
+    config_init(&cfg);
+    e = engine_new(&cfg, &err);
+    if (!e) {
+        printf("error: engine: %s\n", err.msg);
+        return 2;
+    }
+    memset(&c, 0, sizeof(c));
+    c.engine = e;
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    buf_init(&resp, LIMIT_BODY_BYTES);
+    admission_handle(&c, NULL, &a, src, len, &resp, &out);
+    printf("ok: %s %d %.200s\n", out.decision ? out.decision : "-",
+           out.status, resp.p);
+    buf_release(&resp);
+    arena_release(&a);
+    engine_free(e);
+    config_release(&cfg);
+    return 0;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    size_t len = 0;
+    char *src;
+    int ret;
+
+    if (argc != 3) {
+        fprintf(stderr, "usage: hostile_driver cel|json|admission FILE\n");
+        return 2;
+    }
+    src = read_all(argv[2], &len);
+    if (!src) {
+        perror(argv[2]);
+        return 2;
+    }
+    if (strcmp(argv[1], "cel") == 0)
+        ret = run_cel(src, len);
+#ifdef HAVE_ADMISSION
+    else if (strcmp(argv[1], "admission") == 0)
+        ret = run_admission(src, len);
+#endif
+    else
+        ret = run_json(src, len);
+    free(src);
+    return ret;
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# tests/valgrind/run.sh - valgrind memcheck of the claimcheck linter: every
+# golden case (tests/rules/*/{fail,pass}-*.yaml with its .args, run from its
+# folder as tests/golden.sh does), the upstream corpus in every output
+# format with and without an inventory, the input-parse hostile cases, and
+# the other subcommands (rules, explain, gates, cel, match).
+# A case fails when memcheck reports an error or a definite leak (exit 99)
+# or the linter crashes (exit >= 128); findings (exit 1/2) are expected.
+#
+#   tests/valgrind/run.sh [-j N]      (N parallel valgrinds, default 2)
+#
+# Needs a linter built WITHOUT sanitizers (valgrind and ASan do not mix):
+# build/claimcheck, or $CLAIMCHECK. The last line is "N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+jobs=2
+[ "${1:-}" = "-j" ] && jobs=${2:-2}
+bin=${CLAIMCHECK:-$top/build/claimcheck}
+upstream=${CLAIMCHECK_CORPUS:-$top/../shared/corpus/upstream}
+
+skip() { echo "skipped: $1"; echo "0 passed, 0 failed"; exit 0; }
+command -v valgrind >/dev/null 2>&1 || skip "valgrind not installed"
+[ -x "$bin" ] || { echo "FAIL no linter at $bin (make first)"; echo "0 passed, 1 failed"; exit 1; }
+if nm "$bin" 2>/dev/null | grep -q '__asan_init'; then
+  skip "$bin is built with AddressSanitizer"
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cases=$work/cases
+: >"$cases"
+add() {   # dir, then the claimcheck arguments: one case per line, NUL-free
+  local d=$1; shift
+  printf '%s' "$d" >>"$cases"
+  printf '\t%s' "$@" >>"$cases"
+  printf '\n' >>"$cases"
+}
+
+for f in tests/rules/*/fail-*.yaml tests/rules/*/pass-*.yaml; do
+  [ -e "$f" ] || continue
+  d=$(dirname "$f"); c=$(basename "$f" .yaml); args=()
+  [ -f "$d/$c.args" ] && read -r -a args <"$d/$c.args"
+  add "$d" lint --no-hints --no-color "${args[@]}" "$c.yaml"
+done
+if [ -d "$upstream" ]; then
+  slices=$(grep -rl 'kind: ResourceSlice' "$upstream" | grep -v testdata | head -n 4)
+  inv=(); for s in $slices; do inv+=(-i "$s"); done
+  for fmt in text json sarif junit github; do
+    add . lint -o "$fmt" --output /dev/null --fail-on never "$upstream"
+  done
+  add . lint -o json --output /dev/null -o text --show-suppressed "${inv[@]}" "$upstream"
+  add . lint -k 1.33 -g DRAPrioritizedList=true -o sarif --output /dev/null "$upstream"
+  [ ${#inv[@]} -gt 0 ] && add . match "${inv[@]}" 'device.driver != ""'
+fi
+add . rules -o json
+add . explain shared-claim-replicas
+add . gates
+add . version
+add . cel 'device.attributes["gpu.example.com"].model.matches("^a1") || quantity("1Gi").isGreaterThan(quantity("1G"))'
+add . cel '[1, 2, 3].all(x, x > 0) && "abc".contains("b") && semver("1.2.3").isLessThan(semver("1.10.0"))'
+add . cel 'device.driver =='
+add . lint --no-color tests/fuzz/seeds/fuzz_yaml
+add . lint --no-color -o json tests/fuzz/seeds/fuzz_json
+
+run_one() {   # line of $cases; prints "ok" or "FAIL ..."
+  local line=$1 d rest rc log
+  IFS=$'\t' read -r -a rest <<<"$line"
+  d=${rest[0]}; rest=("${rest[@]:1}")
+  log=$(mktemp)
+  (cd "$d" && timeout 300 valgrind -q --error-exitcode=99 --leak-check=full \
+     --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+     --log-fd=3 "$BIN" "${rest[@]}" 3>"$log" >/dev/null 2>&1)
+  rc=$?
+  if [ $rc -eq 99 ] || [ $rc -ge 124 ] || [ -s "$log" ]; then
+    echo "FAIL ($d) claimcheck ${rest[*]} (exit $rc)"
+    sed 's/^/    /' "$log" | head -n 30
+  else
+    echo "ok ($d) claimcheck ${rest[*]}"
+  fi
+  rm -f "$log"
+}
+export -f run_one
+export BIN=$bin
+
+res=$work/results
+tr '\n' '\0' <"$cases" | xargs -0 -P "$jobs" -I{} bash -c 'run_one "$1"' _ {} >"$res"
+grep -A30 '^FAIL' "$res" | grep -v '^ok ' | head -n 200
+pass=$(grep -c '^ok ' "$res"); fail=$(grep -c '^FAIL' "$res")
+echo "valgrind: $pass cases clean, $fail with errors, definite leaks or crashes"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
