@@ -456,6 +456,10 @@ check "lists paginated (limit/continue)" grep -q 'nodes?limit=1&continue=' "$T/f
 check "every resource watched" test "${W:-0}" -ge 6
 r=$(post $PORT_kc $CA1 "$ROOT/deploy/examples/admission-warn.json")
 check "admission served while syncing" test "$(status_of "$r")" = 200
+r=$(post $PORT_kc $CA1 "$ROOT/deploy/examples/admission-deny.json"); b=$(body_of "$r")
+check "cluster objects reach the rules (template -> class -> deny)" has "$b" 'device-plugin-dra-conflict'
+control '{"op":"delete","resource":"resourceclaimtemplates","object":{"metadata":{"name":"single-gpu","namespace":"ml"}}}'
+check "deleted template no longer resolves" wait_for '! has "$(body_of "$(post $PORT_kc $CA1 "$ROOT/deploy/examples/admission-deny.json")")" device-plugin-dra-conflict' 
 kill -TERM $PID_kc
 for i in $(seq 1 100); do kill -0 $PID_kc 2>/dev/null || break; sleep 0.05; done
 check "in-cluster server stops promptly (watches aborted)" bash -c "! kill -0 $PID_kc 2>/dev/null"
