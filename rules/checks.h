@@ -53,4 +53,11 @@ void check_selector_runtime_error(struct check_ctx *cx,
                                   const struct object *o);
 void check_claim_scarce(struct check_ctx *cx, const struct object *o);
 
+/* selectors.c */
+void check_selector_invalid(struct check_ctx *cx, const struct object *o);
+void check_selector_never_matches(struct check_ctx *cx,
+                                  const struct object *o);
+void check_selector_foreign_domain(struct check_ctx *cx,
+                                   const struct object *o);
+
 #endif

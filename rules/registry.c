@@ -466,6 +466,76 @@ const struct rule rules[] = {
                 "    - name: gpu\n",
     },
     {
+        .id = "selector-foreign-domain",
+        .category = CAT_SELECTOR,
+        .default_sev = SEV_WARN,
+        .kinds = K_CLAIMLIKE | K_CLASS,
+        .check = check_selector_foreign_domain,
+        .summary = "the class pins one driver, but a selector reads another "
+                   "driver's attribute or capacity domain",
+        .hint = "read the attributes of the pinned driver's own domain "
+                "(e.g. device.attributes['gpu.nvidia.com']) or a shared one "
+                "(resource.kubernetes.io); check for a copy-paste from "
+                "another vendor's class",
+        .why = "Attributes are grouped by domain, and a driver publishes its "
+               "own domain (plus shared ones such as resource.kubernetes.io). "
+               "When the DeviceClass or request pins device.driver == 'X', a "
+               "lookup of device.attributes['Y'] for another driver's domain "
+               "Y finds an empty map: the comparison is false, or a runtime "
+               "error that aborts allocation. Almost always a copy-paste "
+               "from another vendor's example.",
+        .bad = "selectors:\n- cel:\n    expression: device.driver == "
+               "'gpu.nvidia.com'\n- cel:\n    expression: device.attributes"
+               "['gpu.amd.com'].family == 'MI300'\n",
+        .good = "- cel:\n    expression: device.attributes['gpu.nvidia.com']"
+                ".productName.startsWith('NVIDIA H100')\n",
+    },
+    {
+        .id = "selector-invalid",
+        .category = CAT_SELECTOR,
+        .default_sev = SEV_ERROR,
+        .kinds = K_CLAIMLIKE | K_CLASS,
+        .check = check_selector_invalid,
+        .summary = "a CEL selector that does not compile in the DRA "
+                   "environment, or is over the length or cost limits",
+        .hint = "fix the expression at the column shown; `claimcheck cel "
+                "EXPR` evaluates it in the DRA environment",
+        .why = "The apiserver compiles every selector of a DeviceClass, "
+               "ResourceClaim or ResourceClaimTemplate in the DRA CEL "
+               "environment of its version and feature gates (device.driver, "
+               "device.attributes, device.capacity, quantities, semver...) and "
+               "rejects the object when one does not parse, does not type-"
+               "check, is not boolean, is longer than 10 KiB or its "
+               "estimated cost exceeds 1,000,000. device.allowMultiple"
+               "Allocations needs DRAConsumableCapacity and includes() needs "
+               "DRAListTypeAttributes.",
+        .bad = "expression: device.attributes['gpu.example.com'].memory >= "
+               "40Gi\n",
+        .good = "expression: device.capacity['gpu.example.com'].memory."
+                "compareTo(quantity('40Gi')) >= 0\n",
+    },
+    {
+        .id = "selector-never-matches",
+        .category = CAT_SELECTOR,
+        .default_sev = SEV_ERROR,
+        .kinds = K_CLAIMLIKE | K_CLASS,
+        .check = check_selector_never_matches,
+        .summary = "the selectors of a request and its DeviceClass can never "
+                   "all be true for one device",
+        .hint = "remove the contradiction: all selectors of the class and "
+                "the request must hold for the same device",
+        .why = "All selectors of the DeviceClass and of the request must be "
+               "true for one device. When they contradict each other (two "
+               "different drivers, model == 'A' and model == 'B', "
+               "memory >= 80Gi and memory < 40Gi, a constant false) no device "
+               "can ever match and the claim stays unallocated. claimcheck "
+               "reports this only with a proof, never a guess.",
+        .bad = "# class: device.driver == 'gpu.nvidia.com'\nexpression: "
+               "device.driver == 'gpu.amd.com'\n",
+        .good = "expression: device.attributes['gpu.nvidia.com']."
+                "productName == 'NVIDIA A100-SXM4-80GB'\n",
+    },
+    {
         .id = "selector-no-device",
         .category = CAT_SATISFIABILITY,
         .default_sev = SEV_ERROR,

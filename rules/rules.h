@@ -55,6 +55,12 @@ void report_details(struct check_ctx *cx, const struct tnode *at,
                     const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* The same as report(), positioned at line:col inside the value of `at`
+ * (e.g. the token of a CEL expression that fails); the path is at's. */
+void report_at(struct check_ctx *cx, const struct tnode *at, unsigned line,
+               unsigned col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* ==== what a check may look at ==== */
 struct arena;
 struct target;

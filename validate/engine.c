@@ -205,7 +205,9 @@ static const struct tnode *suppression(const struct object *o, const char *id)
     return NULL;
 }
 
+/* pos_line/pos_col: 0 = the position of `at` */
 static void vreport(struct check_ctx *cx, const struct tnode *at,
+                    unsigned pos_line, unsigned pos_col,
                     const char **details, size_t ndetails, const char *fmt,
                     va_list ap)
 {
@@ -220,6 +222,10 @@ static void vreport(struct check_ctx *cx, const struct tnode *at,
     if (!at)
         at = o->kind_node ? o->kind_node : o->root;
     tree_pos(at, &line, &col);
+    if (pos_line && line) {     /* only where the tree has positions */
+        line = pos_line;
+        col = pos_col;
+    }
     d = new_diag(r, cx->rule, cx->sev, o->file, line, col);
     fill_object(r->arena, d, o);
     d->path = tree_path(r->arena, o->root, at);
@@ -239,7 +245,7 @@ void report(struct check_ctx *cx, const struct tnode *at, const char *fmt,
     va_list ap;
 
     va_start(ap, fmt);
-    vreport(cx, at, NULL, 0, fmt, ap);
+    vreport(cx, at, 0, 0, NULL, 0, fmt, ap);
     va_end(ap);
 }
 
@@ -250,7 +256,17 @@ void report_details(struct check_ctx *cx, const struct tnode *at,
     va_list ap;
 
     va_start(ap, fmt);
-    vreport(cx, at, details, ndetails, fmt, ap);
+    vreport(cx, at, 0, 0, details, ndetails, fmt, ap);
+    va_end(ap);
+}
+
+void report_at(struct check_ctx *cx, const struct tnode *at, unsigned line,
+               unsigned col, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vreport(cx, at, line, col, NULL, 0, fmt, ap);
     va_end(ap);
 }
 

@@ -102,6 +102,27 @@ if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all({"id"
 expect_rc "explain" 0 "$bin" explain shared-claim-replicas; contains "explain" "Why it matters"; contains "explain" "Fixed:"
 expect_rc "explain unknown" 2 "$bin" explain no-such-rule
 
+# ---- claimcheck cel
+cat > "$tmp/dev.yaml" <<'EOF'
+driver: gpu.example.com
+name: gpu-0
+attributes:
+  model: {string: LATEST-GPU-MODEL}
+  driverVersion: {version: 1.2.3}
+capacity:
+  memory: {value: 80Gi}
+EOF
+expect_rc "cel literal" 0 "$bin" cel '[1, 2].map(x, x * 2)'; contains "cel literal" '^\[2, 4\]$'
+expect_rc "cel device" 0 "$bin" cel --device "$tmp/dev.yaml" "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0 && device.attributes['gpu.example.com'].driverVersion.isGreaterThan(semver('1.0.0'))"
+contains "cel device" '^true$'
+expect_rc "cel no such key" 1 "$bin" cel --device "$tmp/dev.yaml" "device.attributes['gpu.example.com'].memoryGB > 1"
+contains "cel no such key" '^error: no such key: memoryGB'
+expect_rc "cel unknown domain" 0 "$bin" cel --device "$tmp/dev.yaml" "device.attributes['other.example.com'].size() == 0"
+expect_rc "cel syntax" 1 "$bin" cel '1 +'; contains "cel syntax" '^error: .*column'
+expect_rc "cel gate off" 1 "$bin" cel -k 1.34 'device.allowMultipleAllocations'
+expect_rc "cel usage" 2 "$bin" cel
+expect_rc "cel bad device" 2 "$bin" cel --device "$tmp/none.yaml" 'true'
+
 # ---- README lists every rule (keeps the rule table true)
 for id in $("$bin" rules | awk '{print $1}'); do
   if grep -q "^| \`$id\` |" "$top/README.md"; then ok; else bad "README.md rule table lacks '$id'"; fi

@@ -1,0 +1,259 @@
+/*
+ * cmd_cel.c - `claimcheck cel [--device FILE] [-k X.Y] [-g K=V] EXPR`:
+ * evaluates one CEL expression in the DRA environment of the target
+ * version and gates and prints the result as a CEL literal, or
+ * `error: <message>` (exit 1). --device binds `device` to one device
+ * written as ResourceSlice device YAML plus `driver:` (v1 flat shape, or
+ * v1beta1 with `basic:`); it is read through the same device model as
+ * inventories, so attributes and capacity behave as in the scheduler.
+ */
+#include "cmds.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "cel/cel.h"
+#include "config.h"
+#include "err.h"
+#include "inventory.h"
+#include "load_yaml.h"
+#include "object.h"
+#include "target.h"
+#include "tree.h"
+
+#define CEL_DEVICE_FILE_MAX (1u << 20)
+#define CEL_OUT_MAX (64u * 1024)
+
+static const char cel_usage[] =
+"usage: claimcheck cel [--device FILE] [-k X.Y] [-g K=V,...] EXPR\n"
+"\n"
+"Evaluates EXPR in the DRA CEL environment and prints the result as a CEL\n"
+"literal, or `error: <message>` with exit status 1.\n"
+"\n"
+"  --device FILE             bind `device` to the device in FILE: a\n"
+"                            ResourceSlice device (name, attributes,\n"
+"                            capacity, ...) plus `driver: NAME`\n"
+"  -k, --kube-version X.Y    target version (selects the environment)\n"
+"  -g, --feature-gates K=V   gate overrides (DRAConsumableCapacity declares\n"
+"                            device.allowMultipleAllocations,\n"
+"                            DRAListTypeAttributes enables includes())\n"
+"\n"
+"example:\n"
+"  claimcheck cel --device gpu.yaml \\\n"
+"    \"device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0\"\n";
+
+static int usage_err(const char *msg)
+{
+    fprintf(stderr, "claimcheck cel: %s\n%s", msg, cel_usage);
+    return 2;
+}
+
+static struct tnode *scalar(struct arena *a, const char *s)
+{
+    struct tnode *n = tree_new(a, T_STR, 0, 0);
+
+    n->str = arena_strdup(a, s);
+    return n;
+}
+
+/* A map node from key/value pairs (kids' parent/key set). */
+static struct tnode *map_of(struct arena *a, const char *const *keys,
+                            struct tnode **vals, unsigned n)
+{
+    struct tnode *m = tree_new(a, T_MAP, 0, 0);
+    unsigned i;
+
+    m->kids = arena_alloc(a, n * sizeof(*m->kids));
+    for (i = 0; i < n; i++) {
+        vals[i]->key = keys[i];
+        vals[i]->parent = m;
+        m->kids[i] = vals[i];
+    }
+    m->n = n;
+    return m;
+}
+
+/* Reads the device file and wraps it in a one-device ResourceSlice, so
+ * the inventory's device model converts it. */
+static int load_device(struct arena *a, const char *path,
+                       struct cel_device *out, struct err *err)
+{
+    FILE *f = fopen(path, "rb");
+    char *data;
+    size_t len;
+    struct ydocs docs;
+    struct tnode *dev;
+    const char *driver;
+    struct tnode *seq, *spec, *root, *v[4];
+    static const char *const pool_keys[] = {"name", "generation",
+                                            "resourceSliceCount"};
+    static const char *const spec_keys[] = {"driver", "pool", "allNodes",
+                                            "devices"};
+    static const char *const meta_keys[] = {"name"};
+    static const char *const root_keys[] = {"apiVersion", "kind", "metadata",
+                                            "spec"};
+    struct tnode *pv[3], *mv[1], *rv[4], *t;
+    struct object *o;
+    const struct tnode *bad;
+    const char *why;
+    const struct devmodel *m;
+
+    if (!f)
+        return err_set(err, "cannot open '%s': %s", path, strerror(errno));
+    data = arena_alloc(a, CEL_DEVICE_FILE_MAX + 1);
+    len = fread(data, 1, CEL_DEVICE_FILE_MAX + 1, f);
+    fclose(f);
+    if (len > CEL_DEVICE_FILE_MAX)
+        return err_set(err, "'%s' is larger than 1 MiB", path);
+    data[len] = '\0';
+    load_yaml(a, data, len, &docs);
+    if (docs.n != 1 || docs.v[0].error || !tree_is_map(docs.v[0].root))
+        return err_set(err, "%s: %s", path, docs.n && docs.v[0].error
+                       ? arena_printf(a, "%u:%u: %s", docs.v[0].line,
+                                      docs.v[0].col, docs.v[0].error)
+                       : "want one device mapping with a driver");
+    dev = docs.v[0].root;
+    driver = tree_str(tree_get(dev, "driver"));
+    if (!driver)
+        return err_set(err, "%s: the device needs 'driver: NAME'", path);
+    if (!tree_get(dev, "name")) {
+        /* the model keys devices by name: give an anonymous one a name */
+        struct tnode *copy = tree_new(a, T_MAP, dev->line, dev->col);
+        struct tnode *nm = scalar(a, "device");
+        unsigned i;
+        copy->kids = arena_alloc(a, (dev->n + 1) * sizeof(*copy->kids));
+        for (i = 0; i < dev->n; i++)
+            copy->kids[i] = dev->kids[i];
+        nm->key = "name";
+        nm->parent = copy;
+        copy->kids[dev->n] = nm;
+        copy->n = dev->n + 1;
+        dev = copy;
+    }
+    seq = tree_new(a, T_SEQ, 0, 0);
+    seq->kids = arena_alloc(a, sizeof(*seq->kids));
+    seq->kids[0] = dev;
+    seq->n = 1;
+    pv[0] = scalar(a, "cel");
+    pv[1] = tree_new(a, T_INT, 0, 0);
+    pv[1]->str = "0";
+    pv[2] = tree_new(a, T_INT, 0, 0);
+    pv[2]->str = "1";
+    pv[2]->ival = 1;
+    v[0] = scalar(a, driver);
+    v[1] = map_of(a, pool_keys, pv, 3);
+    t = tree_new(a, T_BOOL, 0, 0);
+    t->str = "true";
+    t->boolean = 1;
+    v[2] = t;
+    v[3] = seq;
+    spec = map_of(a, spec_keys, v, 4);
+    mv[0] = scalar(a, "claimcheck-cel");
+    rv[0] = scalar(a, tree_get(dev, "basic") ? "resource.k8s.io/v1beta1"
+                                            : "resource.k8s.io/v1");
+    rv[1] = scalar(a, "ResourceSlice");
+    rv[2] = map_of(a, meta_keys, mv, 1);
+    rv[3] = spec;
+    root = map_of(a, root_keys, rv, 4);
+    o = arena_alloc(a, sizeof(*o));
+    if (object_read(a, root, path, 0, o, &bad, &why) != OBJ_OK)
+        return err_set(err, "%s: %s", path, why ? why : "not a device");
+    m = devmodel_build(a, (const struct object *const *)&o, 1);
+    if (m->ndevs != 1)
+        return err_set(err, "%s: not a ResourceSlice device (want name, "
+                       "attributes, capacity...)", path);
+    *out = m->devs[0].cel;
+    return 0;
+}
+
+int cmd_cel(int argc, char **argv)
+{
+    struct config cfg;
+    struct target t;
+    struct arena a;
+    struct err err;
+    struct cel_env env;
+    struct cel_device dev, *devp = NULL;
+    struct cel_program *p;
+    struct cel_error cerr;
+    const char *device_file = NULL, *expr = NULL;
+    char *out = NULL;
+    int i, ret = 2;
+
+    config_init(&cfg);
+    arena_init(&a, 64 * 1024);
+    for (i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            fputs(cel_usage, stdout);
+            ret = 0;
+            goto out;
+        } else if (!strcmp(s, "--device") || !strcmp(s, "-k")
+                   || !strcmp(s, "--kube-version") || !strcmp(s, "-g")
+                   || !strcmp(s, "--feature-gates")) {
+            int rc = 0;
+            if (i + 1 >= argc) {
+                ret = usage_err("option needs a value");
+                goto out;
+            }
+            if (!strcmp(s, "--device"))
+                device_file = argv[++i];
+            else if (s[1] == 'k' || s[2] == 'k')
+                rc = config_set_kube_version(&cfg, argv[++i], &err);
+            else
+                rc = config_add_gates(&cfg, argv[++i], &err);
+            if (rc < 0) {
+                fprintf(stderr, "claimcheck cel: %s\n", err.msg);
+                goto out;
+            }
+        } else if (s[0] == '-' && s[1]) {
+            fprintf(stderr, "claimcheck cel: unknown option '%s'\n", s);
+            goto out;
+        } else if (expr) {
+            ret = usage_err("give one expression (quote it)");
+            goto out;
+        } else {
+            expr = s;
+        }
+    }
+    if (!expr) {
+        ret = usage_err("missing expression");
+        goto out;
+    }
+    if (target_init(&t, &cfg, &err) < 0) {
+        fprintf(stderr, "claimcheck cel: %s\n", err.msg);
+        goto out;
+    }
+    if (device_file) {
+        if (load_device(&a, device_file, &dev, &err) < 0) {
+            fprintf(stderr, "claimcheck cel: %s\n", err.msg);
+            goto out;
+        }
+        devp = &dev;
+    }
+    memset(&env, 0, sizeof(env));
+    env.consumable_capacity = target_gate_on(&t, "DRAConsumableCapacity");
+    env.list_attributes = target_gate_on(&t, "DRAListTypeAttributes");
+    out = malloc(CEL_OUT_MAX);
+    if (!out)
+        abort();
+    if (cel_compile_expr(&a, &env, expr, strlen(expr), &p, &cerr) < 0
+        || cel_eval_to_string(p, devp, out, CEL_OUT_MAX, &cerr) < 0) {
+        if (cerr.kind == CEL_ERR_RUNTIME)
+            printf("error: %s\n", cerr.msg);
+        else
+            printf("error: %s (column %u)\n", cerr.msg, cerr.col);
+        ret = 1;
+        goto out;
+    }
+    printf("%s\n", out);
+    ret = 0;
+out:
+    free(out);
+    arena_release(&a);
+    config_release(&cfg);
+    return ret;
+}
