@@ -85,7 +85,7 @@ static const char usage_text[] =
 "  --max-body BYTES          request body cap (default 3145728; more: 413)\n"
 "  --deadline-ms MS          validation budget; past it: allow + warning\n"
 "                            (default 2000, 0 = none)\n"
-"  --drain-delay-ms MS        after SIGTERM keep serving (readyz 503) at\n"
+"  --drain-delay-ms MS       after SIGTERM keep serving (readyz 503) at\n"
 "                            least this long (default 2000)\n"
 "  --grace-seconds S         SIGTERM drain limit (default 10)\n";
 
