@@ -32,6 +32,17 @@ tally() {
   grep '^FAIL ' "$1"
   pass=$((pass+p)); fail=$((fail+f))
 }
+# $pyload defines load(path) -> documents: PyYAML, else js-yaml via node
+pyload='
+import json, sys
+def load(p):
+    try:
+        import yaml
+        return [d for d in yaml.safe_load_all(open(p)) if d]
+    except ImportError:
+        import subprocess
+        return json.loads(subprocess.run(["node", "-e", "process.stdout.write(JSON.stringify(require(\"js-yaml\").loadAll(require(\"fs\").readFileSync(process.argv[1],\"utf8\")).filter(x=>x)))", __import__("os").path.abspath(p)], cwd="tests/e2e", capture_output=True, text=True).stdout)
+'
 # lint_clean NAME PATH...: exit 0, and no finding in the JSON output
 lint_clean() {
   local name=$1; shift
@@ -124,14 +135,10 @@ ok("rendered caBundle on every webhook is deploy/.certs/ca.crt",
     tally "$tmp/data.out"
   fi
   # the config in the ConfigMap is accepted by the linter
-  python3 - "$tmp" <<'PY' 2>/dev/null || node -e '
-const y=require("js-yaml"),fs=require("fs");
-const cm=y.loadAll(fs.readFileSync("deploy/kubernetes/base/configmap.yaml","utf8")).find(d=>d&&d.kind==="ConfigMap");
-fs.writeFileSync(process.argv[1]+"/config.yaml", cm.data["config.yaml"]);' "$tmp" 2>/dev/null
-import sys, yaml
-cm = yaml.safe_load(open("deploy/kubernetes/base/configmap.yaml"))
+  python3 -c "$pyload"'
+cm = [d for d in load("deploy/kubernetes/base/configmap.yaml") if d["kind"] == "ConfigMap"][0]
 open(sys.argv[1] + "/config.yaml", "w").write(cm["data"]["config.yaml"])
-PY
+' "$tmp"
   printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n' >"$tmp/pod.yaml"
   "$bin" lint -c "$tmp/config.yaml" "$tmp/pod.yaml" >"$tmp/cfg.out" 2>&1 \
     && ok "ConfigMap config.yaml accepted by claimcheck lint -c" \
@@ -330,16 +337,6 @@ fi
 # every permission the ClusterRole grants (so it grants nothing unused).
 pids=()
 cleanup6() { local p; for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
-pyload='
-import json, sys
-def load(p):
-    try:
-        import yaml
-        return [d for d in yaml.safe_load_all(open(p)) if d]
-    except ImportError:
-        import subprocess
-        return json.loads(subprocess.run(["node", "-e", "process.stdout.write(JSON.stringify(require(\"js-yaml\").loadAll(require(\"fs\").readFileSync(process.argv[1],\"utf8\")).filter(x=>x)))", p], cwd="tests/e2e", capture_output=True, text=True).stdout)
-'
 if [ -s deploy/.certs/tls.crt ] && command -v curl >/dev/null 2>&1 \
    && python3 -c "$pyload"'
 d = load("deploy/kubernetes/base/deployment.yaml")[0]
