@@ -769,6 +769,11 @@ void check_selector_no_device(struct check_ctx *cx, const struct object *o)
 
 /* ==== selector-runtime-error ============================================= */
 
+static const struct tnode *alt_at_class(const struct altinfo *ai)
+{
+    return ai->r->class_node ? ai->r->class_node : ai->r->node;
+}
+
 /* Reports the runtime errors of one alternative's selectors; class
  * selectors only when the class is not itself in the input (then the
  * class reports them). */
@@ -808,7 +813,10 @@ static void report_errors(struct check_ctx *cx, struct sat *s,
                 line_add(&l, arena_printf(a, "%s: %s", s->m->devs[i].ref,
                                           ai->err_msg[i]));
         lines_close(a, &l);
-        report_details(cx, sr->s->expr_node ? sr->s->expr_node : sr->s->node,
+        /* a class selector lives in another object: point at the
+         * request's deviceClassName */
+        report_details(cx, sr->from_class ? alt_at_class(ai)
+                       : sr->s->expr_node ? sr->s->expr_node : sr->s->node,
                        l.v, l.n,
                        "%s selector #%zu raises a CEL runtime error on %zu "
                        "device%s%s (%s): the scheduler aborts allocation of "
