@@ -937,8 +937,15 @@ static void problem_build(struct check_ctx *cx, struct sat *s,
         for (i = 0; i < ps->nclaims; i++) {
             const struct object *t = podclaim_target(cx, o, &ps->claims[i]);
             const struct claimspec *c = t ? t->claim : NULL;
+            size_t j;
             if (!c || tree_get(tree_get(t->root, "status"), "allocation"))
                 continue;   /* unknown or already allocated: not judged */
+            /* one ResourceClaim named twice is allocated once */
+            for (j = 0; j < pb->nclaims && t->kind == K_CLAIM; j++)
+                if (pb->claims[j].obj == t)
+                    break;
+            if (t->kind == K_CLAIM && j < pb->nclaims)
+                continue;
             claim_build(cx, s, a, t, c, ps->claims[i].name
                         ? ps->claims[i].name : t->name,
                         &pb->claims[pb->nclaims]);
