@@ -578,6 +578,125 @@ struct clause {
     size_t rejects;
 };
 
+/* The negation of a comparison operator, for "memory 40Gi < 80Gi". */
+static const char *negate_op(const char *op, size_t n)
+{
+    static const char *const ops[][2] = {{">=", "<"}, {"<=", ">"},
+        {"==", "!="}, {"!=", "=="}, {">", "<="}, {"<", ">="}};
+    size_t i;
+
+    for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (strlen(ops[i][0]) == n && !strncmp(op, ops[i][0], n))
+            return ops[i][1];
+    return NULL;
+}
+
+static int is_ident(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+           || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Reads an operator at p (after blanks); its length, or 0. */
+static size_t read_op(const char **p)
+{
+    while (**p == ' ')
+        (*p)++;
+    if (((*p)[0] == '>' || (*p)[0] == '<' || (*p)[0] == '=' || (*p)[0] == '!')
+        && (*p)[1] == '=')
+        return 2;
+    if ((*p)[0] == '>' || (*p)[0] == '<')
+        return 1;
+    return 0;
+}
+
+/* Recognises the usual shapes of a failed comparison in a clause and
+ * renders the device's side of it: "memory 40Gi < 80Gi" for
+ * `X.memory.compareTo(quantity('80Gi')) >= 0` or `isGreaterThan`,
+ * "cores 16 < 32" for `X.cores >= 32` on an int attribute. NULL when the
+ * clause has another shape. */
+static const char *comparison(struct arena *a, const struct dm_device *d,
+                              const char *text)
+{
+    const char *p = strstr(text, "quantity(");
+    size_t i;
+
+    if (p) {
+        const char *call = NULL, *id, *q, *qe, *op = NULL;
+        size_t idn, opn = 0;
+        char quote;
+        if (p - text > 11 && !strncmp(p - 11, ".compareTo(", 11))
+            call = p - 11;
+        else if (p - text > 15 && !strncmp(p - 15, ".isGreaterThan(", 15))
+            call = p - 15, op = "<=", opn = 2;
+        else if (p - text > 12 && !strncmp(p - 12, ".isLessThan(", 12))
+            call = p - 12, op = ">=", opn = 2;
+        if (!call)
+            return NULL;
+        for (id = call; id > text && is_ident(id[-1]); id--)
+            ;
+        idn = (size_t)(call - id);
+        q = p + 9;
+        quote = *q;
+        if (quote != '\'' && quote != '"')
+            return NULL;
+        qe = strchr(q + 1, quote);
+        if (!qe || qe[1] != ')' || qe[2] != ')')
+            return NULL;
+        if (!op) {
+            const char *r = qe + 3;
+            opn = read_op(&r);
+            if (!opn)
+                return NULL;
+            op = negate_op(r, opn);
+            r += opn;
+            while (*r == ' ')
+                r++;
+            if (!op || r[0] != '0' || is_ident(r[1]))
+                return NULL;
+        }
+        for (i = 0; i < d->cel.ncaps; i++)
+            if (strlen(d->cel.caps[i].id) == idn
+                && !strncmp(d->cel.caps[i].id, id, idn))
+                return arena_printf(a, "%s %s %s %.*s", d->cel.caps[i].id,
+                                    d->cel.caps[i].quantity, op,
+                                    (int)(qe - q - 1), q + 1);
+        return NULL;
+    }
+    /* `.<int attribute> <op> <integer>` */
+    for (i = 0; i < d->cel.nattrs; i++) {
+        const struct cel_attr *at = &d->cel.attrs[i];
+        size_t n = strlen(at->id);
+        const char *m = text;
+        if (at->type != CEL_ATTR_INT)
+            continue;
+        while ((m = strstr(m, at->id)) != NULL) {
+            const char *r = m + n;
+            size_t opn;
+            const char *neg;
+            if (m == text || m[-1] != '.' || is_ident(*r)) {
+                m += n;
+                continue;
+            }
+            opn = read_op(&r);
+            neg = opn ? negate_op(r, opn) : NULL;
+            if (neg) {
+                const char *num = r + opn;
+                size_t k = 0;
+                while (*num == ' ')
+                    num++;
+                while (num[k] >= '0' && num[k] <= '9')
+                    k++;
+                if (k && !is_ident(num[k]))
+                    return arena_printf(a, "%s %lld %s %.*s", at->id, at->i,
+                                        neg, (int)k, num);
+            }
+            m += n;
+        }
+    }
+    return NULL;
+}
+
 /* Why device i fails the first clause it fails, with its values. */
 static const char *miss_reason(struct check_ctx *cx, struct sat *s,
                                const struct altinfo *ai,
@@ -589,7 +708,9 @@ static const char *miss_reason(struct check_ctx *cx, struct sat *s,
 
     for (k = 0; k < ncl; k++) {
         if (cl[k].res && cl[k].res->match.v[i] != AM_YES) {
-            const char *vals = values_named(a, s->m, d, cl[k].text);
+            const char *vals = comparison(a, d, cl[k].text);
+            if (!vals)
+                vals = values_named(a, s->m, d, cl[k].text);
             if (cl[k].res->match.v[i] == AM_ERR)
                 return arena_printf(a, "`%s`: %s", clip(a, cl[k].text),
                                     cl[k].res->match.err[i]);
