@@ -12,6 +12,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../validate/allocate.h"
@@ -615,8 +616,13 @@ static size_t read_op(const char **p)
  * `X.memory.compareTo(quantity('80Gi')) >= 0` or `isGreaterThan`,
  * "cores 16 < 32" for `X.cores >= 32` on an int attribute. NULL when the
  * clause has another shape. */
+static double qty_double(struct qty q)
+{
+    return (double)q.hi * 18446744073709551616.0 + (double)q.lo;
+}
+
 static const char *comparison(struct arena *a, const struct dm_device *d,
-                              const char *text)
+                              const char *text, double *dist)
 {
     const char *p = strstr(text, "quantity(");
     size_t i;
@@ -657,10 +663,17 @@ static const char *comparison(struct arena *a, const struct dm_device *d,
         }
         for (i = 0; i < d->cel.ncaps; i++)
             if (strlen(d->cel.caps[i].id) == idn
-                && !strncmp(d->cel.caps[i].id, id, idn))
-                return arena_printf(a, "%s %s %s %.*s", d->cel.caps[i].id,
-                                    d->cel.caps[i].quantity, op,
-                                    (int)(qe - q - 1), q + 1);
+                && !strncmp(d->cel.caps[i].id, id, idn)) {
+                const char *want = arena_strndup(a, q + 1,
+                                                 (size_t)(qe - q - 1));
+                struct qty w;
+                if (qty_parse(want, &w) == 0) {
+                    double x = qty_double(d->cap_value[i]) - qty_double(w);
+                    *dist = x < 0 ? -x : x;
+                }
+                return arena_printf(a, "%s %s %s %s", d->cel.caps[i].id,
+                                    d->cel.caps[i].quantity, op, want);
+            }
         return NULL;
     }
     /* `.<int attribute> <op> <integer>` */
@@ -687,9 +700,12 @@ static const char *comparison(struct arena *a, const struct dm_device *d,
                     num++;
                 while (num[k] >= '0' && num[k] <= '9')
                     k++;
-                if (k && !is_ident(num[k]))
+                if (k && !is_ident(num[k])) {
+                    double x = (double)at->i - strtod(num, NULL);
+                    *dist = x < 0 ? -x : x;
                     return arena_printf(a, "%s %lld %s %.*s", at->id, at->i,
                                         neg, (int)k, num);
+                }
             }
             m += n;
         }
@@ -698,17 +714,17 @@ static const char *comparison(struct arena *a, const struct dm_device *d,
 }
 
 /* Why device i fails the first clause it fails, with its values. */
-static const char *miss_reason(struct check_ctx *cx, struct sat *s,
+static const char *miss_reason(struct arena *a, struct sat *s,
                                const struct altinfo *ai,
-                               const struct clause *cl, size_t ncl, size_t i)
+                               const struct clause *cl, size_t ncl, size_t i,
+                               double *dist)
 {
-    struct arena *a = cx_arena(cx);
     const struct dm_device *d = &s->m->devs[i];
     size_t k;
 
     for (k = 0; k < ncl; k++) {
         if (cl[k].res && cl[k].res->match.v[i] != AM_YES) {
-            const char *vals = comparison(a, d, cl[k].text);
+            const char *vals = comparison(a, d, cl[k].text, dist);
             if (!vals)
                 vals = values_named(a, s->m, d, cl[k].text);
             if (cl[k].res->match.v[i] == AM_ERR)
@@ -724,11 +740,40 @@ static const char *miss_reason(struct check_ctx *cx, struct sat *s,
             one.caps = cl[k].cap;
             one.ncaps = 1;
             plain.taints = NULL;
-            if (!alloc_device_fits(a, &plain, &one, &why))
+            if (!alloc_device_fits(a, &plain, &one, &why)) {
+                long c = -1;
+                size_t j;
+                for (j = 0; j < d->cel.ncaps && c < 0; j++)
+                    if (!strcmp(d->cel.caps[j].id,
+                                strrchr(cl[k].cap->name, '/')
+                                ? strrchr(cl[k].cap->name, '/') + 1
+                                : cl[k].cap->name))
+                        c = (long)j;
+                if (c >= 0) {
+                    double x = qty_double(d->cap_value[c])
+                               - qty_double(cl[k].cap->q);
+                    *dist = x < 0 ? -x : x;
+                }
                 return why ? why : "capacity";
+            }
         }
     }
     return NULL;
+}
+
+struct miss {
+    const char *why;
+    size_t dev, alike;
+    double dist;
+};
+
+static int miss_cmp(const void *x, const void *y)
+{
+    const struct miss *a = x, *b = y;
+
+    if (a->dist != b->dist)
+        return a->dist < b->dist ? -1 : 1;
+    return a->dev < b->dev ? -1 : a->dev > b->dev;
 }
 
 /* Explains why no device passes alternative ai: per clause how many
@@ -741,7 +786,8 @@ static void explain_no_device(struct check_ctx *cx, struct sat *s,
     struct clause cl[64];
     size_t ncl = 0, i, k, best = SIZE_MAX, shown = 0;
     unsigned char *fails = arena_alloc(&s->scratch, m->ndevs + 1);
-    const char *seen[MAX_MISSES];
+    struct miss miss[64];
+    size_t nmiss = 0;
 
     for (i = 0; i < ai->nsels && ncl < 60; i++) {
         const char *parts[16];
@@ -803,34 +849,41 @@ static void explain_no_device(struct check_ctx *cx, struct sat *s,
                                      clip(a, cl[k].text), cl[k].rejects,
                                      m->ndevs));
     /* nearest misses: the devices failing the fewest clauses, one line
-     * per distinct reason with how many devices share it */
-    for (i = 0; i < m->ndevs && shown < MAX_MISSES && best != SIZE_MAX; i++) {
-        const char *why = miss_reason(cx, s, ai, cl, ncl, i);
-        size_t j, alike = 0;
-        if (fails[i] != best || !why)
+     * per distinct reason with how many devices share it, closest value
+     * first when the failed clause is a comparison */
+    for (i = 0; i < m->ndevs && best != SIZE_MAX; i++) {
+        double dist = 1e300;
+        const char *why;
+        if (fails[i] != best)
             continue;
-        for (j = 0; j < shown; j++)
-            if (!strcmp(seen[j], why))
+        why = miss_reason(&s->scratch, s, ai, cl, ncl, i, &dist);
+        if (!why)
+            continue;
+        for (k = 0; k < nmiss; k++)
+            if (!strcmp(miss[k].why, why))
                 break;
-        if (j < shown)
-            continue;
-        seen[shown++] = why;
-        for (j = i + 1; j < m->ndevs; j++)
-            if (fails[j] == best) {
-                const char *w = miss_reason(cx, s, ai, cl, ncl, j);
-                alike += w && !strcmp(w, why);
-            }
+        if (k < nmiss) {
+            miss[k].alike++;
+        } else if (nmiss < 64) {
+            miss[nmiss].why = why;
+            miss[nmiss].dev = i;
+            miss[nmiss].alike = 0;
+            miss[nmiss++].dist = dist;
+        }
+    }
+    qsort(miss, nmiss, sizeof(*miss), miss_cmp);
+    for (k = 0; k < nmiss && shown < MAX_MISSES; k++, shown++)
         line_add(l, arena_printf(a, "nearest miss %s: %s%s%s",
-                                 m->devs[i].ref, why,
+                                 m->devs[miss[k].dev].ref, miss[k].why,
                                  best > 1 ? arena_printf(a, " and %zu more "
                                                          "clause%s", best - 1,
                                                          best > 2 ? "s" : "")
                                           : "",
-                                 alike ? arena_printf(a, " (%zu more device%s "
-                                                      "alike)", alike,
-                                                      alike == 1 ? "" : "s")
-                                       : ""));
-    }
+                                 miss[k].alike
+                                 ? arena_printf(a, " (%zu more device%s "
+                                                "alike)", miss[k].alike,
+                                                miss[k].alike == 1 ? "" : "s")
+                                 : ""));
 }
 
 static const struct tnode *alt_at(const struct altinfo *ai)
