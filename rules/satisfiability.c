@@ -1345,8 +1345,8 @@ static void taint_lines(struct check_ctx *cx, struct sat *s,
                 for (i = 0; i < s->m->ndevs; i++) {
                     if (!ai->sel[i] || !s->m->devs[i].taints)
                         continue;
-                    if (!alloc_device_fits(a, &s->m->devs[i], &ai->alt,
-                                           &why) && why
+                    if (!alloc_device_fits(&s->scratch, &s->m->devs[i],
+                                           &ai->alt, &why) && why
                         && !strncmp(why, "taint", 5)) {
                         if (!n)
                             ex = arena_printf(a, "%s (%s)",
