@@ -629,14 +629,18 @@ static const char *comparison(struct arena *a, const struct dm_device *d,
 
     if (p) {
         const char *call = NULL, *id, *q, *qe, *op = NULL;
-        size_t idn, opn = 0;
+        size_t idn, opn;
         char quote;
-        if (p - text > 11 && !strncmp(p - 11, ".compareTo(", 11))
+        if (p - text > 11 && !strncmp(p - 11, ".compareTo(", 11)) {
             call = p - 11;
-        else if (p - text > 15 && !strncmp(p - 15, ".isGreaterThan(", 15))
-            call = p - 15, op = "<=", opn = 2;
-        else if (p - text > 12 && !strncmp(p - 12, ".isLessThan(", 12))
-            call = p - 12, op = ">=", opn = 2;
+        } else if (p - text > 15
+                   && !strncmp(p - 15, ".isGreaterThan(", 15)) {
+            call = p - 15;
+            op = "<=";
+        } else if (p - text > 12 && !strncmp(p - 12, ".isLessThan(", 12)) {
+            call = p - 12;
+            op = ">=";
+        }
         if (!call)
             return NULL;
         for (id = call; id > text && is_ident(id[-1]); id--)
@@ -683,8 +687,12 @@ static const char *comparison(struct arena *a, const struct dm_device *d,
         const char *m = text;
         if (at->type != CEL_ATTR_INT)
             continue;
-        while ((m = strstr(m, at->id)) != NULL) {
-            const char *r = m + n;
+        for (;;) {
+            const char *r;
+            m = strstr(m, at->id);
+            if (!m)
+                break;
+            r = m + n;
             size_t opn;
             const char *neg;
             if (m == text || m[-1] != '.' || is_ident(*r)) {

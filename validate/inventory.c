@@ -375,32 +375,43 @@ static int read_list_attr(struct arena *a, const struct tnode *v,
 static int read_attr(struct arena *a, const struct tnode *v,
                      struct cel_attr *out)
 {
+    static const struct {
+        const char *key;
+        enum cel_attr_type type;
+    } lists[] = {{"ints", CEL_ATTR_INTS}, {"bools", CEL_ATTR_BOOLS},
+                 {"strings", CEL_ATTR_STRINGS},
+                 {"versions", CEL_ATTR_VERSIONS}};
     const struct tnode *x;
+    size_t i;
 
     x = tree_get(v, "int");
-    if (x)
-        return out->type = CEL_ATTR_INT, tree_int(x, &out->i);
+    if (x) {
+        out->type = CEL_ATTR_INT;
+        return tree_int(x, &out->i);
+    }
     x = tree_get(v, "bool");
-    if (x && x->kind == T_BOOL)
-        return out->type = CEL_ATTR_BOOL, out->b = x->boolean, 0;
+    if (x && x->kind == T_BOOL) {
+        out->type = CEL_ATTR_BOOL;
+        out->b = x->boolean;
+        return 0;
+    }
     x = tree_get(v, "string");
-    if (x && tree_text(x))
-        return out->type = CEL_ATTR_STRING, out->s = tree_text(x), 0;
+    if (x && tree_text(x)) {
+        out->type = CEL_ATTR_STRING;
+        out->s = tree_text(x);
+        return 0;
+    }
     x = tree_get(v, "version");
-    if (x && tree_text(x))
-        return out->type = CEL_ATTR_VERSION, out->s = tree_text(x), 0;
-    x = tree_get(v, "ints");
-    if (x)
-        return read_list_attr(a, x, CEL_ATTR_INTS, out);
-    x = tree_get(v, "bools");
-    if (x)
-        return read_list_attr(a, x, CEL_ATTR_BOOLS, out);
-    x = tree_get(v, "strings");
-    if (x)
-        return read_list_attr(a, x, CEL_ATTR_STRINGS, out);
-    x = tree_get(v, "versions");
-    if (x)
-        return read_list_attr(a, x, CEL_ATTR_VERSIONS, out);
+    if (x && tree_text(x)) {
+        out->type = CEL_ATTR_VERSION;
+        out->s = tree_text(x);
+        return 0;
+    }
+    for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        x = tree_get(v, lists[i].key);
+        if (x)
+            return read_list_attr(a, x, lists[i].type, out);
+    }
     return -1;
 }
 
