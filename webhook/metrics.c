@@ -193,7 +193,7 @@ int metrics_render(struct metrics *m, struct buf *b)
                          kinds[k], ops[o], decisions[d], v);
             }
     help(b, "claimcheck_admission_duration_seconds", "histogram",
-         "time from the last body byte to the response");
+         "time from the request headers to the queued response");
     for (i = 0; i < NBOUNDS; i++) {
         cum += atomic_load(&m->hist[i]);
         buf_addf(b, "claimcheck_admission_duration_seconds_bucket"
