@@ -271,7 +271,9 @@ static const char *intern_domain(struct devmodel *m, const char *s,
     v = strmap_get(&m->domains, key);
     if (v)
         return v;
-    v = arena_strdup(m->a, key);
+    /* a NUL-terminated s (a tree string) is the canonical copy itself:
+     * it lives as long as the objects the model is built from */
+    v = s[n] ? arena_strdup(m->a, key) : s;
     strmap_put(&m->domains, key, (void *)(uintptr_t)v);
     return v;
 }
@@ -517,11 +519,15 @@ static void add_device(struct build *b, const struct object *o, size_t pool,
         return;
     if (!tree_is_map(f))
         f = dev;
-    key = arena_printf(a, "%s\x1f%s\x1f%s", driver, m->pools[pool].name,
-                       name);
-    if (strmap_get(&b->seen, key))
-        return;
-    strmap_put(&b->seen, key, (void *)1);
+    /* a name twice in one pool counts once; only pools of several slices
+     * can repeat one (names are unique within a slice) */
+    if (m->pools[pool].slices_seen > 1) {
+        key = arena_printf(a, "%s\x1f%s\x1f%s", driver,
+                           m->pools[pool].name, name);
+        if (strmap_get(&b->seen, key))
+            return;
+        strmap_put(&b->seen, key, (void *)1);
+    }
     if (m->ndevs == b->devcap) {
         b->devcap = b->devcap ? b->devcap * 2 : 256;
         m->devs = arena_grow(a, m->devs, m->ndevs, b->devcap,
@@ -671,7 +677,7 @@ struct devmodel *devmodel_build(struct arena *a,
 {
     struct devmodel *m;
     struct build b;
-    size_t i, j, k;
+    size_t i, j, k, ndev = 0;
 
     if (a) {
         m = arena_alloc(a, sizeof(*m));
@@ -747,7 +753,13 @@ struct devmodel *devmodel_build(struct arena *a,
         }
         if (gen == m->pools[p].generation)
             m->pools[p].slices_seen++;
+        if (tree_is_seq(tree_get(o->spec, "devices")))
+            ndev += tree_get(o->spec, "devices")->n;
     }
+    /* one array, sized for every device of every generation (an upper
+     * bound): growing it would leave copies behind in the arena */
+    b.devcap = ndev ? ndev : 1;
+    m->devs = arena_alloc(m->a, b.devcap * sizeof(*m->devs));
     for (i = 0; i < m->npools; i++)
         if ((long long)m->pools[i].slices_seen < m->pools[i].slice_count)
             m->nincomplete++;
