@@ -377,7 +377,7 @@ for a in json.load(open(t + "/args.json")):
       --resolve "$svc:${port:-1}:127.0.0.1" "https://$svc:${port:-1}$1" "${@:2}"
   }
   rs=000
-  for i in $(seq 1 100); do rs=$(get /readyz); [ "$rs" = 200 ] && break; sleep 0.1; done
+  for i in $(seq 1 200); do rs=$(get /readyz); [ "$rs" = 200 ] && break; sleep 0.1; done
   [ "$rs" = 200 ] && ok "webhook with the Deployment's args: ready (RBAC suffices, cert verifies as $svc)" \
     || { bad "webhook with the Deployment's args: /readyz $rs (port ${port:-none})"; head -3 "$tmp/hook.log"; tail -3 "$tmp/hook.log"; tail -3 "$tmp/api.log"; }
   [ "$(get /healthz)" = 200 ] && ok "webhook: /healthz 200 over HTTPS" || bad "webhook: /healthz"
