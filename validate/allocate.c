@@ -18,6 +18,12 @@
 
 /* ==== selector vectors =================================================== */
 
+static int is_word(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+           || (c >= '0' && c <= '9') || c == '_';
+}
+
 /* Identifiers that read a map wholesale or index it dynamically: the
  * expression may then depend on attributes it does not name. */
 static int is_iterating(const char *s, size_t n)
@@ -33,6 +39,43 @@ static int is_iterating(const char *s, size_t n)
     return 0;
 }
 
+/* 1 if every use of `device` reads one member: `device.driver` or
+ * `device.attributes[D]` / `device.capacity[D]` followed by `.id`, `.?id`
+ * or `[...]`. A map or the device used as a whole value (`== {}`, an
+ * argument of cel.bind) may depend on attributes the text never names. */
+static int device_used_by_member(const char *e)
+{
+    const char *p = e;
+
+    for (;;) {
+        const char *q;
+        int word;
+        p = strstr(p, "device");
+        if (!p)
+            return 1;
+        q = p + 6;
+        word = (p == e || !(is_word(p[-1]) || p[-1] == '.'))
+               && !is_word(*q);
+        p = q;
+        if (!word)
+            continue;
+        if (*q != '.')
+            return 0;
+        q++;
+        if (strncmp(q, "attributes", 10) && strncmp(q, "capacity", 8))
+            continue;
+        q += q[0] == 'a' ? 10 : 8;
+        if (*q == '.')
+            continue;   /* device.attributes.exists(...): a word */
+        if (*q != '[')
+            return 0;
+        q = strchr(q, ']');
+        if (!q || (q[1] != '.' && q[1] != '['))
+            return 0;
+        p = q;
+    }
+}
+
 /* Marks in want[] every interned id the expression mentions (identifier or
  * string literal). Returns -1 when the expression may read attributes it
  * does not name. */
@@ -40,6 +83,9 @@ static int referenced_syms(const struct devmodel *m, const char *e,
                            unsigned char *want)
 {
     const char *p = e;
+
+    if (!device_used_by_member(e))
+        return -1;
 
     while (*p) {
         if (*p == '\'' || *p == '"') {

@@ -525,6 +525,10 @@ static void test_eval(void)
         "device.capacity['gpu.example.com'].memory.compareTo("
         "quantity('80Gi')) == 0",
         "device.attributes['gpu.example.com'].nope == 1",
+        "cel.bind(a, device.attributes['gpu.example.com'], a.idx >= 2)",
+        "cel.bind(d, device, d.attributes['gpu.example.com'].idx == 1)",
+        "device.attributes['gpu.example.com'] == {'idx': 1}",
+        "device.attributes[device.driver].idx < 1",
     };
     struct arena a;
     size_t i, k;
