@@ -9,10 +9,12 @@
  */
 #include "cmds.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../rules/gate_table.h"
 #include "allocate.h"
@@ -39,7 +41,8 @@ static const char match_usage[] =
 "placement and counts per node.\n"
 "\n"
 "  -i, --inventory PATH      ResourceSlices, DeviceClasses, Nodes (YAML or\n"
-"                            JSON, e.g. kubectl get -o yaml); repeatable\n"
+"                            JSON, e.g. kubectl get -o yaml; a file, a\n"
+"                            directory or - for stdin); repeatable\n"
 "  --class NAME              apply the DeviceClass's selectors first\n"
 "  -k, --kube-version X.Y    target version (selects the CEL environment)\n"
 "  -g, --feature-gates K=V   gate overrides (DRAConsumableCapacity,\n"
@@ -109,6 +112,83 @@ static int read_all(const char *path, char **out, size_t *len,
     *out = p;
     *len = n;
     return 0;
+}
+
+struct texts {                  /* inventory file contents, kept to the end */
+    char **v;
+    size_t n, cap;
+};
+
+static int has_manifest_ext(const char *p)
+{
+    size_t n = strlen(p);
+
+    return (n > 5 && !strcmp(p + n - 5, ".yaml"))
+           || (n > 4 && !strcmp(p + n - 4, ".yml"))
+           || (n > 5 && !strcmp(p + n - 5, ".json"));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds a file, or every manifest under a directory (sorted, hidden entries
+ * skipped), to the inventory. Returns 0, or -1 with err filled. */
+static int add_path(struct inventory *inv, struct texts *t, const char *path,
+                    int top, int depth, struct err *err)
+{
+    struct stat st;
+    char *data = NULL;
+    size_t len = 0;
+
+    if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        DIR *d;
+        struct dirent *de;
+        char **names = NULL;
+        size_t n = 0, i;
+        int rc = 0;
+        if (depth > 64)
+            return err_set(err, "'%s': directories nested too deep", path);
+        d = opendir(path);
+        if (!d)
+            return err_set(err, "cannot open directory '%s': %s", path,
+                           strerror(errno));
+        for (de = readdir(d); de; de = readdir(d)) {
+            size_t sz = strlen(path) + strlen(de->d_name) + 2;
+            if (de->d_name[0] == '.')
+                continue;
+            names = realloc(names, (n + 1) * sizeof(*names));
+            if (!names)
+                abort();
+            names[n] = malloc(sz);
+            if (!names[n])
+                abort();
+            snprintf(names[n++], sz, "%s/%s", path, de->d_name);
+        }
+        closedir(d);
+        qsort(names, n, sizeof(*names), cmp_str);
+        for (i = 0; i < n; i++) {
+            if (!rc)
+                rc = add_path(inv, t, names[i], 0, depth + 1, err);
+            free(names[i]);
+        }
+        free(names);
+        return rc;
+    }
+    if (!top && (stat(path, &st) < 0 || !S_ISREG(st.st_mode)
+                 || !has_manifest_ext(path)))
+        return 0;
+    if (read_all(path, &data, &len, err) < 0)
+        return -1;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 8;
+        t->v = realloc(t->v, t->cap * sizeof(*t->v));
+        if (!t->v)
+            abort();
+    }
+    t->v[t->n++] = data;    /* kept until the end, like the linter does */
+    return inventory_add_text(inv, path, data, len, err);
 }
 
 static int parse(int argc, char **argv, struct match_opts *o)
@@ -442,7 +522,7 @@ int cmd_match(int argc, char **argv)
     struct sel *sels = NULL;
     struct result r;
     struct err err;
-    char **texts = NULL;
+    struct texts texts = {NULL, 0, 0};
     size_t i, nsels = 0;
     int ret = 2, g;
 
@@ -464,18 +544,8 @@ int cmd_match(int argc, char **argv)
     g = gate_find("DRAListTypeAttributes");
     env.list_attributes = g >= 0 ? t.gate_on[g] : 1;
     inv = inventory_new();
-    texts = calloc(o.ninv + 1, sizeof(*texts));
-    if (!texts)
-        abort();
     for (i = 0; i < o.ninv; i++) {
-        char *data = NULL;
-        size_t len = 0;
-        if (read_all(o.inv[i], &data, &len, &err) < 0) {
-            fprintf(stderr, "claimcheck match: %s\n", err.msg);
-            goto out;
-        }
-        texts[i] = data;    /* kept until the end, like the linter does */
-        if (inventory_add_text(inv, o.inv[i], data, len, &err) < 0) {
+        if (add_path(inv, &texts, o.inv[i], 1, 0, &err) < 0) {
             fprintf(stderr, "claimcheck match: %s\n", err.msg);
             goto out;
         }
@@ -518,9 +588,9 @@ int cmd_match(int argc, char **argv)
     ret = r.nmatch && !r.nerr ? 0 : 1;
 out:
     inventory_free(inv);
-    for (i = 0; texts && i < o.ninv; i++)
-        free(texts[i]);
-    free(texts);
+    for (i = 0; i < texts.n; i++)
+        free(texts.v[i]);
+    free(texts.v);
     arena_release(&a);
     config_release(&o.cfg);
     free(o.inv);

@@ -65,6 +65,14 @@ contains "network: all nodes" 'fabric-shared/fpga-9  \(fpga.example.com, all nod
 contains "network: edge-2 sees the shared one" '^  edge-2: 1 / 1$'
 contains "network: edge-1 sees all" '^  edge-1: 3 / 3$'
 
+# directories (recursed, manifests only) and stdin
+mkdir -p "$tmp/dir/sub"
+cp "$inv" "$tmp/dir/a.yaml"; cp "$net" "$tmp/dir/sub/b.yml"; echo "not yaml: [" > "$tmp/dir/notes.txt"
+expect_rc "directory" 0 "$bin" match -i "$tmp/dir" "true"
+contains "directory: both files" '^13 devices in 5 pools on 6 nodes'
+expect_rc "stdin" 0 sh -c "cat '$inv' | '$bin' match -i - true"
+contains "stdin: read" '^10 devices in 3 pools on 4 nodes'
+
 # JSON
 expect_rc "json" 0 "$bin" match -i "$inv" -o json "device.attributes['gpu.example.com'].index == 0"
 if command -v python3 >/dev/null; then
