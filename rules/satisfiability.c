@@ -1232,7 +1232,10 @@ static const char *split_text(struct arena *a, const struct devmodel *m,
                 for (j = 0; j < k->nreqs && !applies; j++)
                     applies = !strcmp(k->reqs[j], ci->reqs[r].r->name)
                               || !strcmp(k->reqs[j], ai->name);
-                use = applies && ai->sel[i];
+                use = applies && ai->sel[i]
+                      && ((!ai->ncaps && !m->devs[i].taints)
+                          || alloc_device_fits(a, &m->devs[i], &ai->alt,
+                                               NULL));
             }
         if (!use)
             continue;
@@ -1387,6 +1390,63 @@ static void taint_lines(struct check_ctx *cx, struct sat *s,
                                  names[j], tails[j]));
 }
 
+/* Per-node reasons, nodes with the same reason on one line ("gpu-node-7
+ * and 412 more nodes: ..."): nodes with devices first, then the ones the
+ * Pod's placement excludes. At most max lines in l; the rest is counted. */
+static void node_groups(struct arena *a, struct sat *s,
+                        const struct problem *pb,
+                        const struct alloc_result *res, struct lines *l,
+                        size_t max)
+{
+    struct group {
+        const char *reason;
+        size_t first, count;
+    } g[64];
+    size_t ng = 0, pass, i, k, shown = 0, other = 0;
+
+    for (pass = 0; pass < 2; pass++)
+        for (i = 0; i < res->nfails; i++) {
+            const struct alloc_node *f = &res->fails[i];
+            const char *line, *reason;
+            if ((f->why < WHY_COUNT) != (pass == 1))
+                continue;
+            line = node_line(&s->scratch, s->m, pb, f);
+            reason = line + strlen(s->m->nodes[f->node].name) + 2;
+            for (k = 0; k < ng; k++)
+                if (!strcmp(g[k].reason, reason))
+                    break;
+            if (k < ng) {
+                g[k].count++;
+            } else if (ng < 64) {
+                g[ng].reason = reason;
+                g[ng].first = f->node;
+                g[ng++].count = 1;
+            } else {
+                other++;
+            }
+        }
+    for (k = 0; k < ng; k++) {
+        if (shown >= max || lines_full(l)) {
+            other += g[k].count;
+            continue;
+        }
+        shown++;
+        if (g[k].count == 1)
+            line_add(l, arena_printf(a, "%s: %s",
+                                     s->m->nodes[g[k].first].name,
+                                     g[k].reason));
+        else
+            line_add(l, arena_printf(a, "%s and %zu more node%s: %s",
+                                     s->m->nodes[g[k].first].name,
+                                     g[k].count - 1,
+                                     g[k].count == 2 ? "" : "s",
+                                     g[k].reason));
+    }
+    if (other)
+        line_add(l, arena_printf(a, "%zu more node%s for other reasons",
+                                 other, other == 1 ? "" : "s"));
+}
+
 void check_claim_unsatisfiable(struct check_ctx *cx, const struct object *o)
 {
     struct arena *a = cx_arena(cx);
@@ -1405,25 +1465,21 @@ void check_claim_unsatisfiable(struct check_ctx *cx, const struct object *o)
     lines_init(a, &l);
     pool_note(a, s, &l);
     taint_lines(cx, s, pb, &l);
-    /* nodes with devices first, then placement exclusions */
-    for (i = 0; i < res->nfails; i++)
-        if (res->fails[i].why >= WHY_COUNT)
-            line_add(&l, lines_full(&l) ? ""
-                         : node_line(a, s->m, pb, &res->fails[i]));
-    for (i = 0; i < res->nfails; i++)
-        if (res->fails[i].why < WHY_COUNT)
-            line_add(&l, lines_full(&l) ? ""
-                         : node_line(a, s->m, pb, &res->fails[i]));
+    node_groups(a, s, pb, res, &l, MAX_DETAILS);
     lines_close(a, &l);
     if (pb->pod) {
         size_t excl = 0;
         for (i = 0; i < res->nfails; i++)
             excl += res->fails[i].why < WHY_COUNT;
         report_details(cx, o->pod->claims_node, l.v, l.n, "no node can "
-                       "satisfy the pod's %zu claim%s together (%zu node%s "
-                       "with matching devices, %zu of them allowed by the "
-                       "pod's placement)", pb->nclaims,
-                       pb->nclaims == 1 ? "" : "s", res->nwithdev + excl,
+                       "satisfy %s (%zu node%s with matching devices, %zu of "
+                       "them allowed by the pod's placement)",
+                       pb->nclaims == 1
+                       ? arena_printf(a, "the pod's claim '%s'",
+                                      pb->claims[0].name)
+                       : arena_printf(a, "the pod's %zu claims together",
+                                      pb->nclaims),
+                       res->nwithdev + excl,
                        res->nwithdev + excl == 1 ? "" : "s", res->nwithdev);
         return;
     }
@@ -1440,7 +1496,7 @@ void check_claim_scarce(struct check_ctx *cx, const struct object *o)
     struct alloc_result *res;
     struct problem *pb;
     struct lines l;
-    size_t i, shown = 0, excl = 0;
+    size_t i, excl = 0;
 
     if (!s->m)
         return;
@@ -1457,10 +1513,7 @@ void check_claim_scarce(struct check_ctx *cx, const struct object *o)
     lines_init(a, &l);
     line_add(&l, arena_printf(a, "fits: %s%s", s->m->nodes[res->sat_first]
                               .name, res->nsat > 1 ? " and others" : ""));
-    for (i = 0; i < res->nfails && shown < 4; i++, shown++)
-        line_add(&l, node_line(a, s->m, pb, &res->fails[i]));
-    if (res->nfails > shown)
-        l.more += res->nfails - shown;
+    node_groups(a, s, pb, res, &l, 5);
     lines_close(a, &l);
     report_details(cx, pb->pod ? o->pod->claims_node
                                : o->claim->requests_node, l.v, l.n,
