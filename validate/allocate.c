@@ -186,6 +186,7 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
 {
     unsigned char *want = calloc(m->nsyms + 1, 1);
     struct group *tab = NULL;
+    const char *last_err = NULL;
     size_t cap = 0, i;
     int project;
 
@@ -220,8 +221,9 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
             }
         }
         r = cel_eval_device(prog, &d->cel, &err);
-        set_result(a, out, i, r, r < 0 ? arena_strdup(a, err.msg) : NULL,
-                   m->ndevs);
+        if (r < 0 && (!last_err || strcmp(last_err, err.msg)))
+            last_err = arena_strdup(a, err.msg);    /* one copy per text */
+        set_result(a, out, i, r, r < 0 ? last_err : NULL, m->ndevs);
         if (g) {
             g->key = device_key(d, want);   /* (the slot's key) */
             g->rep = i + 1;
@@ -307,8 +309,16 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
         if (!cur) {
             if (!e)
                 e = cache_fill(m, env, key, expr);
+            /* bounded: past DM_SELCACHE_BYTES results are not kept */
+            if (atomic_fetch_add(m->selcache_bytes, e->arena.total)
+                + e->arena.total > DM_SELCACHE_BYTES) {
+                atomic_fetch_sub(m->selcache_bytes, e->arena.total);
+                i = 16;
+                break;
+            }
             if (atomic_compare_exchange_strong(slot, &cur, e))
                 break;      /* published */
+            atomic_fetch_sub(m->selcache_bytes, e->arena.total);
         }
         if (!strcmp(((struct cache_entry *)cur)->key, key)) {
             alloc_cache_entry_free(e);  /* another thread was first */

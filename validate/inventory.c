@@ -694,7 +694,8 @@ struct devmodel *devmodel_build(struct arena *a,
     strmap_init(&m->syms, m->a);
     strmap_init(&m->domains, m->a);
     m->selcache = calloc(DM_SELCACHE, sizeof(*m->selcache));
-    if (!m->selcache)
+    m->selcache_bytes = calloc(1, sizeof(*m->selcache_bytes));
+    if (!m->selcache || !m->selcache_bytes)
         abort();
     memset(&b, 0, sizeof(b));
     b.m = m;
@@ -824,6 +825,8 @@ void devmodel_free(struct devmodel *m)
     {
         void *p;
         memcpy(&p, &m->symidx, sizeof(p));
+        free(p);
+        memcpy(&p, &m->selcache_bytes, sizeof(p));
         free(p);
     }
     {

@@ -137,9 +137,11 @@ struct devmodel {
     void *_Atomic *selcache;    /* alloc_eval_cached(): DM_SELCACHE slots,
                                    filled once each, lock-free */
     void *_Atomic *symidx;      /* devmodel_sym_index(): per sym, lazily */
+    _Atomic size_t *selcache_bytes; /* memory held by selcache entries */
 };
 
 #define DM_SELCACHE 1024        /* selector results kept per model */
+#define DM_SELCACHE_BYTES (64u << 20)   /* ... and at most this memory */
 
 /* Builds a model from objects (ResourceSlices and Nodes are read, other
  * kinds ignored). Never NULL. With an arena a, everything lives in a and
