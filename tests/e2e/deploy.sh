@@ -8,7 +8,8 @@
 #  3. structural checks of RBAC, Deployment, webhook configuration, overlay,
 #     hooks, Action and Dockerfile (deploy_check.py, PyYAML or js-yaml);
 #  4. the webhook's matchConditions compile and decide as intended on
-#     sample objects (deploy_cel.js, @bufbuild/cel from npm);
+#     sample objects (deploy_cel.js, @bufbuild/cel from npm), and the
+#     project's own `claimcheck cel` agrees (variables substituted);
 #  5. the Action's lint step and the pre-commit hooks, run the way GitHub
 #     and pre-commit run them (neither is installed here: emulated).
 # npm packages go to tests/e2e/node_modules (git-ignored); without the
@@ -149,8 +150,8 @@ fi
 
 # ---- 4. matchConditions (CEL) ----------------------------------------------
 if [ $have_npm = 1 ]; then
-  (cd tests/e2e && node deploy_cel.js "$top/deploy/kubernetes/base/webhook.yaml") >"$tmp/cel.out" 2>&1
-  tally "$tmp/cel.out"
+  (cd tests/e2e && node deploy_cel.js "$top/deploy/kubernetes/base/webhook.yaml" "$bin") >"$tmp/cel.out" 2>&1
+  grep "^skipped" "$tmp/cel.out"; tally "$tmp/cel.out"
   grep -q '^[0-9]* passed, [0-9]* failed' "$tmp/cel.out" || { bad "deploy_cel.js crashed"; tail -5 "$tmp/cel.out"; }
 else
   echo "skipped: matchConditions CEL checks (npm unavailable; 'claimcheck cel' has no object binding)"

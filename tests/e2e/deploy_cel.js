@@ -1,6 +1,8 @@
 // deploy_cel.js - the webhook configuration's matchConditions, compiled and
 // evaluated with @bufbuild/cel (a conformance-tested CEL implementation).
-// Usage: node deploy_cel.js WEBHOOK.yaml
+// Usage: node deploy_cel.js WEBHOOK.yaml [CLAIMCHECK]
+// With CLAIMCHECK (a claimcheck binary that has `cel`), every condition is
+// also evaluated by the project's own CEL engine and must agree.
 // Kubernetes binds `object`, `oldObject` and `request` as dynamically typed
 // values (unstructured maps), so they are bound here as CEL maps built from
 // sample JSON objects. For each sample the expected decision is "sent to
@@ -118,6 +120,31 @@ for (const [key, h] of Object.entries(hooks)) {
   }
 }
 
+// ---- the project's own engine, by substitution ----------------------------
+// `claimcheck cel` evaluates in the DRA environment, which has no `object`,
+// so each variable is replaced by a dyn() literal of its value (every value
+// wrapped in dyn(), as the engine wants homogeneous aggregate literals).
+// Its result must agree with @bufbuild/cel's.
+const { execFileSync } = require("child_process");
+const ccBin = process.argv[3];
+const lit = (v) => v === null ? "null"
+  : Array.isArray(v) ? "[" + v.map((x) => "dyn(" + lit(x) + ")").join(", ") + "]"
+    : typeof v === "object" ? "{" + Object.entries(v).map(([k, x]) =>
+      JSON.stringify(k) + ": dyn(" + lit(x) + ")").join(", ") + "}"
+      : JSON.stringify(v);
+let ccOk = false;
+if (ccBin) {
+  try { ccOk = execFileSync(ccBin, ["cel", "1 + 1"], { encoding: "utf8" }).trim() === "2"; } catch (e) { }
+}
+if (!ccOk) console.log("skipped: cross-check with claimcheck cel (" + (ccBin || "no binary") + ")");
+const ccEval = (expr, vars) => {
+  const sub = expr.replace(/(^|[^.\w])(object|oldObject|request)\b/g,
+    (m, pre, v) => pre + "dyn(" + lit(vars[v]) + ")");
+  try {
+    return execFileSync(ccBin, ["cel", sub], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  } catch (e) { return ((e.stdout || "") + (e.stderr || "")).trim() || "error"; }
+};
+
 // ---- evaluate --------------------------------------------------------------
 for (const [key, name, obj, want, op = "CREATE", old = null] of samples) {
   const h = hooks[key];
@@ -128,13 +155,19 @@ for (const [key, name, obj, want, op = "CREATE", old = null] of samples) {
     resource: { group: GROUPS[kind], version: "v1", resource: kind.toLowerCase() + "s" },
   };
   const vars = { object: cel(obj), oldObject: cel(old), request: cel(request) };
-  let sent = true, errs = [];
+  let sent = true, errs = [], disagree = [];
+  const plain = { object: obj, oldObject: old, request };
   for (const mc of h.matchConditions || []) {
     let r;
     try { r = run(mc.expression, vars); } catch (e) { r = e; }
+    if (ccOk) {
+      const c = ccEval(mc.expression, plain);
+      if (c !== String(r)) disagree.push(`${mc.name}: bufbuild ${typeof r === "boolean" ? r : "error"}, claimcheck ${c.slice(0, 120)}`);
+    }
     if (typeof r !== "boolean") { errs.push(`${mc.name}: ${r && r.message}`); continue; }
     if (!r) sent = false;
   }
+  if (ccOk) check(`${h.name} ${name}: claimcheck cel agrees`, disagree.length === 0, disagree.join("; "));
   check(`${h.name} ${name}: no evaluation error`, errs.length === 0, errs.join("; "));
   check(`${h.name} ${name}: ${want ? "sent" : "skipped"}`, errs.length === 0 && sent === want,
     `got ${sent ? "sent" : "skipped"}`);
