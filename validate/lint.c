@@ -427,6 +427,16 @@ static int parse_lint_args(int argc, char **argv, struct lint_opts *o)
             return -1;
         }
     }
+    {
+        size_t k, to_stdout = 0;
+        for (k = 0; k < o->nouts; k++)
+            to_stdout += !o->outs[k].file || !strcmp(o->outs[k].file, "-");
+        if (to_stdout > 1) {
+            fprintf(stderr, "claimcheck: only one format can go to stdout; "
+                    "give the others --output FILE\n");
+            return -1;
+        }
+    }
     return 0;
 }
 
