@@ -853,9 +853,9 @@ static void explain_no_device(struct check_ctx *cx, struct sat *s,
     for (k = 0; k < ncl; k++)
         if (cl[k].rejects)
             line_add(l, arena_printf(a, "%s: `%s` rejects %zu of %zu "
-                                     "devices", cl[k].owner,
+                                     "device%s", cl[k].owner,
                                      clip(a, cl[k].text), cl[k].rejects,
-                                     m->ndevs));
+                                     m->ndevs, m->ndevs == 1 ? "" : "s"));
     /* nearest misses: the devices failing the fewest clauses, one line
      * per distinct reason with how many devices share it, closest value
      * first when the failed clause is a comparison */
@@ -937,7 +937,7 @@ void check_selector_no_device(struct check_ctx *cx, const struct object *o)
                                          : alt_at(&ri->alts[0]),
                        l.v, l.n,
                        "request '%s': no device of the inventory matches "
-                       "%s (%zu devices checked)", ri->r->name,
+                       "%s (%zu device%s checked)", ri->r->name,
                        ri->nalts > 1 ? "any of its alternatives"
                        : arena_printf(cx_arena(cx), "class '%s'%s%s",
                                       ri->alts[0].r->class_name,
@@ -945,7 +945,7 @@ void check_selector_no_device(struct check_ctx *cx, const struct object *o)
                                       ? " and the request's selectors" : "",
                                       ri->alts[0].ncaps
                                       ? " with its capacity.requests" : ""),
-                       s->m->ndevs);
+                       s->m->ndevs, s->m->ndevs == 1 ? "" : "s");
     }
 }
 
