@@ -1270,6 +1270,42 @@ static const char *split_text(struct arena *a, const struct devmodel *m,
     return arena_strdup(a, out);
 }
 
+/* " (counter set 'gpu-0-counters' holds memory 40Gi, gpu-0-mig-a takes
+ * 20Gi)" for the first matching device on the node that consumes
+ * counters, or "". */
+static const char *counter_example(struct arena *a, const struct devmodel *m,
+                                   const struct problem *pb, size_t node)
+{
+    const struct dm_node *nd = &m->nodes[node];
+    size_t t, c, r, k, j;
+
+    for (t = 0; t < nd->nlocal + m->nshared; t++) {
+        size_t i = t < nd->nlocal ? nd->local[t] : m->shared[t - nd->nlocal];
+        const struct dm_device *d = &m->devs[i];
+        const struct dm_consume *cu;
+        const struct dm_counterset *set;
+        int use = 0;
+        if (!d->nconsumes || (t >= nd->nlocal && !dm_device_on_node(m, i,
+                                                                   node)))
+            continue;
+        for (c = 0; c < pb->nclaims && !use; c++)
+            for (r = 0; r < pb->claims[c].nreqs && !use; r++)
+                for (k = 0; k < pb->claims[c].reqs[r].nalts && !use; k++)
+                    use = pb->claims[c].reqs[r].alts[k].sel[i];
+        cu = &d->consumes[0];
+        if (!use || cu->set == SIZE_MAX || !cu->n)
+            continue;
+        set = &m->pools[d->pool_idx].sets[cu->set];
+        for (j = 0; j < set->n; j++)
+            if (!strcmp(set->c[j].name, cu->c[0].name))
+                return arena_printf(a, " (counter set '%s' holds %s %s, %s "
+                                    "takes %s)", set->name, set->c[j].name,
+                                    set->c[j].text, d->name,
+                                    cu->c[0].text);
+    }
+    return "";
+}
+
 static const char *node_line(struct arena *a, const struct devmodel *m,
                              const struct problem *pb,
                              const struct alloc_node *f)
@@ -1325,7 +1361,8 @@ static const char *node_line(struct arena *a, const struct devmodel *m,
                             node);
     case WHY_COUNTERS:
         return arena_printf(a, "%s: the devices' consumesCounters exceed "
-                            "the pool's sharedCounters", node);
+                            "the pool's sharedCounters%s", node,
+                            counter_example(a, m, pb, f->node));
     case WHY_EXCLUSIVE:
         return arena_printf(a, "%s: the requests compete for the same "
                             "devices (each device goes to one request)",

@@ -433,6 +433,7 @@ static struct dm_counter *read_counters(struct arena *a,
         const struct tnode *val = tree_is_map(v) ? tree_get(v, "value") : v;
         if (qty_parse(tree_text(val), &c[k].value) < 0)
             continue;
+        c[k].text = tree_text(val);
         c[k++].name = v->key;
     }
     *n = k;

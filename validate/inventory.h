@@ -53,7 +53,11 @@ int qty_cmp(struct qty a, struct qty b);            /* <0, 0, >0 */
 struct qty qty_add(struct qty a, struct qty b);
 struct qty qty_sub(struct qty a, struct qty b);
 
-struct dm_counter { const char *name; struct qty value; };
+struct dm_counter {
+    const char *name;
+    struct qty value;
+    const char *text;           /* the quantity as written */
+};
 struct dm_counterset {          /* a sharedCounters entry of a pool */
     const char *name;
     struct dm_counter *c;
