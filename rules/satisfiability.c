@@ -1270,6 +1270,60 @@ static const char *split_text(struct arena *a, const struct devmodel *m,
     return arena_strdup(a, out);
 }
 
+/* "requests 'a', 'b' need 6 devices together, 4 can serve them": what
+ * the requests
+ * need together (their smallest alternatives) against the devices of the
+ * node any of them can use, or "". */
+static const char *exclusive_example(struct arena *a,
+                                     const struct devmodel *m,
+                                     const struct problem *pb, size_t node)
+{
+    const struct dm_node *nd = &m->nodes[node];
+    const char *names = "";
+    long long need = 0;
+    size_t t, c, r, k, usable = 0, nreq = 0;
+
+    for (c = 0; c < pb->nclaims; c++)
+        for (r = 0; r < pb->claims[c].nreqs; r++) {
+            const struct reqinfo *ri = &pb->claims[c].reqs[r];
+            long long least = -1;
+            for (k = 0; k < ri->nalts; k++) {
+                long long n = ri->alts[k].alt.all ? 1 : ri->alts[k].alt.count;
+                if (ri->alts[k].alt.admin)
+                    n = 0;
+                if (least < 0 || n < least)
+                    least = n;
+            }
+            need += least > 0 ? least : 0;
+            if (nreq++ < 4)
+                names = arena_printf(a, "%s%s'%s%s%s'", names,
+                                     *names ? ", " : "",
+                                     pb->pod ? pb->claims[c].name : "",
+                                     pb->pod ? "/" : "", ri->r->name);
+        }
+    for (t = 0; t < nd->nlocal + m->nshared; t++) {
+        size_t i = t < nd->nlocal ? nd->local[t] : m->shared[t - nd->nlocal];
+        int use = 0;
+        if (t >= nd->nlocal && !dm_device_on_node(m, i, node))
+            continue;
+        for (c = 0; c < pb->nclaims && !use; c++)
+            for (r = 0; r < pb->claims[c].nreqs && !use; r++)
+                for (k = 0; k < pb->claims[c].reqs[r].nalts && !use; k++) {
+                    const struct altinfo *ai = &pb->claims[c].reqs[r].alts[k];
+                    use = ai->sel[i]
+                          && ((!ai->ncaps && !m->devs[i].taints)
+                              || alloc_device_fits(a, &m->devs[i], &ai->alt,
+                                                   NULL));
+                }
+        usable += (size_t)use;
+    }
+    if (nreq < 2 || need <= (long long)usable)
+        return "";
+    return arena_printf(a, "requests %s%s need %lld devices together, %zu "
+                        "can serve them", names, nreq > 4 ? ", ..." : "",
+                        need, usable);
+}
+
 /* " (counter set 'gpu-0-counters' holds memory 40Gi, gpu-0-mig-a takes
  * 20Gi)" for the first matching device on the node that consumes
  * counters, or "". */
@@ -1363,10 +1417,15 @@ static const char *node_line(struct arena *a, const struct devmodel *m,
         return arena_printf(a, "%s: the devices' consumesCounters exceed "
                             "the pool's sharedCounters%s", node,
                             counter_example(a, m, pb, f->node));
-    case WHY_EXCLUSIVE:
+    case WHY_EXCLUSIVE: {
+        const char *ex = exclusive_example(a, m, pb, f->node);
+        if (*ex)
+            return arena_printf(a, "%s: %s (each device goes to one "
+                                "request)", node, ex);
         return arena_printf(a, "%s: the requests compete for the same "
                             "devices (each device goes to one request)",
                             node);
+    }
     case WHY_TOGETHER:
     case WHY_BUDGET:
         break;
