@@ -28,6 +28,9 @@ trap cleanup EXIT
 command -v wrk >/dev/null || { echo "wrk not installed (apt-get install wrk)"; exit 1; }
 [ -x "$BIN" ] || { echo "missing $BIN (run make)"; exit 1; }
 
+# run a private copy: a concurrent `make` relinking build/ must not pull
+# the binary out from under a running test
+cp "$BIN" "$T/claimcheck-webhook" && BIN=$T/claimcheck-webhook
 cc -O2 -o "$T/bare" "$HERE/bare.c" $(pkg-config --cflags --libs libmicrohttpd) || exit 1
 "$BIN" certs --service webhook --namespace default --out "$T/c" --ip 127.0.0.1 >/dev/null 2>&1 || exit 1
 python3 "$HERE/gen.py" review "$T/review.json"
@@ -99,12 +102,20 @@ run_pair() { # label, extra webhook args...
         "$@" 2>"$T/hook.log" &
     hpid=$!
     PIDS+=("$hpid")
-    wait_up "$hp"
+    if ! wait_up "$hp"; then
+        echo "claimcheck-webhook did not come up:"
+        tail -n 5 "$T/hook.log"
+    fi
     for i in $(seq 1 600); do
         curl -s --max-time 1 --cacert "$T/c/ca.crt" "https://127.0.0.1:$hp/readyz" | grep -q ok && break
         sleep 0.1
     done
     bench "claimcheck-webhook ($label)" "$hp" "$hpid" "$DUR"
+    if ! kill -0 "$hpid" 2>/dev/null; then
+        wait "$hpid"
+        echo "claimcheck-webhook exited (status $?):"
+        grep -v '"msg":"admission"' "$T/hook.log" | tail -n 5
+    fi
     curl -s --cacert "$T/c/ca.crt" "https://127.0.0.1:$hp/metrics" \
         | grep -E '^claimcheck_inventory_objects|^claimcheck_admission_duration_seconds_(sum|count)' \
         | sed 's/^/    /'

@@ -43,6 +43,9 @@ has() { grep -q -- "$2" <<<"$1"; }
 
 [ -x "$BIN" ] || { echo "missing $BIN (run make)"; echo "0 passed, 1 failed"; exit 1; }
 
+# run a private copy: a concurrent `make` relinking build/ must not pull
+# the binary out from under a running test
+cp "$BIN" "$T/claimcheck-webhook" && BIN=$T/claimcheck-webhook
 # ---- certificates ------------------------------------------------------
 gen_certs() { # dir
     mkdir -p "$1"
