@@ -1498,6 +1498,8 @@ static void node_groups(struct arena *a, struct sat *s,
         const char *reason;
         size_t first, count;
     } g[64];
+    const char **alike = arena_alloc(&s->scratch,
+                                     ALLOC_ALIKE * sizeof(*alike));
     size_t ng = 0, pass, i, k, shown = 0, other = 0;
 
     for (pass = 0; pass < 2; pass++)
@@ -1506,8 +1508,15 @@ static void node_groups(struct arena *a, struct sat *s,
             const char *line, *reason;
             if ((f->why < WHY_COUNT) != (pass == 1))
                 continue;
-            line = node_line(&s->scratch, s->m, pb, f);
-            reason = line + strlen(s->m->nodes[f->node].name) + 2;
+            /* nodes alike have the same explanation: compute it once */
+            if (f->alike < ALLOC_ALIKE && alike[f->alike]) {
+                reason = alike[f->alike];
+            } else {
+                line = node_line(&s->scratch, s->m, pb, f);
+                reason = line + strlen(s->m->nodes[f->node].name) + 2;
+                if (f->alike < ALLOC_ALIKE)
+                    alike[f->alike] = reason;
+            }
             for (k = 0; k < ng; k++)
                 if (!strcmp(g[k].reason, reason))
                     break;

@@ -1178,13 +1178,14 @@ static void analyse(struct search *s, struct alloc_node *f)
  * compared by their 64-bit hashes. */
 
 enum { MEMO_SAT, MEMO_SHORT, MEMO_FAIL };
-#define MEMO_SLOTS 1024
+#define MEMO_SLOTS (2 * ALLOC_ALIKE)
 
 struct memo_entry {
     const uint64_t *sig;
     size_t n;
     uint64_t h;
     int kind;
+    size_t id;                  /* order of insertion: alloc_node.alike */
     struct alloc_node f;
 };
 
@@ -1252,25 +1253,30 @@ static const struct memo_entry *memo_find(const struct memo *m,
     return NULL;
 }
 
-static void memo_add(struct search *s, struct memo *m, const uint64_t *sig,
-                     size_t n, int kind, const struct alloc_node *f)
+/* Remembers the answer for nodes like the current one; returns its id
+ * for alloc_node.alike (ALLOC_ALIKE when the memo is full). */
+static size_t memo_add(struct search *s, struct memo *m, const uint64_t *sig,
+                       size_t n, int kind, const struct alloc_node *f)
 {
     uint64_t h = sig_hash(sig, n);
     struct memo_entry *e;
     size_t i;
 
     if (m->n >= MEMO_SLOTS / 2)
-        return;
+        return ALLOC_ALIKE;
     e = arena_alloc(s->a, sizeof(*e));
     e->sig = sig;
     e->n = n;
     e->h = h;
     e->kind = kind;
+    e->id = m->n;
     e->f = *f;
+    e->f.alike = e->id;
     for (i = 0; m->slot[(h + i) % MEMO_SLOTS]; i++)
         ;
     m->slot[(h + i) % MEMO_SLOTS] = e;
     m->n++;
+    return e->id;
 }
 
 enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
@@ -1381,6 +1387,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
         int any = 0, short_ = 0, res;
         memset(&f, 0, sizeof(f));
         f.node = n;
+        f.alike = ALLOC_ALIKE;
         /* candidates per alternative */
         for (ai = 0; ai < s.nalts; ai++) {
             size_t k = 0;
@@ -1454,7 +1461,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
         }
         if (constraints_short(&s, &f)) {
             if (sig)
-                memo_add(&s, &memo, sig, nsig, MEMO_SHORT, &f);
+                f.alike = memo_add(&s, &memo, sig, nsig, MEMO_SHORT, &f);
             add_fail(&s, out, &capfails, &f);
             continue;
         }
@@ -1483,7 +1490,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
             f.why = WHY_TOGETHER;
         }
         if (sig)
-            memo_add(&s, &memo, sig, nsig, MEMO_FAIL, &f);
+            f.alike = memo_add(&s, &memo, sig, nsig, MEMO_FAIL, &f);
         add_fail(&s, out, &capfails, &f);
     }
     out->steps = s.steps;

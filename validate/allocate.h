@@ -141,7 +141,12 @@ struct alloc_node {             /* why one node cannot host the problem */
     long long have, need;       /* WHY_COUNT: matching devices, needed
                                    (need 0: All) */
     size_t cons;                /* WHY_CONSTRAINT: index in the claim */
+    size_t alike;               /* nodes with the same candidate pattern
+                                   (so the same explanation) share this
+                                   number < ALLOC_ALIKE; else ALLOC_ALIKE */
 };
+
+#define ALLOC_ALIKE 512
 
 struct alloc_result {
     enum alloc_verdict verdict;
