@@ -506,10 +506,15 @@ struct cstate {                 /* one constraint during the search */
     long sym;                   /* the attribute's interned id (-1: none) */
     const char *domain;         /* its domain; NULL: the driver's */
     const short *idx;           /* devmodel_sym_index() of sym */
+    const uint64_t *vh;         /* devmodel_attr_hashes(), or NULL */
     unsigned char *applies;     /* per alternative (flattened index) */
-    const struct cel_attr *pin; /* matchAttribute: the value, once set */
+    uint64_t pin;               /* matchAttribute: the value's hash, once
+                                   set (equal hashes are taken as equal
+                                   values: a collision can only let a
+                                   search succeed, never fail) */
     size_t npin;
-    const struct cel_attr **vals;   /* distinctAttribute: values taken */
+    size_t *vdev;               /* distinctAttribute: devices taken */
+    uint64_t *vhs;              /* ... and their values' hashes */
     size_t nvals, capvals;
 };
 
@@ -593,6 +598,23 @@ static const struct cel_attr *cons_attr(const struct devmodel *m,
     return dm_attr_sym(dv, c->sym, c->domain);  /* same id, other domain */
 }
 
+/* The hash of that attribute's name and value (never 0), or 0 when d has
+ * none. */
+static uint64_t cons_hash(const struct devmodel *m, const struct cstate *c,
+                          size_t d)
+{
+    const struct cel_attr *at;
+    uint64_t h;
+
+    if (c->vh)
+        return c->vh[d];
+    at = cons_attr(m, c, d);
+    if (!at)
+        return 0;
+    h = m->devs[d].attr_hash[at - m->devs[d].cel.attrs];
+    return h ? h : 1;
+}
+
 static int cons_applies(const struct alloc_constraint *c,
                         const struct alloc_request *r,
                         const struct alloc_alt *alt)
@@ -638,7 +660,7 @@ static void undo_to(struct search *s, size_t nundo, size_t nctr)
         if (c->c->distinct) {
             c->nvals--;
         } else if (--c->npin == 0) {
-            c->pin = NULL;
+            c->pin = 0;
         }
     }
     s->nctr = nctr;
@@ -661,30 +683,35 @@ static int place(struct search *s, size_t si, size_t ai, size_t d)
         const struct alloc_claim *cl = &s->p->claims[sl->claim];
         for (i = 0; i < cl->ncons; i++) {
             struct cstate *c = &s->cs[s->cs0[sl->claim] + i];
-            const struct cel_attr *at;
+            uint64_t h;
             if (s->only_cons != SIZE_MAX
                 && (s->only_claim != sl->claim || s->only_cons != i))
                 continue;
             if (!c->applies[ai])
                 continue;
-            at = cons_attr(s->m, c, d);
-            if (!at)
+            h = cons_hash(s->m, c, d);
+            if (!h)
                 goto fail;
             if (c->c->distinct) {
+                /* distinct values: exact on equal hashes */
                 for (j = 0; j < c->nvals; j++)
-                    if (attr_eq(c->vals[j], at))
+                    if (c->vhs[j] == h
+                        && attr_eq(cons_attr(s->m, c, c->vdev[j]),
+                                   cons_attr(s->m, c, d)))
                         goto fail;
                 if (c->nvals == c->capvals) {
                     c->capvals = c->capvals ? c->capvals * 2 : 8;
-                    c->vals = arena_grow(s->a, c->vals, c->nvals,
-                                         c->capvals, sizeof(*c->vals));
+                    c->vdev = arena_grow(s->a, c->vdev, c->nvals,
+                                         c->capvals, sizeof(*c->vdev));
+                    c->vhs = arena_grow(s->a, c->vhs, c->nvals,
+                                        c->capvals, sizeof(*c->vhs));
                 }
-                c->vals[c->nvals++] = at;
+                c->vdev[c->nvals] = d;
+                c->vhs[c->nvals++] = h;
             } else {
-                if (c->pin && !attr_eq(c->pin, at))
+                if (c->npin && c->pin != h)
                     goto fail;
-                if (!c->pin)
-                    c->pin = at;
+                c->pin = h;
                 c->npin++;
             }
             push_undo(s, s->cs0[sl->claim] + i);
@@ -812,7 +839,7 @@ static void reset(struct search *s)
     size_t i;
 
     for (i = 0; i < s->ncs; i++) {
-        s->cs[i].pin = NULL;
+        s->cs[i].pin = 0;
         s->cs[i].npin = 0;
         s->cs[i].nvals = 0;
     }
@@ -846,7 +873,7 @@ static int attempt(struct search *s, int relax)
  * allowMultipleAllocations). Returns 1 and fills f when one fails. */
 static int constraints_short(struct search *s, struct alloc_node *f)
 {
-    const struct cel_attr *vals[64];
+    size_t vdev[64];
     uint64_t hv[64], h;
     size_t cnt[64];
     size_t i, j, k, a, n;
@@ -883,7 +910,6 @@ static int constraints_short(struct search *s, struct alloc_node *f)
                     continue;
                 for (n = 0; n < s->ncand[ai]; n++) {
                     size_t d = s->cand[ai][n];
-                    const struct cel_attr *at;
                     if (s->m->devs[d].multi) {
                         shared = 1;
                         break;
@@ -891,23 +917,24 @@ static int constraints_short(struct search *s, struct alloc_node *f)
                     if (s->used[d])
                         continue;
                     s->used[d] = 1;
-                    at = cons_attr(s->m, c, d);
-                    if (!at)
+                    h = cons_hash(s->m, c, d);
+                    if (!h)
                         continue;
-                    h = s->m->devs[d].attr_hash[at - s->m->devs[d].cel.attrs];
                     /* equal hashes: equal values for matchAttribute (a
                      * collision only merges groups: less pruning, never
                      * a wrong verdict); exact for distinctAttribute */
                     for (k = 0; k < nv; k++)
                         if (hv[k] == h
-                            && (!c->c->distinct || attr_eq(vals[k], at)))
+                            && (!c->c->distinct
+                                || attr_eq(cons_attr(s->m, c, vdev[k]),
+                                           cons_attr(s->m, c, d))))
                             break;
                     if (k == nv) {
                         if (nv == 64) {
                             shared = 1;     /* too many to judge: search */
                             break;
                         }
-                        vals[nv] = at;
+                        vdev[nv] = d;
                         hv[nv] = h;
                         cnt[nv++] = 0;
                     }
@@ -1222,11 +1249,8 @@ static uint64_t *node_signature(struct search *s, size_t *n)
             if (d->multi || d->nconsumes)
                 return NULL;
             v[len++] = s->cpos[ai][k];
-            for (c = 0; c < s->ncs; c++) {
-                const struct cel_attr *at = cons_attr(s->m, &s->cs[c],
-                                                      s->cand[ai][k]);
-                v[len++] = at ? d->attr_hash[at - d->cel.attrs] : 0;
-            }
+            for (c = 0; c < s->ncs; c++)
+                v[len++] = cons_hash(s->m, &s->cs[c], s->cand[ai][k]);
         }
     }
     *n = len;
@@ -1347,6 +1371,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
                 cs->sym = -1;   /* no device has that domain */
         }
         cs->idx = devmodel_sym_index(m, cs->sym);
+        cs->vh = devmodel_attr_hashes(m, cs->sym, cs->domain);
         cs->applies = arena_alloc(a, s.nalts + 1);
     }
     for (n = 0; n < s.nslots; n++) {

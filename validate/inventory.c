@@ -308,6 +308,57 @@ const short *devmodel_sym_index(const struct devmodel *m, long sym)
     return v;
 }
 
+struct attrhash {
+    long sym;
+    const char *domain;
+    uint64_t *h;
+};
+
+const uint64_t *devmodel_attr_hashes(const struct devmodel *m, long sym,
+                                     const char *domain)
+{
+    struct attrhash *mine = NULL;
+    size_t i, k;
+
+    if (sym < 0)
+        return NULL;
+    for (k = 0; k < DM_ATTRHASH; k++) {
+        struct attrhash *cur = atomic_load(&m->attrhash[k]);
+        if (!cur) {
+            if (!mine) {
+                mine = malloc(sizeof(*mine));
+                if (!mine)
+                    abort();
+                mine->sym = sym;
+                mine->domain = domain;
+                mine->h = malloc((m->ndevs + 1) * sizeof(*mine->h));
+                if (!mine->h)
+                    abort();
+                for (i = 0; i < m->ndevs; i++) {
+                    const struct dm_device *d = &m->devs[i];
+                    const struct cel_attr *at = dm_attr_sym(d, sym, domain);
+                    uint64_t h = at ? d->attr_hash[at - d->cel.attrs] : 0;
+                    mine->h[i] = at && !h ? 1 : h;
+                }
+            }
+            if (atomic_compare_exchange_strong(&m->attrhash[k], &cur, mine))
+                return mine->h;
+        }
+        if (cur->sym == sym && cur->domain == domain) {
+            if (mine) {
+                free(mine->h);
+                free(mine);
+            }
+            return cur->h;
+        }
+    }
+    if (mine) {
+        free(mine->h);
+        free(mine);
+    }
+    return NULL;
+}
+
 const char *dm_node_label(const struct dm_node *n, const char *key)
 {
     size_t i;
@@ -696,7 +747,8 @@ struct devmodel *devmodel_build(struct arena *a,
     strmap_init(&m->domains, m->a);
     m->selcache = calloc(DM_SELCACHE, sizeof(*m->selcache));
     m->selcache_bytes = calloc(1, sizeof(*m->selcache_bytes));
-    if (!m->selcache || !m->selcache_bytes)
+    m->attrhash = calloc(DM_ATTRHASH, sizeof(*m->attrhash));
+    if (!m->selcache || !m->selcache_bytes || !m->attrhash)
         abort();
     memset(&b, 0, sizeof(b));
     b.m = m;
@@ -828,6 +880,14 @@ void devmodel_free(struct devmodel *m)
         memcpy(&p, &m->symidx, sizeof(p));
         free(p);
         memcpy(&p, &m->selcache_bytes, sizeof(p));
+        free(p);
+        for (i = 0; i < DM_ATTRHASH; i++) {
+            struct attrhash *h = atomic_load(&m->attrhash[i]);
+            if (h)
+                free(h->h);
+            free(h);
+        }
+        memcpy(&p, &m->attrhash, sizeof(p));
         free(p);
     }
     {

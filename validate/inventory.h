@@ -142,10 +142,12 @@ struct devmodel {
                                    filled once each, lock-free */
     void *_Atomic *symidx;      /* devmodel_sym_index(): per sym, lazily */
     _Atomic size_t *selcache_bytes; /* memory held by selcache entries */
+    void *_Atomic *attrhash;    /* devmodel_attr_hashes(): DM_ATTRHASH */
 };
 
 #define DM_SELCACHE 1024        /* selector results kept per model */
 #define DM_SELCACHE_BYTES (64u << 20)   /* ... and at most this memory */
+#define DM_ATTRHASH 64          /* (attribute, domain) hash vectors kept */
 
 /* Builds a model from objects (ResourceSlices and Nodes are read, other
  * kinds ignored). Never NULL. With an arena a, everything lives in a and
@@ -175,6 +177,12 @@ const struct cel_attr *dm_attr(const struct dm_device *d, const char *fqname);
 /* Per device, the index in cel.attrs of its first attribute with this
  * interned id, or -1: built on first use and shared (lock-free). */
 const short *devmodel_sym_index(const struct devmodel *m, long sym);
+/* Per device, the hash of its attribute with interned id sym in domain
+ * (interned; NULL: the device's driver's domain), never 0, or 0 when the
+ * device has no such attribute. Built on first use per (sym, domain) and
+ * shared (lock-free); NULL when sym < 0 or DM_ATTRHASH pairs are taken. */
+const uint64_t *devmodel_attr_hashes(const struct devmodel *m, long sym,
+                                     const char *domain);
 /* The value of a node's label given its interned key, or NULL. */
 const char *dm_node_label(const struct dm_node *n, const char *key);
 /* The interned pointer of a domain, driver or node label key, or NULL if
