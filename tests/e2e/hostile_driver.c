@@ -7,10 +7,10 @@
  *                              fixed device whose gpu.example.com/long
  *                              attribute is 100,000 'a's and a '!'
  *   hostile_driver json FILE   load_json() on it
- *   hostile_driver admission FILE
- *                              the webhook's admission_handle() on it as a
- *                              request body (default engine, no inventory;
- *                              only when built with -DHAVE_ADMISSION)
+ *   hostile_driver admission FILE...
+ *                              the webhook's admission_handle() on each as a
+ *                              request body (one default engine, no
+ *                              inventory; only with -DHAVE_ADMISSION)
  * Prints "ok: ..." and exits 0, or "error: ..." and exits 2 (admission:
  * "ok: <decision> <HTTP status>" and the first 200 bytes of the response).
  */
@@ -120,34 +120,50 @@ static int run_json(const char *src, size_t len)
 }
 
 #ifdef HAVE_ADMISSION
-static int run_admission(const char *src, size_t len)
+/* Handles every file as one request body, with one engine for all of them
+ * (as the webhook does): a memcheck run over many requests finds per-request
+ * leaks. */
+static int run_admission(char **files, int nfiles)
 {
     struct config cfg;
     struct engine *e;
     struct admission_cfg c;
-    struct admission_out out;
-    struct arena a;
-    struct buf resp;
     struct err err;
+    int i, ret = 0;
 
     config_init(&cfg);
     e = engine_new(&cfg, &err);
     if (!e) {
         printf("error: engine: %s\n", err.msg);
+        config_release(&cfg);
         return 2;
     }
     memset(&c, 0, sizeof(c));
     c.engine = e;
-    arena_init(&a, ARENA_CHUNK_BYTES);
-    buf_init(&resp, LIMIT_BODY_BYTES);
-    admission_handle(&c, NULL, &a, src, len, &resp, &out);
-    printf("ok: %s %d %.200s\n", out.decision ? out.decision : "-",
-           out.status, resp.p);
-    buf_release(&resp);
-    arena_release(&a);
+    for (i = 0; i < nfiles; i++) {
+        struct admission_out out;
+        struct arena a;
+        struct buf resp;
+        size_t len = 0;
+        char *src = read_all(files[i], &len);
+
+        if (!src) {
+            perror(files[i]);
+            ret = 2;
+            continue;
+        }
+        arena_init(&a, ARENA_CHUNK_BYTES);
+        buf_init(&resp, LIMIT_BODY_BYTES);
+        admission_handle(&c, NULL, &a, src, len, &resp, &out);
+        printf("ok: %s %d %.200s\n", out.decision ? out.decision : "-",
+               out.status, resp.p);
+        buf_release(&resp);
+        arena_release(&a);
+        free(src);
+    }
     engine_free(e);
     config_release(&cfg);
-    return 0;
+    return ret;
 }
 #endif
 
@@ -157,10 +173,15 @@ int main(int argc, char **argv)
     char *src;
     int ret;
 
-    if (argc != 3) {
-        fprintf(stderr, "usage: hostile_driver cel|json|admission FILE\n");
+    if (argc < 3 || (argc > 3 && strcmp(argv[1], "admission") != 0)) {
+        fprintf(stderr, "usage: hostile_driver cel|json FILE\n"
+                "       hostile_driver admission FILE...\n");
         return 2;
     }
+#ifdef HAVE_ADMISSION
+    if (strcmp(argv[1], "admission") == 0)
+        return run_admission(argv + 2, argc - 2);
+#endif
     src = read_all(argv[2], &len);
     if (!src) {
         perror(argv[2]);
@@ -168,10 +189,6 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "cel") == 0)
         ret = run_cel(src, len);
-#ifdef HAVE_ADMISSION
-    else if (strcmp(argv[1], "admission") == 0)
-        ret = run_admission(src, len);
-#endif
     else
         ret = run_json(src, len);
     free(src);

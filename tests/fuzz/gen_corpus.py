@@ -96,6 +96,8 @@ for path in files():
             continue
         put("fuzz_json", js)
         if "kind" in d and not is_review:
+            av = str(d.get("apiVersion", "v1"))
+            group, _, version = av.rpartition("/")
             meta = d.get("metadata")
             ns = meta.get("namespace", "default") if isinstance(meta, dict) \
                 else "default"
@@ -104,7 +106,7 @@ for path in files():
                 "kind": "AdmissionReview",
                 "request": {
                     "uid": "00000000-0000-0000-0000-000000000001",
-                    "kind": {"group": "", "version": "v1",
+                    "kind": {"group": group, "version": version,
                              "kind": str(d.get("kind"))},
                     "namespace": str(ns),
                     "operation": "CREATE",

@@ -3,7 +3,9 @@
 # golden case (tests/rules/*/{fail,pass}-*.yaml with its .args, run from its
 # folder as tests/golden.sh does), the upstream corpus in every output
 # format with and without an inventory, the input-parse hostile cases, and
-# the other subcommands (rules, explain, gates, cel, match).
+# the other subcommands (rules, explain, gates, cel, match); and the
+# webhook's AdmissionReview handler in-process over several hundred
+# request bodies.
 # A case fails when memcheck reports an error or a definite leak (exit 99)
 # or the linter crashes (exit >= 128); findings (exit 1/2) are expected.
 #
@@ -63,6 +65,37 @@ add . cel 'device.driver =='
 add . lint --no-color tests/fuzz/seeds/fuzz_yaml
 add . lint --no-color -o json tests/fuzz/seeds/fuzz_json
 
+# The webhook's admission handler in-process (tests/e2e/hostile_driver.c,
+# one engine for every request, as the server has): the AdmissionReview
+# examples plus one review per manifest of the tests and the corpus
+# (tests/fuzz/gen_corpus.py, when python3 has PyYAML).
+lib=$(dirname "$bin")
+if [ -f "$lib/libhook.a" ] && [ -f "$lib/libcore.a" ] \
+   && grep -q admission_handle webhook/admission.h 2>/dev/null; then
+  pk() { pkg-config "$@" 2>/dev/null; }
+  # shellcheck disable=SC2046
+  if ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g \
+       -DHAVE_ADMISSION $(pk --cflags yaml-0.1 libcjson libpcre2-8) \
+       tests/e2e/hostile_driver.c "$lib/libhook.a" "$lib/libcore.a" \
+       $(pk --libs libmicrohttpd gnutls openssl libcurl yaml-0.1 libcjson libpcre2-8) \
+       -lpthread -lm -o "$work/driver" 2>"$work/cc.log"; then
+    mkdir -p "$work/reviews"
+    cp deploy/examples/admission-*.json tests/admission/*.json "$work/reviews/" 2>/dev/null
+    if python3 -c 'import yaml' 2>/dev/null; then
+      python3 tests/fuzz/gen_corpus.py "$work/gen" "$upstream" >/dev/null
+      for f in "$work"/gen/fuzz_admission/g-*; do
+        [ -e "$f" ] && tail -c +2 "$f" >"$work/reviews/$(basename "$f").json"
+      done
+      rm -rf "$work/gen"
+    fi
+    n=$(ls "$work/reviews" | wc -l)
+    echo "admission: $n request bodies in one process"
+    printf '%s\t%s\t%s\n' . "$work/driver" admission >>"$cases.hook"
+  else
+    echo "note: admission driver did not build:"; head -n 5 "$work/cc.log"
+  fi
+fi
+
 run_one() {   # line of $cases; prints "ok" or "FAIL ..."
   local line=$1 d rest rc log
   IFS=$'\t' read -r -a rest <<<"$line"
@@ -85,6 +118,20 @@ export BIN=$bin
 
 res=$work/results
 tr '\n' '\0' <"$cases" | xargs -0 -P "$jobs" -I{} bash -c 'run_one "$1"' _ {} >"$res"
+if [ -f "$cases.hook" ]; then
+  log=$work/hook.log
+  (timeout 600 valgrind -q --error-exitcode=99 --leak-check=full \
+     --errors-for-leak-kinds=definite --show-leak-kinds=definite --log-fd=3 \
+     "$work/driver" admission "$work"/reviews/*.json 3>"$log" >"$work/hook.out" 2>&1)
+  rc=$?
+  if [ $rc -eq 99 ] || [ $rc -ge 124 ] || [ -s "$log" ]; then
+    echo "FAIL (.) hostile_driver admission <$(ls "$work/reviews" | wc -l) reviews> (exit $rc)" >>"$res"
+    sed 's/^/    /' "$log" | head -n 30 >>"$res"
+  else
+    echo "ok (.) hostile_driver admission: $(awk '{print $2}' "$work/hook.out" | sort | uniq -c | tr -s ' \n' ' ')" >>"$res"
+  fi
+fi
+grep '^ok (.) hostile_driver' "$res"
 grep -A30 '^FAIL' "$res" | grep -v '^ok ' | head -n 200
 pass=$(grep -c '^ok ' "$res"); fail=$(grep -c '^FAIL' "$res")
 echo "valgrind: $pass cases clean, $fail with errors, definite leaks or crashes"
