@@ -424,11 +424,13 @@ static const char *values_named(struct arena *a, const struct devmodel *m,
     while (*p) {
         const char *b;
         long sym;
+        int str = 0;
         if (*p == '\'' || *p == '"') {
             char q = *p++;
             b = p;
             while (*p && *p != q)
                 p++;
+            str = 1;
         } else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
                    || *p == '_') {
             b = p;
@@ -440,8 +442,8 @@ static const char *values_named(struct arena *a, const struct devmodel *m,
             continue;
         }
         sym = devmodel_sym(m, b, (size_t)(p - b));
-        if (*p)
-            p += (p[0] == '\'' || p[0] == '"');
+        if (str && *p)
+            p++;    /* the closing quote */
         if (sym < 0 || (sym < 512 && (seen[sym / 8] >> (sym % 8) & 1)))
             continue;
         if (sym < 512)
