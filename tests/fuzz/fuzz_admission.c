@@ -5,8 +5,9 @@
  * fixed inventory of fuzz_common.h. Checks that every response is valid
  * JSON (parsed back with load_json(), which also insists on valid UTF-8)
  * and that every warning respects the apiserver's 256-character limit.
- * Byte 0 picks warn mode, an excluded namespace and whether the inventory
- * is used; the rest is the request body.
+ * Byte 0 picks warn mode (bit 0), an excluded namespace (bit 1), whether
+ * the inventory is used (bit 2) and the engine (bits 3-4, see fuzz_setup());
+ * the rest is the request body.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -49,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fuzz_setup();
     memset(&cfg, 0, sizeof(cfg));
-    cfg.engine = fuzz_engine;
+    cfg.engine = fuzz_engines[(flags >> 3) & 3];
     cfg.warn_mode = (flags & 1) != 0;
     if (flags & 2) {
         cfg.excluded_ns = excluded;

@@ -86,24 +86,46 @@ static const char fuzz_inventory_text[] =
     "          - cel: {expression: 'device.attributes[\"gpu.example.com\"]"
     ".index >= 0'}\n";
 
-static struct config fuzz_cfg;
-static struct engine *fuzz_engine;
+#define FUZZ_NENGINES 4
+static struct config fuzz_cfgs[FUZZ_NENGINES];
+static struct engine *fuzz_engines[FUZZ_NENGINES];
+static struct engine *fuzz_engine;     /* fuzz_engines[0]: the defaults */
 static struct inventory *fuzz_inventory;
 
-/* Builds the engine and the inventory once; aborts on failure (a broken
- * fixture must not look like a clean fuzz run). */
+/* Builds the engines and the inventory once; aborts on failure (a broken
+ * fixture must not look like a clean fuzz run). Engines: the defaults
+ * (newest release); 1.31 (beta API, most gates off); 1.33 with
+ * DRAPrioritizedList and resource.k8s.io/v1beta2; the defaults with the
+ * sharing category off, a severity override and an extra device-plugin
+ * mapping. */
 static void fuzz_setup(void)
 {
     struct err err;
+    int i, rc = 0;
 
     if (fuzz_engine)
         return;
-    config_init(&fuzz_cfg);
-    fuzz_engine = engine_new(&fuzz_cfg, &err);
-    if (!fuzz_engine) {
-        fprintf(stderr, "fuzz: engine_new: %s\n", err.msg);
+    for (i = 0; i < FUZZ_NENGINES; i++)
+        config_init(&fuzz_cfgs[i]);
+    rc |= config_set_kube_version(&fuzz_cfgs[1], "1.31", &err);
+    rc |= config_set_kube_version(&fuzz_cfgs[2], "1.33", &err);
+    rc |= config_add_gates(&fuzz_cfgs[2], "DRAPrioritizedList=true", &err);
+    rc |= config_add_runtime(&fuzz_cfgs[2], "resource.k8s.io/v1beta2=true",
+                             &err);
+    rc |= config_add_enable(&fuzz_cfgs[3], "sharing", 0, &err);
+    fuzz_cfgs[3].show_suppressed = 1;
+    if (rc < 0) {
+        fprintf(stderr, "fuzz: config: %s\n", err.msg);
         abort();
     }
+    for (i = 0; i < FUZZ_NENGINES; i++) {
+        fuzz_engines[i] = engine_new(&fuzz_cfgs[i], &err);
+        if (!fuzz_engines[i]) {
+            fprintf(stderr, "fuzz: engine_new %d: %s\n", i, err.msg);
+            abort();
+        }
+    }
+    fuzz_engine = fuzz_engines[0];
     fuzz_inventory = inventory_new();
     if (inventory_add_text(fuzz_inventory, "inventory.yaml",
                            fuzz_inventory_text,

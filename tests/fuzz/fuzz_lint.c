@@ -6,7 +6,8 @@
  * into /dev/null. The first byte picks whether the inventory is used (bit
  * 0), whether the input is also added a second time as another file (bit 1,
  * cross-file references), --show-suppressed (bit 2) and which of SARIF,
- * JUnit and GitHub are rendered too (bits 3-5).
+ * JUnit and GitHub are rendered too (bits 3-5) and the engine (bits 6-7,
+ * see fuzz_setup()).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct diag_list diags;
     struct render_opts ro;
     struct run *r;
+    const struct engine *eng;
     const struct run_obj *objs;
     struct render_object *robjs;
     unsigned flags = size ? data[0] : 0;
@@ -45,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     arena_init(&a, ARENA_CHUNK_BYTES);
     diag_list_init(&diags, &a);
-    r = run_new(fuzz_engine, (flags & 1) ? fuzz_inventory : NULL, &a, &diags);
+    eng = fuzz_engines[(flags >> 6) & 3];
+    r = run_new(eng, (flags & 1) ? fuzz_inventory : NULL, &a, &diags);
     run_add_text(r, "fuzz.yaml", (const char *)data, size);
     if (flags & 2)
         run_add_text(r, "again.json", (const char *)data, size);
@@ -59,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ro.hints = 1;
     ro.show_suppressed = (flags & 4) != 0;
     ro.fail_on = SEV_ERROR;
-    ro.kube_version = engine_kube_version(fuzz_engine);
+    ro.kube_version = engine_kube_version(eng);
     ro.tool_version = "fuzz";
     ro.files = (flags & 2) ? 2 : 1;
     ro.objects = run_objects(r);
