@@ -76,48 +76,61 @@ int utf8_valid(const char *s, size_t n)
     return 1;
 }
 
+/* Bytes that end a run of plain string content. */
+static int str_stop(unsigned char c)
+{
+    return c == '"' || c == '\\' || c < 0x20;
+}
+
 /*
  * Checks nesting depth (brackets outside strings), raw control characters
  * and \u0000 escapes inside strings, and UTF-8 of the whole text. Syntax is
  * left to cJSON: this only has to be right for text cJSON would accept.
+ * Plain string content is skipped in a tight loop: it is most of the bytes.
  */
 static int json_prescan(const char *data, size_t len, struct err *err)
 {
-    size_t i, depth = 0;
-    int in_str = 0;
+    const unsigned char *b = (const unsigned char *)data;
+    const unsigned char *p = b, *end = b + len;
+    size_t depth = 0;
 
     if (!utf8_valid(data, len))
         return err_set(err, "invalid UTF-8 in JSON text");
-    for (i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)data[i];
+    while (p < end) {
+        unsigned char c = *p++;
 
-        if (in_str) {
-            if (c == '"') {
-                in_str = 0;
-            } else if (c == '\\') {
-                if (i + 1 < len && data[i + 1] == 'u' && i + 5 < len
-                    && memcmp(data + i + 2, "0000", 4) == 0)
-                    return err_set(err, "NUL character (\\u0000) in JSON "
-                                   "string at byte %zu", i);
-                i++;    /* skip the escaped character */
-            } else if (c < 0x20) {
-                return err_set(err, "control character in JSON string at "
-                               "byte %zu", i);
-            }
-            continue;
-        }
         if (c == '"') {
-            in_str = 1;
+            for (;;) {
+                while (p < end && !str_stop(*p))
+                    p++;
+                if (p >= end)
+                    return 0;           /* unterminated: cJSON reports it */
+                if (*p == '"') {
+                    p++;
+                    break;
+                }
+                if (*p == '\\') {
+                    if (end - p >= 6 && p[1] == 'u'
+                        && memcmp(p + 2, "0000", 4) == 0)
+                        return err_set(err, "NUL character (\\u0000) in "
+                                       "JSON string at byte %zu",
+                                       (size_t)(p - b));
+                    p += 2;             /* the escaped character */
+                    continue;
+                }
+                return err_set(err, "control character in JSON string at "
+                               "byte %zu", (size_t)(p - b));
+            }
         } else if (c == '[' || c == '{') {
-            depth++;
-            if (depth > LIMIT_NEST_DEPTH)
+            if (++depth > LIMIT_NEST_DEPTH)
                 return err_set(err, "JSON nesting deeper than %d at byte %zu",
-                               LIMIT_NEST_DEPTH, i);
+                               LIMIT_NEST_DEPTH, (size_t)(p - 1 - b));
         } else if (c == ']' || c == '}') {
             if (depth)
                 depth--;
         } else if (c == '\0') {
-            return err_set(err, "NUL byte in JSON text at byte %zu", i);
+            return err_set(err, "NUL byte in JSON text at byte %zu",
+                           (size_t)(p - 1 - b));
         }
     }
     return 0;
@@ -190,7 +203,8 @@ static long find_dup(struct tnode *m, const char *key, size_t *table,
 
     if (!table) {
         for (i = 0; i < m->n; i++)
-            if (strcmp(m->kids[i]->key, key) == 0)
+            if (m->kids[i]->key[0] == key[0]
+                && strcmp(m->kids[i]->key, key) == 0)
                 return (long)i;
         return -1;
     }
