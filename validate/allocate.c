@@ -117,11 +117,29 @@ static int referenced_syms(const struct devmodel *m, const char *e,
             if (s >= 0)
                 want[s] = 1;
         } else if (*p == '[') {
+            /* an index must be one literal or device.driver: a computed
+             * key ('mem' + 'ory', a variable) may name any attribute */
             const char *q = p + 1;
             while (*q == ' ' || *q == '?')
                 q++;
-            if (*q != '\'' && *q != '"'
-                && strncmp(q, "device.driver", 13) != 0)
+            if (*q == '\'' || *q == '"') {
+                char quote = *q++;
+                while (*q && *q != quote) {
+                    if (*q == '\\' && q[1])
+                        q++;
+                    q++;
+                }
+                if (!*q)
+                    return -1;
+                q++;
+            } else if (!strncmp(q, "device.driver", 13)) {
+                q += 13;
+            } else {
+                return -1;
+            }
+            while (*q == ' ')
+                q++;
+            if (*q != ']')
                 return -1;
             p++;
         } else {

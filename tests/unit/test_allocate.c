@@ -529,6 +529,9 @@ static void test_eval(void)
         "cel.bind(d, device, d.attributes['gpu.example.com'].idx == 1)",
         "device.attributes['gpu.example.com'] == {'idx': 1}",
         "device.attributes[device.driver].idx < 1",
+        "device.attributes['gpu.example.com']['i' + 'dx'] == 2",
+        "device.attributes['resource.kubernetes.io'][\"pcie\" + 'Root'] "
+        "== 'r0'",
     };
     struct arena a;
     size_t i, k;
