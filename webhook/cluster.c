@@ -107,19 +107,21 @@ static void objmap_grow(struct objmap *m)
     m->nb *= 2;
 }
 
-/* Takes ownership of json. */
-static void objmap_put(struct objmap *m, const char *key, char *json,
-                       size_t len)
+/* Takes ownership of json. Returns 0 if the key held the same text (no
+ * change), 1 otherwise. */
+static int objmap_put(struct objmap *m, const char *key, char *json,
+                      size_t len)
 {
     size_t h = key_hash(key) & (m->nb - 1);
     struct obj *o;
 
     for (o = m->b[h]; o; o = o->next) {
         if (strcmp(o->key, key) == 0) {
+            int same = o->len == len && memcmp(o->json, json, len) == 0;
             free(o->json);
             o->json = json;
             o->len = len;
-            return;
+            return !same;
         }
     }
     o = malloc(sizeof(*o));
@@ -135,6 +137,7 @@ static void objmap_put(struct objmap *m, const char *key, char *json,
     m->n++;
     if (m->n > m->nb)
         objmap_grow(m);
+    return 1;
 }
 
 static void objmap_del(struct objmap *m, const char *key)
@@ -210,8 +213,12 @@ static int skip_member(const struct tnode *root, const struct tnode *parent,
     if (parent == root && (strcmp(kid->key, "apiVersion") == 0
                            || strcmp(kid->key, "kind") == 0))
         return 1;       /* written first, from the resource */
+    /* volatile metadata: dropping it lets an update that changes nothing
+     * the rules read (a Node status heartbeat) skip the snapshot rebuild */
     if (pk && parent->parent == root && strcmp(pk, "metadata") == 0
-        && strcmp(kid->key, "managedFields") == 0)
+        && (strcmp(kid->key, "managedFields") == 0
+            || strcmp(kid->key, "resourceVersion") == 0
+            || strcmp(kid->key, "generation") == 0))
         return 1;
     /* Node status: keep capacity/allocatable only (images etc. are big) */
     if (is_node && pk && parent->parent == root && strcmp(pk, "status") == 0
@@ -311,8 +318,8 @@ static int store_object(struct resource *r, const struct tnode *obj)
     if (!json)
         return -1;
     pthread_mutex_lock(&r->c->mu);
-    objmap_put(&r->objs, key, json, len);
-    r->c->dirty = 1;
+    if (objmap_put(&r->objs, key, json, len))
+        r->c->dirty = 1;
     pthread_mutex_unlock(&r->c->mu);
     return 0;
 }
