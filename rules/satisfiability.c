@@ -42,6 +42,9 @@ struct sat {
     const struct devmodel *m;   /* NULL: no devices, every rule silent */
     struct strmap sel;          /* expression text -> struct selres * */
     size_t nodes_with_devices;
+    int input_only;             /* the devices come from the linted input
+                                   alone (no --inventory slices): judge
+                                   only claims of drivers it has */
     /* the last object solved (claim-scarce and claim-unsatisfiable ask
      * about the same object one after the other) */
     const struct object *last_obj;
@@ -124,6 +127,7 @@ static struct sat *sat_get(struct check_ctx *cx)
         struct devmodel *own = devmodel_build(cx_arena(cx), c.v, c.n);
         cx_at_run_end(cx, model_release, own);
         s->m = own;
+        s->input_only = !cx_inventory_has(cx, K_SLICE);
     } else
         s->m = inventory_devices(cx_inventory(cx));
     if (s->m && !s->m->ndevs)
@@ -287,6 +291,23 @@ static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
     return 0;
 }
 
+/* 1 if the model has a pool of the driver the request (or its class)
+ * pins. Slices in the linted input are not a cluster snapshot: a repo may
+ * hold one driver's example slices next to another driver's claims. */
+static int driver_present(struct check_ctx *cx, const struct sat *s,
+                          const struct devreq *r)
+{
+    const char *driver = request_driver(cx, r);
+    size_t i;
+
+    if (!driver)
+        return 0;
+    for (i = 0; i < s->m->npools; i++)
+        if (!strcmp(s->m->pools[i].driver, driver))
+            return 1;
+    return 0;
+}
+
 static const char *const *constraint_reqs(struct arena *a,
                                           const struct tnode *reqs,
                                           size_t *n)
@@ -341,7 +362,8 @@ static void claim_build(struct check_ctx *cx, struct sat *s, struct arena *a,
                 ? arena_printf(a, "%s/%s", r->name,
                                sr->name ? sr->name : "?")
                 : r->name;
-            if (alt_build(cx, s, a, sr, nm, &ri->alts[k]) < 0) {
+            if (alt_build(cx, s, a, sr, nm, &ri->alts[k]) < 0
+                || (s->input_only && !driver_present(cx, s, sr))) {
                 ci->usable = 0;
                 break;
             }
@@ -1612,11 +1634,14 @@ void check_claim_scarce(struct check_ctx *cx, const struct object *o)
         return;
     if (pb->pod && pb->p.node_name)
         return;     /* pinned by design */
-    if (!((res->nsat < 3 && s->nodes_with_devices >= 3)
-          || res->nsat * 10 < res->nwithdev))
-        return;
     for (i = 0; i < res->nfails; i++)
         excl += res->fails[i].why < WHY_COUNT;
+    /* narrow: fits few of the nodes whose devices match (a claim that
+     * fits every such node is not narrow, the hardware is scarce) */
+    if (res->nsat >= res->nwithdev + excl
+        || !((res->nsat < 3 && s->nodes_with_devices >= 3)
+             || res->nsat * 10 < res->nwithdev + excl))
+        return;
     lines_init(a, &l);
     line_add(&l, arena_printf(a, "fits: %s%s", s->m->nodes[res->sat_first]
                               .name, res->nsat > 1 ? " and others" : ""));
