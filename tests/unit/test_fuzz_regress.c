@@ -85,12 +85,27 @@ static const struct cel_row cel_rows[] = {
     { "'aaaaaaaaaaaaaaaaa!'.matches('(a+)+$')", "false", 1 },
     { "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!'"
       ".matches('^(a|aa)+$')", "false", 1 },
+    /* fuzz_cel finding (2026-11-29, tests/fuzz/regress/fuzz_cel/):
+     * string.format() takes any precision. f_format (validate/cel/
+     * lib_strings.c) accumulates the digits in an int without a bound
+     * (signed overflow past 9 digits: UB, see the row run only without
+     * sanitizers below) and hands the precision to snprintf("%.*f") into a
+     * 400-byte buffer: glibc materialises every digit ("%.2000000000f"
+     * takes 9.3 GB), and whatever is longer than 399 characters is silently
+     * cut. cel-go renders the full number. Owner: validate/cel. */
+    { "'%.1000f'.format([1.5]).size()", "1002", 1 },
     /* bounded answers the hostile suite relies on */
     { "99999999999999999999999 > 0", "!out of range", 0 },
     { "18446744073709551616u > 0u", "!out of range", 0 },
     { "9223372036854775807 + 1 > 0", "!overflow", 0 },
     { "lists.range(100000).all(x, lists.range(100000).all(y, true))",
       "!cost limit", 0 },
+#ifndef __SANITIZE_ADDRESS__
+    /* the signed overflow itself: UBSan would abort the whole binary, so
+     * only the plain build runs it; the wrapped precision is then negative
+     * and the clause silently falls back to 6 digits */
+    { "'%.2147483648f'.format([1.5]).size() > 8", "!precision", 1 },
+#endif
 };
 
 static void test_cel(struct check_counts *cc)
