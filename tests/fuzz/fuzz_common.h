@@ -98,7 +98,7 @@ static struct inventory *fuzz_inventory;
  * DRAPrioritizedList and resource.k8s.io/v1beta2; the defaults with the
  * sharing category off, a severity override and an extra device-plugin
  * mapping. */
-static void fuzz_setup(void)
+static inline void fuzz_setup(void)
 {
     struct err err;
     int i, rc = 0;

@@ -32,6 +32,7 @@ fi
 max_len_of() {
   case $1 in
     fuzz_quantity_semver) echo 256;;
+    fuzz_config) echo 4096;;
     fuzz_cel) echo 12288;;          # past the 10 KiB expression limit
     fuzz_admission) echo 65536;;
     *) echo 16384;;
@@ -39,7 +40,7 @@ max_len_of() {
 }
 dict_of() {
   case $1 in
-    fuzz_yaml|fuzz_lint) echo tests/fuzz/yaml.dict;;
+    fuzz_yaml|fuzz_lint|fuzz_config) echo tests/fuzz/yaml.dict;;
     fuzz_json|fuzz_admission) echo tests/fuzz/json.dict;;
     fuzz_cel) echo tests/fuzz/cel.dict;;
   esac
