@@ -40,7 +40,7 @@ static const char inv_text[] =
 struct reader {
     struct invstore *s;
     atomic_int *stop;
-    long reads;
+    atomic_long reads;
 };
 
 static void *reader_main(void *arg)
@@ -53,7 +53,7 @@ static void *reader_main(void *arg)
         if (inv)
             (void)inventory_size(inv);   /* touches the snapshot */
         invref_release(ref);
-        r->reads++;
+        atomic_fetch_add(&r->reads, 1);
     }
     return NULL;
 }
@@ -89,15 +89,26 @@ static void test_invstore(void)
     for (i = 0; i < 4; i++) {
         rd[i].s = s;
         rd[i].stop = &stop;
-        rd[i].reads = 0;
+        atomic_init(&rd[i].reads, 0);
         pthread_create(&th[i], NULL, reader_main, &rd[i]);
     }
-    for (i = 0; i < 200; i++)
-        CHECK(invstore_rebuild(s, &err) == 0);
+    /* publish while every reader is reading: at least 200 snapshots and
+     * until each reader has pinned 1000 (bounded: 200000 rebuilds) */
+    for (i = 0; i < 200000; i++) {
+        int j, busy = 1;
+        if (invstore_rebuild(s, &err) < 0) {
+            CHECK(0);
+            break;
+        }
+        for (j = 0; j < 4; j++)
+            busy = busy && atomic_load(&rd[j].reads) >= 1000;
+        if (i >= 200 && busy)
+            break;
+    }
     atomic_store(&stop, 1);
     for (i = 0; i < 4; i++) {
         pthread_join(th[i], NULL);
-        CHECK(rd[i].reads > 0);
+        CHECK(atomic_load(&rd[i].reads) >= 1000);
     }
     invstore_free(s);
 }
