@@ -170,6 +170,7 @@ struct resource {
     int started;
     struct objmap objs;         /* guarded by c->mu */
     int listed;                 /* guarded by c->mu */
+    int healthy;                /* listed and watching; guarded by c->mu */
     char rv[128];               /* resourceVersion to watch from */
     CURL *curl;
 };
@@ -560,6 +561,7 @@ static int do_list(struct resource *r, struct err *err)
     r->objs = fresh;
     fresh.b = NULL;
     r->listed = 1;
+    r->healthy = 1;
     r->c->dirty = 1;
     pthread_mutex_unlock(&r->c->mu);
     snprintf(r->rv, sizeof(r->rv), "%s", rv);
@@ -673,6 +675,13 @@ static int wait_stop(struct cluster *c, unsigned seconds)
     return stop;
 }
 
+static void set_healthy(struct resource *r, int on)
+{
+    pthread_mutex_lock(&r->c->mu);
+    r->healthy = on;
+    pthread_mutex_unlock(&r->c->mu);
+}
+
 static void *resource_main(void *arg)
 {
     struct resource *r = arg;
@@ -687,6 +696,7 @@ static void *resource_main(void *arg)
             if (rc < 0) {
                 if (atomic_load(&c->stopping))
                     break;
+                set_healthy(r, 0);
                 metrics_inventory_error(c->metrics);
                 log_msg(LOG_WARN, "inventory: list %s failed, retrying in "
                         "%us: %s", r->plural, delay, err.msg);
@@ -712,6 +722,7 @@ static void *resource_main(void *arg)
         case W_ERROR:
             if (atomic_load(&c->stopping))
                 break;
+            set_healthy(r, 0);
             metrics_inventory_error(c->metrics);
             log_msg(LOG_WARN, "inventory: watch %s failed, relisting in "
                     "%us: %s", r->plural, delay, err.msg);
@@ -736,20 +747,37 @@ static int all_listed(struct cluster *c)
     return 1;
 }
 
-/* Publishes a snapshot at most once per second when something changed. */
+static int all_healthy(struct cluster *c)
+{
+    size_t i;
+
+    for (i = 0; i < NRES; i++)
+        if (!c->res[i].healthy)
+            return 0;
+    return 1;
+}
+
+/* Publishes a snapshot at most once per second when something changed.
+ * With nothing to rebuild and every watch healthy, the snapshot is
+ * current: its age in the metrics restarts, so an alert on the age fires
+ * only when syncing is actually stuck. */
 static void *builder_main(void *arg)
 {
     struct cluster *c = arg;
 
     for (;;) {
-        int build;
+        int build, current;
         struct err err = { "" };
 
         if (wait_stop(c, 1))
             break;
         pthread_mutex_lock(&c->mu);
         build = c->dirty && all_listed(c);
+        current = !c->dirty && all_healthy(c);
         pthread_mutex_unlock(&c->mu);
+        if (current && atomic_load(&c->synced))
+            metrics_inventory(c->metrics, invstore_size(c->store),
+                              time(NULL));
         if (!build)
             continue;
         if (invstore_rebuild(c->store, &err) < 0) {

@@ -227,10 +227,12 @@ int metrics_render(struct metrics *m, struct buf *b)
              atomic_load(&m->inv_objects));
     upd = atomic_load(&m->inv_updated);
     help(b, "claimcheck_inventory_updated_timestamp_seconds", "gauge",
-         "when the current inventory snapshot was built (0 = never)");
+         "when the inventory snapshot was last built or, in-cluster, "
+         "confirmed current by healthy watches (0 = never)");
     buf_addf(b, "claimcheck_inventory_updated_timestamp_seconds %lld\n", upd);
     help(b, "claimcheck_inventory_age_seconds", "gauge",
-         "seconds since the inventory snapshot was built (-1 = never)");
+         "seconds since the inventory snapshot was last built or "
+         "confirmed current (-1 = never)");
     buf_addf(b, "claimcheck_inventory_age_seconds %lld\n",
              upd ? (long long)now - upd : -1LL);
     help(b, "claimcheck_inventory_errors_total", "counter",

@@ -453,6 +453,9 @@ check "dropped connection logged" grep -q 'watch deviceclasses failed' "$T/kc.lo
 check "objects kept across relists" test "$(inv_objects)" = "$N1"
 control '{"op":"delete","resource":"deviceclasses","object":{"metadata":{"name":"watched.example.com"}}}'
 check "watch DELETED reaches the snapshot" wait_for '[ "$(inv_objects)" -lt "$N1" ]'
+sleep 2.5
+age=$(req $PORT_kc $CA1 GET /metrics | awk '/^claimcheck_inventory_age_seconds / {print $2}')
+check "inventory age stays fresh while watches are healthy (age $age)" test "${age:-99}" -le 2
 W=$(json_get "$(stats)" 'sum(r["watches"].values())')
 check "watches opened with bookmarks" grep -q 'allowWatchBookmarks=true' "$T/fakeapi.log"
 check "lists paginated (limit/continue)" grep -q 'nodes?limit=1&continue=' "$T/fakeapi.log"
