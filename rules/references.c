@@ -158,25 +158,6 @@ void check_pod_claim_unused(struct check_ctx *cx, const struct object *o)
     }
 }
 
-/* 1 if ref ("req" or "req/sub") is a request of the claim spec */
-static int has_request(const struct claimspec *c, const char *ref)
-{
-    const char *slash = strchr(ref, '/');
-    size_t i, j, rl = slash ? (size_t)(slash - ref) : strlen(ref);
-
-    for (i = 0; i < c->nreqs; i++) {
-        const struct devreq *r = &c->reqs[i];
-        if (!r->name || strlen(r->name) != rl || strncmp(r->name, ref, rl))
-            continue;
-        if (!slash)
-            return 1;
-        for (j = 0; j < r->nsubs; j++)
-            if (r->subs[j].name && !strcmp(r->subs[j].name, slash + 1))
-                return 1;
-    }
-    return 0;
-}
-
 static const char *request_names(struct check_ctx *cx,
                                  const struct claimspec *c)
 {
@@ -208,7 +189,7 @@ void check_claim_request_unknown(struct check_ctx *cx, const struct object *o)
             t = pc ? podclaim_target(cx, o, pc) : NULL;
             if (!t || !t->claim || !t->claim->nreqs)
                 continue;
-            if (!has_request(t->claim, rq->str))
+            if (!claimspec_has_request(t->claim, rq->str))
                 report(cx, rq, "claim '%s' (%s %s) has no request '%s'; it "
                        "defines %s", name, t->kind_name, t->name, rq->str,
                        request_names(cx, t->claim));

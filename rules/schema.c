@@ -235,25 +235,6 @@ static void check_request(struct check_ctx *cx, const struct claimspec *c,
     }
 }
 
-/* 1 if ref ("req" or "req/sub") names a request or sub-request of c */
-static int ref_exists(const struct claimspec *c, const char *ref)
-{
-    const char *slash = strchr(ref, '/');
-    size_t i, j, rl = slash ? (size_t)(slash - ref) : strlen(ref);
-
-    for (i = 0; i < c->nreqs; i++) {
-        const struct devreq *r = &c->reqs[i];
-        if (!r->name || strlen(r->name) != rl || strncmp(r->name, ref, rl))
-            continue;
-        if (!slash)
-            return 1;
-        for (j = 0; j < r->nsubs; j++)
-            if (r->subs[j].name && !strcmp(r->subs[j].name, slash + 1))
-                return 1;
-    }
-    return 0;
-}
-
 static void check_refs(struct check_ctx *cx, const struct claimspec *c,
                        const struct tnode *reqs, const char *what)
 {
@@ -270,7 +251,7 @@ static void check_refs(struct check_ctx *cx, const struct claimspec *c,
                    "string", what);
             continue;
         }
-        if (!ref_exists(c, ref))
+        if (!claimspec_has_request(c, ref))
             report(cx, reqs->kids[i], "%s names request '%s', which the "
                    "claim does not define", what, ref);
         for (j = 0; j < i; j++)

@@ -403,3 +403,21 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
         o->cls = read_classspec(a, o->spec);
     return OBJ_OK;
 }
+
+int claimspec_has_request(const struct claimspec *c, const char *ref)
+{
+    const char *slash = strchr(ref, '/');
+    size_t i, j, rl = slash ? (size_t)(slash - ref) : strlen(ref);
+
+    for (i = 0; i < c->nreqs; i++) {
+        const struct devreq *r = &c->reqs[i];
+        if (!r->name || strlen(r->name) != rl || strncmp(r->name, ref, rl))
+            continue;
+        if (!slash)
+            return 1;
+        for (j = 0; j < r->nsubs; j++)
+            if (r->subs[j].name && !strcmp(r->subs[j].name, slash + 1))
+                return 1;
+    }
+    return 0;
+}

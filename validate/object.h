@@ -159,6 +159,8 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
                                struct object *out,
                                const struct tnode **bad_at, const char **why);
 
+/* 1 if ref ("req" or "req/sub") names a request or sub-request of c */
+int claimspec_has_request(const struct claimspec *c, const char *ref);
 /* "Pod", "Deployment"... for one K_* bit */
 const char *kind_bit_name(unsigned k);
 /* The namespace used to resolve references: metadata.namespace or
