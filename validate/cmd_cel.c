@@ -79,7 +79,8 @@ static struct tnode *map_of(struct arena *a, const char *const *keys,
 /* Reads the device file and wraps it in a one-device ResourceSlice, so
  * the inventory's device model converts it. */
 static int load_device(struct arena *a, const char *path,
-                       struct cel_device *out, struct err *err)
+                       struct cel_device *out, struct devmodel **model,
+                       struct err *err)
 {
     FILE *f = fopen(path, "rb");
     char *data;
@@ -99,7 +100,7 @@ static int load_device(struct arena *a, const char *path,
     struct object *o;
     const struct tnode *bad;
     const char *why;
-    const struct devmodel *m;
+    struct devmodel *m;
 
     if (!f)
         return err_set(err, "cannot open '%s': %s", path, strerror(errno));
@@ -162,6 +163,7 @@ static int load_device(struct arena *a, const char *path,
     if (object_read(a, root, path, 0, o, &bad, &why) != OBJ_OK)
         return err_set(err, "%s: %s", path, why ? why : "not a device");
     m = devmodel_build(a, (const struct object *const *)&o, 1);
+    *model = m;     /* its caches are malloc'ed: the caller frees it */
     if (m->ndevs != 1)
         return err_set(err, "%s: not a ResourceSlice device (want name, "
                        "attributes, capacity...)", path);
@@ -177,6 +179,7 @@ int cmd_cel(int argc, char **argv)
     struct err err;
     struct cel_env env;
     struct cel_device dev, *devp = NULL;
+    struct devmodel *model = NULL;
     struct cel_program *p;
     struct cel_error cerr;
     const char *device_file = NULL, *expr = NULL;
@@ -228,7 +231,7 @@ int cmd_cel(int argc, char **argv)
         goto out;
     }
     if (device_file) {
-        if (load_device(&a, device_file, &dev, &err) < 0) {
+        if (load_device(&a, device_file, &dev, &model, &err) < 0) {
             fprintf(stderr, "claimcheck cel: %s\n", err.msg);
             goto out;
         }
@@ -253,6 +256,7 @@ int cmd_cel(int argc, char **argv)
     ret = 0;
 out:
     free(out);
+    devmodel_free(model);
     arena_release(&a);
     config_release(&cfg);
     return ret;
