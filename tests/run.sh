@@ -38,6 +38,8 @@ run_suite() {   # name, command...
 for t in build/tests/test_* build/tests/hook_test_*; do
   [ -x "$t" ] || continue
   case "$t" in *.d|*.o) continue;; esac
+  # the conformance driver needs the suite's data: tests/cel/run.sh runs it
+  case "$t" in */test_cel_conformance) continue;; esac
   run_suite "unit $(basename "$t")" "$t"
 done
 run_suite "golden rules" bash tests/golden.sh
