@@ -25,10 +25,12 @@
 #include "strmap.h"
 #include "target.h"
 #include "tree.h"
+#include "verdict.h"
 
 #define SUPPRESS_PREFIX "ignore.claimcheck.dev/"
 
 struct engine {
+    struct verdict_cache *verdicts; /* admission verdicts, no inventory */
     const struct config *cfg;
     enum sev *sev;              /* per rule, by index in rules[] */
     struct target target;
@@ -93,6 +95,7 @@ struct engine *engine_new(const struct config *cfg, struct err *err)
     if (!e)
         abort();
     e->cfg = cfg;
+    e->verdicts = verdict_cache_new();
     e->sev = calloc(nrules ? nrules : 1, sizeof(*e->sev));
     if (!e->sev)
         abort();
@@ -131,6 +134,7 @@ void engine_free(struct engine *e)
 {
     if (!e)
         return;
+    verdict_cache_free(e->verdicts);
     free(e->sev);
     free(e);
 }
@@ -753,13 +757,31 @@ int engine_check_admission(const struct engine *e, const struct inventory *inv,
                            const struct tnode *object, const char *ns,
                            struct diag_list *out, struct err *err)
 {
+    struct verdict_cache *vc = inv ? inv->verdicts : e->verdicts;
+    struct verdict_key key;
     struct run *r;
+    size_t from = out->n;
+    int cacheable;
 
     if (!tree_is_map(object))
         return err_set(err, "request.object is not an object");
+    /* the pods of one ReplicaSet have one spec: judge it once */
+    cacheable = vc && verdict_key(object, ns, &key) == 0;
+    if (cacheable) {
+        const struct tnode *md = tree_get(object, "metadata");
+        const char *name = tree_str(tree_get(md, "name"));
+        const char *ons = tree_str(tree_get(md, "namespace"));
+        if (!name)
+            name = tree_str(tree_get(md, "generateName"));
+        if (verdict_cache_get(vc, &key, out, "Pod",
+                              ons && *ons ? ons : ns, name))
+            return 0;
+    }
     r = run_new(e, inv, out->arena, out);
     run_add_root(r, object, NULL, 0, ns);
     run_check(r);
     run_free(r);
+    if (cacheable)
+        verdict_cache_put(vc, &key, out, from);
     return 0;
 }

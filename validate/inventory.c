@@ -21,6 +21,7 @@
 #include "load_yaml.h"
 #include "object.h"
 #include "tree.h"
+#include "verdict.h"
 
 #define INVENTORY_KINDS (K_CLAIM | K_TEMPLATE | K_CLASS | K_SLICE | K_NODE \
                          | K_NAMESPACE)
@@ -39,6 +40,7 @@ struct inventory *inventory_new(void)
         abort();
     arena_init(&inv->arena, 256 * 1024);
     strmap_init(&inv->index, &inv->arena);
+    inv->verdicts = verdict_cache_new();
     return inv;
 }
 
@@ -134,6 +136,7 @@ void inventory_free(struct inventory *inv)
     if (!inv)
         return;
     devmodel_free(atomic_load(&inv->model));
+    verdict_cache_free(inv->verdicts);
     arena_release(&inv->arena);
     free(inv);
 }

@@ -24,6 +24,7 @@ struct inventory {
     struct strmap index;        /* object_key() -> struct object * */
     unsigned kinds;             /* K_* bits present */
     struct devmodel *_Atomic model; /* inventory_devices(), built lazily */
+    struct verdict_cache *verdicts; /* admission verdicts on this snapshot */
 };
 
 /* "Kind\x1fns\x1fname" in a; ns "" for cluster-scoped kinds. */

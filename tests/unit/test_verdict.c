@@ -1,0 +1,109 @@
+/*
+ * test_verdict.c - the admission verdict cache: pods of one spec share a
+ * verdict (with their own names), a different spec or namespace does not,
+ * volatile metadata is ignored, other kinds are never cached, and a new
+ * inventory snapshot starts empty.
+ */
+#include <string.h>
+
+#include "../../rules/rules.h"
+#include "../../validate/arena.h"
+#include "../../validate/config.h"
+#include "../../validate/engine.h"
+#include "../../validate/err.h"
+#include "../../validate/load_yaml.h"
+#include "../../validate/tree.h"
+#include "../../validate/verdict.h"
+#include "check.h"
+
+static CHECK_INIT;
+
+static const char pod_a[] =
+"apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-abc12\n"
+"  generateName: web-\n  uid: 1111\n  resourceVersion: '5'\n"
+"spec:\n  containers:\n  - name: c\n    image: busybox\n"
+"    resources:\n      requests:\n        nvidia.com/gpu: 1\n";
+static const char pod_b[] =     /* same spec, other name and uid */
+"apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-xyz89\n"
+"  generateName: web-\n  uid: 2222\n  resourceVersion: '9'\n"
+"spec:\n  containers:\n  - name: c\n    image: busybox\n"
+"    resources:\n      requests:\n        nvidia.com/gpu: 1\n";
+static const char pod_c[] =     /* another spec: no finding */
+"apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-abc12\n"
+"spec:\n  containers:\n  - name: c\n    image: busybox\n"
+"    resources:\n      limits:\n        nvidia.com/gpu: 1\n";
+static const char claim[] =
+"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n"
+"  name: c\nspec: {}\n";
+
+static const struct tnode *load(struct arena *a, const char *text)
+{
+    struct ydocs d;
+
+    load_yaml(a, text, strlen(text), &d);
+    return d.n ? d.v[0].root : NULL;
+}
+
+static size_t check(const struct engine *e, const struct inventory *inv,
+                    struct arena *a, const char *text, const char *ns,
+                    struct diag_list *l)
+{
+    struct err err;
+
+    diag_list_init(l, a);
+    CHECK(engine_check_admission(e, inv, load(a, text), ns, l, &err) == 0);
+    return l->n;
+}
+
+int main(void)
+{
+    struct config cfg;
+    struct engine *e;
+    struct inventory *inv1, *inv2;
+    struct arena a;
+    struct diag_list l1, l2, l3;
+    struct verdict_key k1, k2, k3, k4;
+    struct err err;
+
+    config_init(&cfg);
+    e = engine_new(&cfg, &err);
+    CHECK(e != NULL);
+    arena_init(&a, 64 * 1024);
+
+    /* keys: volatile metadata ignored, spec and namespace count */
+    CHECK(verdict_key(load(&a, pod_a), "ml", &k1) == 0);
+    CHECK(verdict_key(load(&a, pod_b), "ml", &k2) == 0);
+    CHECK(verdict_key(load(&a, pod_c), "ml", &k3) == 0);
+    CHECK(verdict_key(load(&a, pod_a), "other", &k4) == 0);
+    CHECK(k1.a == k2.a && k1.b == k2.b);
+    CHECK(k1.a != k3.a || k1.b != k3.b);
+    CHECK(k1.a != k4.a || k1.b != k4.b);
+    CHECK(verdict_key(load(&a, claim), "ml", &k3) == -1);
+
+    /* the second pod is answered from the cache, under its own name */
+    CHECK(check(e, NULL, &a, pod_a, "ml", &l1) == 1);
+    CHECK(check(e, NULL, &a, pod_b, "ml", &l2) == 1);
+    CHECK_STR(l1.v[0].rule->id, "extended-resource-limits");
+    CHECK_STR(l2.v[0].rule->id, l1.v[0].rule->id);
+    CHECK_STR(l2.v[0].msg, l1.v[0].msg);
+    CHECK_STR(l2.v[0].path, l1.v[0].path);
+    CHECK_STR(l1.v[0].name, "web-abc12");
+    CHECK_STR(l2.v[0].name, "web-xyz89");
+    CHECK_STR(l2.v[0].ns, "ml");
+    CHECK(check(e, NULL, &a, pod_c, "ml", &l3) == 0);
+    CHECK(check(e, NULL, &a, pod_a, "ml", &l3) == 1);   /* still cached */
+
+    /* a new snapshot has its own, empty cache; results agree */
+    inv1 = inventory_new();
+    inv2 = inventory_new();
+    CHECK(check(e, inv1, &a, pod_a, "ml", &l1) == 1);
+    CHECK(check(e, inv2, &a, pod_b, "ml", &l2) == 1);
+    CHECK_STR(l2.v[0].name, "web-xyz89");
+    inventory_free(inv1);
+    inventory_free(inv2);
+
+    arena_release(&a);
+    engine_free(e);
+    config_release(&cfg);
+    return CHECK_DONE();
+}
