@@ -50,19 +50,23 @@ fi
 printf 'case\tinput\tbytes\tseconds\tpeak_rss_kb\texit\tmessage\n' >"$tsv"
 
 # check NAME TOOL FILE EXIT_RE MESSAGE_RE MAX_RSS_MB
-#   TOOL: lint (the linter, text output), cel, json, admission (the driver)
+#   TOOL: lint (the linter, text output), lint-stdin (the same, FILE on
+#   stdin), cel, json, admission (the driver)
 check() {
   local name=$1 tool=$2 file=$3 want=$4 re=$5 maxmb=$6 out rc t rss msg
   local -a cmd
+  local in=/dev/null
   case $tool in
     lint) cmd=("$bin" lint --no-hints --no-color "$file");;
+    lint-stdin) cmd=("$bin" lint --no-hints --no-color -); in=$file;;
     *) cmd=("$drv" "$tool" "$file");;
   esac
   out=$work/out; : >"$work/time"
-  timeout "$secs" /usr/bin/time -o "$work/time" -f '%e %M' "${cmd[@]}" >"$out" 2>&1
+  timeout "$secs" /usr/bin/time -o "$work/time" -f '%e %M' "${cmd[@]}" \
+    <"$in" >"$out" 2>&1
   rc=$?
   read -r t rss <<<"$(tail -n 1 "$work/time")"
-  msg=$(grep -m1 -E 'error|ok:' "$out" | sed -E 's/^[^ ]*: //' | cut -c1-110)
+  msg=$(grep -m1 -E 'error|ok:|^claimcheck:' "$out" | sed -E 's/^[^ ]*: //' | cut -c1-110)
   [ -n "$msg" ] || msg=$(head -n 1 "$out" | cut -c1-110)
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$tool" "$(stat -c %s "$file")" \
     "${t:-?}" "${rss:-?}" "$rc" "$msg" >>"$tsv"
@@ -142,6 +146,11 @@ check yaml-10000-objects lint "$w/docs-obj.yaml" 0 '10000 objects in 1 file' 100
   for i in $(seq 1 10000); do printf '  - {name: c%d, image: x, resources: {claims: [{name: c%d}]}}\n' "$i" $((i % 1000 + 1)); done
 } >"$w/wide-pod.yaml"
 check yaml-pod-10000-containers-1000-claims lint "$w/wide-pod.yaml" '0|1' 'object in 1 file' 200
+
+truncate -s $((256 * 1024 * 1024 + 1)) "$w/over-256m.yaml"     # sparse
+check file-over-256MiB lint "$w/over-256m.yaml" 2 'larger than the 256 MiB input limit' 100
+check stdin-over-256MiB lint-stdin "$w/over-256m.yaml" 2 'larger than the 256 MiB input limit' 600
+rm -f "$w/over-256m.yaml"
 
 # ---- JSON through the linter (libyaml) and through load_json (cJSON) -----
 { rep '[' 100000; rep ']' 100000; } >"$w/nest.json"
