@@ -51,7 +51,8 @@ printf 'case\tinput\tbytes\tseconds\tpeak_rss_kb\texit\tmessage\n' >"$tsv"
 
 # check NAME TOOL FILE EXIT_RE MESSAGE_RE MAX_RSS_MB
 #   TOOL: lint (the linter, text output), lint-stdin (the same, FILE on
-#   stdin), cel, json, admission (the driver)
+#   stdin), lint-config (FILE as the config file), cel, json, admission
+#   (the driver)
 check() {
   local name=$1 tool=$2 file=$3 want=$4 re=$5 maxmb=$6 out rc t rss msg
   local -a cmd
@@ -59,6 +60,7 @@ check() {
   case $tool in
     lint) cmd=("$bin" lint --no-hints --no-color "$file");;
     lint-stdin) cmd=("$bin" lint --no-hints --no-color -); in=$file;;
+    lint-config) cmd=("$bin" lint --no-hints -c "$file" "$work/ok.yaml");;
     *) cmd=("$drv" "$tool" "$file");;
   esac
   out=$work/out; : >"$work/time"
@@ -151,6 +153,16 @@ truncate -s $((256 * 1024 * 1024 + 1)) "$w/over-256m.yaml"     # sparse
 check file-over-256MiB lint "$w/over-256m.yaml" 2 'larger than the 256 MiB input limit' 100
 check stdin-over-256MiB lint-stdin "$w/over-256m.yaml" 2 'larger than the 256 MiB input limit' 600
 rm -f "$w/over-256m.yaml"
+printf '%s\n' "$meta" >"$w/ok.yaml"
+rep '#' $((1024 * 1024 + 1)) >"$w/big-config.yaml"
+check config-over-1MiB lint-config "$w/big-config.yaml" 2 'larger than 1 MiB' 100
+{ echo 'rules:'; echo '  a0: &a0 [x,x,x,x,x,x,x,x,x,x]'
+  for i in 1 2 3 4 5 6; do
+    printf '  a%d: &a%d [' "$i" "$i"
+    for j in 1 2 3 4 5 6 7 8 9; do printf '*a%d,' $((i - 1)); done
+    printf '*a%d]\n' $((i - 1))
+  done; } >"$w/bomb-config.yaml"
+check config-alias-bomb lint-config "$w/bomb-config.yaml" 2 'alias expansion exceeds the node budget' 100
 
 # ---- JSON through the linter (libyaml) and through load_json (cJSON) -----
 { rep '[' 100000; rep ']' 100000; } >"$w/nest.json"
