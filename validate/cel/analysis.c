@@ -377,13 +377,16 @@ static void atom_of(struct unsat_ctx *u, const struct cel_node *c,
     char path[300];
     const struct cel_node *x;
     const struct cel_value *cv;
-    unsigned off = min_offset(c, 0);
+    unsigned off;
     int op, cop;
 
-    if (c->kind == CEL_N_NOT) {
-        atom_of(u, c->args[0], al, !neg);
-        return;
+    /* a chain of '!' is a loop, not a recursion: each frame of this
+     * function is large and a selector may hold ~1000 negations */
+    while (c->kind == CEL_N_NOT) {
+        c = c->args[0];
+        neg = !neg;
     }
+    off = min_offset(c, 0);
     if (!has_ident(c, 0)) {
         /* device-free: fold it */
         struct cel_eval ev;
