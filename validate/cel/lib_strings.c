@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#define FMT_MAX_PREC 1000   /* digits after `%.` in format() */
+
 #define F(name) static struct cel_value name(struct cel_eval *ev, \
     const struct cel_node *n, const struct cel_value *a, unsigned na)
 
@@ -654,8 +656,17 @@ F(f_format)
         if (i < fn && f[i] == '.') {
             prec = 0;
             i++;
-            while (i < fn && f[i] >= '0' && f[i] <= '9')
+            while (i < fn && f[i] >= '0' && f[i] <= '9') {
+                /* bounded: glibc builds every digit of %.*f in memory */
+                if (prec > FMT_MAX_PREC / 10)
+                    return cel_verr(ev, "could not parse formatting "
+                                    "clause: precision over %d",
+                                    FMT_MAX_PREC);
                 prec = prec * 10 + (f[i++] - '0');
+            }
+            if (prec > FMT_MAX_PREC)
+                return cel_verr(ev, "could not parse formatting clause: "
+                                "precision over %d", FMT_MAX_PREC);
         }
         if (i >= fn)
             return cel_verr(ev, "could not parse formatting clause: "
@@ -688,7 +699,9 @@ F(f_format)
             break;
         case 'f':
         case 'e': {
-            char tmp[400], fm[16];
+            /* the widest: 309 integer digits, '.', FMT_MAX_PREC digits,
+             * or an exponent form of the same precision */
+            char tmp[FMT_MAX_PREC + 400], fm[16];
             double d;
             if (v->kind == CEL_V_DOUBLE)
                 d = v->v.d;
