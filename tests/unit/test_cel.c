@@ -192,8 +192,10 @@ static const struct row rows[] = {
     { "'a\\nc'.matches('(?s)^a.c$')", "true" },
     { "'h\\u00e9llo'.matches('^\\\\w+$')", "false" },
     { "'abc'.matches(device.driver + '(')", "!runtime invalid regular" },
+    /* catastrophic for backtracking: answered by the DFA fallback, as
+     * RE2 (linear) answers it */
     { "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab'.matches('^(a+)+$')",
-      "!runtime match limit" },
+      "false" },
     { "'abc'.find('b.')", "\"bc\"" },
     { "'a1b22c333'.findAll('[0-9]+')", "[\"1\", \"22\", \"333\"]" },
     { "'a1b22c333'.findAll('[0-9]+', 2)", "[\"1\", \"22\"]" },

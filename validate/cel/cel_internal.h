@@ -354,6 +354,10 @@ struct cel_regex *cel_regex_compile(struct arena *a, const char *pat,
                                     size_t n, int jit, char *msg);
 void cel_regex_free(struct cel_regex *re);
 /* 1 match, 0 no match, -1 error (msg). find: so and eo set on match. */
+/* The yes/no of matches(): a search, and past the backtracking limits
+ * the DFA matcher (no backtracking). 1, 0, or -1 with msg. */
+int cel_regex_test(const struct cel_regex *re, const char *s, size_t n,
+                   char *msg);
 int cel_regex_search(const struct cel_regex *re, const char *s, size_t n,
                      size_t start, size_t *so, size_t *eo, char *msg);
 

@@ -357,7 +357,6 @@ F(f_matches)
     char msg[256];
     const struct cel_regex *re = n->aux;
     struct cel_regex *tmp = NULL;
-    size_t so, eo;
     int r;
 
     (void)na;
@@ -373,7 +372,7 @@ F(f_matches)
         cel_regex_free(tmp);
         return cel_verr(ev, "%s", CEL_COST_MSG);
     }
-    r = cel_regex_search(re, a[0].v.s.p, a[0].v.s.n, 0, &so, &eo, msg);
+    r = cel_regex_test(re, a[0].v.s.p, a[0].v.s.n, msg);
     if (tmp)
         cel_regex_free(tmp);
     if (r < 0)

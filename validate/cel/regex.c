@@ -20,8 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define REGEX_DFA_WORKSPACE 2000   /* ints for pcre2_dfa_match() */
+
 struct cel_regex {
     pcre2_code *code;
+    pcre2_code *dfa;                /* the same without MATCH_INVALID_UTF,
+                                       which DFA matching does not support */
     pcre2_match_context *mctx;
     pcre2_general_context *gctx;    /* arena-backed, or NULL */
     int jit;
@@ -281,7 +285,7 @@ struct cel_regex *cel_regex_compile(struct arena *a, const char *pat,
     size_t outn = 0;
     int ecode;
     PCRE2_SIZE eoff;
-    pcre2_code *code;
+    pcre2_code *code, *dfa;
 
     if (n * 12 + 1 > sizeof(stackbuf)) {
         buf = malloc(n * 12 + 1);
@@ -302,6 +306,11 @@ struct cel_regex *cel_regex_compile(struct arena *a, const char *pat,
                          PCRE2_NEVER_BACKSLASH_C | PCRE2_MATCH_INVALID_UTF,
                          &ecode, &eoff, a ? pcre2_compile_context_create(g)
                                           : NULL);
+    dfa = code ? pcre2_compile((PCRE2_SPTR)buf, outn,
+                               PCRE2_UTF | PCRE2_DOLLAR_ENDONLY |
+                               PCRE2_NEVER_BACKSLASH_C, &ecode, &eoff,
+                               a ? pcre2_compile_context_create(g) : NULL)
+               : NULL;
     if (buf != stackbuf)
         free(buf);
     if (!code) {
@@ -316,10 +325,12 @@ struct cel_regex *cel_regex_compile(struct arena *a, const char *pat,
         re = calloc(1, sizeof(*re));
     if (!re) {
         pcre2_code_free(code);
+        pcre2_code_free(dfa);
         snprintf(msg, 256, "out of memory");
         return NULL;
     }
     re->code = code;
+    re->dfa = dfa;
     re->gctx = g;
     re->owned = a == NULL;
     re->mctx = pcre2_match_context_create(g);
@@ -339,6 +350,7 @@ void cel_regex_free(struct cel_regex *re)
         return;
     if (re->owned) {
         pcre2_code_free(re->code);
+        pcre2_code_free(re->dfa);
         pcre2_match_context_free(re->mctx);
         free(re);
     } else if (re->jit) {
@@ -347,6 +359,42 @@ void cel_regex_free(struct cel_regex *re)
         re->code = NULL;
         re->jit = 0;
     }
+}
+
+/* Yes/no without backtracking: PCRE2's DFA matcher walks all
+ * alternatives at once (time linear in the subject for a given pattern,
+ * like RE2), so catastrophic patterns such as (a+)+$ answer instead of
+ * hitting the match limit. 1 match, 0 none, -1 a limit or error. */
+static int dfa_test(const struct cel_regex *re, const char *s, size_t n)
+{
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    int ws[REGEX_DFA_WORKSPACE];
+    int rc;
+
+    if (!md)
+        return -1;
+    if (!re->dfa) {
+        pcre2_match_data_free(md);
+        return -1;
+    }
+    rc = pcre2_dfa_match(re->dfa, (PCRE2_SPTR)s, n, 0, 0, md, NULL, ws,
+                         REGEX_DFA_WORKSPACE);
+    pcre2_match_data_free(md);
+    if (rc >= 0)    /* 0: a match, the ovector was too small */
+        return 1;
+    return rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
+}
+
+int cel_regex_test(const struct cel_regex *re, const char *s, size_t n,
+                   char *msg)
+{
+    size_t so, eo;
+    int rc = cel_regex_search(re, s, n, 0, &so, &eo, msg);
+
+    if (rc >= 0 || strcmp(msg, "regex match limit exceeded"))
+        return rc;
+    rc = dfa_test(re, s, n);
+    return rc;     /* -1: msg still says the limit was exceeded */
 }
 
 int cel_regex_search(const struct cel_regex *re, const char *s, size_t n,
