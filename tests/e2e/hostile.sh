@@ -238,11 +238,12 @@ check cel-10KiB-and-chain cel "$f" 2 'nesting exceeds limit' 100
 f=$(cel not-10000 "$(rep '!' 10000)true")
 check cel-10000-negations cel "$f" 2 'nesting exceeds limit' 100
 f=$(cel redos 'device.attributes["gpu.example.com"].long.matches("(a+)+$")')
-check 'cel-regex-(a+)+$-on-100001-chars' cel "$f" 2 'regex match limit exceeded' 100
+# a catastrophic pattern: the answer RE2 gives (false) or PCRE2's limit
+check 'cel-regex-(a+)+$-on-100001-chars' cel "$f" '0|2' 'ok: false|regex match limit exceeded' 100
 f=$(cel redos2 'device.attributes["gpu.example.com"].long.matches("^(a|aa)+$")')
-check 'cel-regex-^(a|aa)+$-on-100001-chars' cel "$f" 2 'regex match limit exceeded' 100
+check 'cel-regex-^(a|aa)+$-on-100001-chars' cel "$f" '0|2' 'ok: false|regex match limit exceeded' 100
 f=$(cel redos3 'device.attributes["gpu.example.com"].long.matches("(a*)*b")')
-check "cel-regex-(a*)*b-on-100001-chars" cel "$f" 0 'ok: false' 100
+check "cel-regex-(a*)*b-on-100001-chars" cel "$f" '0|2' 'ok: false|regex match limit exceeded' 100
 l="[$(seq -s, 0 199)]"
 f=$(cel cost "$l.all(x, $l.all(y, $l.all(z, x + y + z >= 0)))")
 check cel-nested-all-cost-bomb cel "$f" 2 'exceeds cost limit' 100
