@@ -199,8 +199,15 @@ F(f_replace)
         uint64_t hits = 0;
         size_t k;
         if (on == 0) {
-            for (k = 0; k < sn; k++)
-                hits += ((unsigned char)s[k] & 0xC0) != 0x80;
+            /* step exactly as the copy loop below does, so malformed
+             * UTF-8 cannot make the two disagree (fuzz_cel finding) */
+            for (k = 0; k < sn;) {
+                size_t l = cp_len((unsigned char)s[k]);
+                if (l == 0 || k + l > sn)
+                    l = l == 0 ? 1 : sn - k;
+                hits++;
+                k += l;
+            }
             hits++;
         } else {
             for (k = 0; k + on <= sn;) {
@@ -236,6 +243,8 @@ F(f_replace)
             break;
         {
             size_t l = on ? 1 : cp_len((unsigned char)s[i]);
+            if (l == 0)
+                l = 1;
             if (i + l > sn)
                 l = sn - i;
             memcpy(d + o, s + i, l);
