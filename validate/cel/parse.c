@@ -605,44 +605,48 @@ static struct cel_node *binary(struct parser *ps, int kind, int op,
     return n;
 }
 
-static struct cel_node *mul(struct parser *ps)
+/* One left-associative level: operand (op operand)*, ops[] mapping the
+ * level's tokens to operators. */
+struct binop_tok {
+    int tok, op;
+};
+
+static struct cel_node *left_assoc(struct parser *ps,
+                                   struct cel_node *(*operand)(struct parser *),
+                                   const struct binop_tok *ops, size_t nops)
 {
-    struct cel_node *n = unary(ps);
+    struct cel_node *n = operand(ps);
 
     while (n && !ps->failed) {
-        int op;
         unsigned off = ps->tok.offset;
-        if (ps->tok.kind == TK_STAR)
-            op = CEL_OP_MUL;
-        else if (ps->tok.kind == TK_SLASH)
-            op = CEL_OP_DIV;
-        else if (ps->tok.kind == TK_PERCENT)
-            op = CEL_OP_MOD;
-        else
+        size_t i;
+        for (i = 0; i < nops && (int)ps->tok.kind != ops[i].tok; i++)
+            ;
+        if (i == nops)
             break;
         advance(ps);
-        n = binary(ps, CEL_N_BINOP, op, off, n, unary(ps));
+        n = binary(ps, CEL_N_BINOP, ops[i].op, off, n, operand(ps));
     }
     return n;
 }
 
+static struct cel_node *mul(struct parser *ps)
+{
+    static const struct binop_tok ops[] = {
+        {TK_STAR, CEL_OP_MUL}, {TK_SLASH, CEL_OP_DIV},
+        {TK_PERCENT, CEL_OP_MOD},
+    };
+
+    return left_assoc(ps, unary, ops, sizeof(ops) / sizeof(ops[0]));
+}
+
 static struct cel_node *add(struct parser *ps)
 {
-    struct cel_node *n = mul(ps);
+    static const struct binop_tok ops[] = {
+        {TK_PLUS, CEL_OP_ADD}, {TK_MINUS, CEL_OP_SUB},
+    };
 
-    while (n && !ps->failed) {
-        int op;
-        unsigned off = ps->tok.offset;
-        if (ps->tok.kind == TK_PLUS)
-            op = CEL_OP_ADD;
-        else if (ps->tok.kind == TK_MINUS)
-            op = CEL_OP_SUB;
-        else
-            break;
-        advance(ps);
-        n = binary(ps, CEL_N_BINOP, op, off, n, mul(ps));
-    }
-    return n;
+    return left_assoc(ps, mul, ops, sizeof(ops) / sizeof(ops[0]));
 }
 
 static struct cel_node *relation(struct parser *ps)
