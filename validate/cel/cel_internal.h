@@ -171,6 +171,10 @@ struct cel_eval {
 };
 
 /* Error values: message in scratch (or static). */
+/* The "no such overload: name(type, type)" error of a function call n
+ * with arguments a[0..na): shared by every library file. */
+struct cel_value cel_no_overload(struct cel_eval *ev, const struct cel_node *n,
+                                 const struct cel_value *a, unsigned na);
 struct cel_value cel_verr(struct cel_eval *ev, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* small constructors: inline, they sit on the hot path */

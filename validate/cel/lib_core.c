@@ -15,21 +15,6 @@
 #define F(name) static struct cel_value name(struct cel_eval *ev, \
     const struct cel_node *n, const struct cel_value *a, unsigned na)
 
-static struct cel_value bad(struct cel_eval *ev, const struct cel_node *n,
-                            const struct cel_value *a, unsigned na)
-{
-    char buf[128];
-    size_t l = 0;
-    unsigned i;
-
-    for (i = 0; i < na && l < sizeof(buf) - 32; i++)
-        l += (size_t)snprintf(buf + l, sizeof(buf) - l, "%s%s", i ? ", " : "",
-                              cel_type_name(cel_value_type(&a[i])));
-    buf[l < sizeof(buf) ? l : sizeof(buf) - 1] = 0;
-    return cel_verr(ev, "no such overload: %.*s(%s)", (int)n->name_len,
-                    n->name, buf);
-}
-
 static int utf8_valid(const char *s, size_t n)
 {
     size_t i = 0;
@@ -140,7 +125,7 @@ F(f_int)
                             (int)a[0].v.s.n, a[0].v.s.p);
         return cel_vint(v);
     }
-    default: return bad(ev, n, a, 1);
+    default: return cel_no_overload(ev, n, a, 1);
     }
 }
 
@@ -165,7 +150,7 @@ F(f_uint)
                             (int)a[0].v.s.n, a[0].v.s.p);
         return cel_vuint(v);
     }
-    default: return bad(ev, n, a, 1);
+    default: return cel_no_overload(ev, n, a, 1);
     }
 }
 
@@ -192,7 +177,7 @@ F(f_double)
             return cel_verr(ev, "cannot convert '%s' to double", buf);
         return cel_vdouble(d);
     }
-    default: return bad(ev, n, a, 1);
+    default: return cel_no_overload(ev, n, a, 1);
     }
 }
 
@@ -234,7 +219,7 @@ F(f_string)
     case CEL_V_DURATION:
         cel_time_format(&a[0], buf, sizeof(buf));
         break;
-    default: return bad(ev, n, a, 1);
+    default: return cel_no_overload(ev, n, a, 1);
     }
     p = cel_ev_alloc(ev, strlen(buf) + 1);
     memcpy(p, buf, strlen(buf) + 1);
@@ -248,7 +233,7 @@ F(f_bytes)
         return a[0];
     if (a[0].kind == CEL_V_STRING)
         return cel_vbytes(a[0].v.s.p, a[0].v.s.n);
-    return bad(ev, n, a, 1);
+    return cel_no_overload(ev, n, a, 1);
 }
 
 F(f_bool)
@@ -262,7 +247,7 @@ F(f_bool)
     if (a[0].kind == CEL_V_BOOL)
         return a[0];
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     for (i = 0; i < 6; i++) {
         if (strlen(t[i]) == a[0].v.s.n &&
             memcmp(t[i], a[0].v.s.p, a[0].v.s.n) == 0)
@@ -305,7 +290,7 @@ F(f_size)
     case CEL_V_LIST: return cel_vint((int64_t)a[0].v.l->n);
     case CEL_V_MAP: case CEL_V_DEVMAP: case CEL_V_DEVDOM:
         return cel_vint((int64_t)cel_map_size(&a[0]));
-    default: return bad(ev, n, a, 1);
+    default: return cel_no_overload(ev, n, a, 1);
     }
 }
 
@@ -321,7 +306,7 @@ F(f_contains)
 
     (void)na;
     if (!str2(a))
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     if (cel_cost(ev, hn / 10) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     if (nn == 0)
@@ -337,7 +322,7 @@ F(f_starts)
 {
     (void)na;
     if (!str2(a))
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     return cel_vbool(a[1].v.s.n <= a[0].v.s.n &&
                      memcmp(a[0].v.s.p, a[1].v.s.p, a[1].v.s.n) == 0);
 }
@@ -346,7 +331,7 @@ F(f_ends)
 {
     (void)na;
     if (!str2(a))
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     return cel_vbool(a[1].v.s.n <= a[0].v.s.n &&
                      memcmp(a[0].v.s.p + a[0].v.s.n - a[1].v.s.n, a[1].v.s.p,
                             a[1].v.s.n) == 0);
@@ -361,7 +346,7 @@ F(f_matches)
 
     (void)na;
     if (!str2(a))
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     if (!re) {
         tmp = cel_regex_compile(NULL, a[1].v.s.p, a[1].v.s.n, 0, msg);
         if (!tmp)
@@ -424,7 +409,7 @@ F(f_has_value)
 {
     (void)na;
     if (a[0].kind != CEL_V_OPT)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vbool(a[0].sub);
 }
 
@@ -432,7 +417,7 @@ F(f_value)
 {
     (void)na;
     if (a[0].kind != CEL_V_OPT)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     if (!a[0].sub)
         return cel_verr(ev, "optional.none() dereference");
     return *a[0].v.opt;
@@ -442,7 +427,7 @@ F(f_or_value)
 {
     (void)na;
     if (a[0].kind != CEL_V_OPT)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     return a[0].sub ? *a[0].v.opt : a[1];
 }
 
@@ -450,7 +435,7 @@ F(f_or)
 {
     (void)na;
     if (a[0].kind != CEL_V_OPT || a[1].kind != CEL_V_OPT)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     return a[0].sub ? a[0] : a[1];
 }
 

@@ -15,15 +15,6 @@
 #define F(name) static struct cel_value name(struct cel_eval *ev, \
     const struct cel_node *n, const struct cel_value *a, unsigned na)
 
-static struct cel_value bad(struct cel_eval *ev, const struct cel_node *n,
-                            const struct cel_value *a, unsigned na)
-{
-    return cel_verr(ev, "no such overload: %.*s(%s%s%s)", (int)n->name_len,
-                    n->name, cel_type_name(cel_value_type(&a[0])),
-                    na > 1 ? ", " : "",
-                    na > 1 ? cel_type_name(cel_value_type(&a[1])) : "");
-}
-
 /* ================= quantity ================= */
 
 F(f_quantity)
@@ -32,7 +23,7 @@ F(f_quantity)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     memset(&v, 0, sizeof(v));
     v.kind = CEL_V_QUANTITY;
     if (cel_quantity_parse(a[0].v.s.p, a[0].v.s.n, &v.v.q.lo, &v.v.q.hi) < 0)
@@ -49,7 +40,7 @@ F(f_is_quantity)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vbool(cel_quantity_parse(a[0].v.s.p, a[0].v.s.n, &lo, &hi) ==
                      0);
 }
@@ -63,7 +54,7 @@ F(f_q_compare)
 {
     (void)na;
     if (!two_q(a))
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     return cel_vint(cel_quantity_cmp(&a[0], &a[1]));
 }
 
@@ -71,7 +62,7 @@ F(f_q_gt)
 {
     (void)na;
     if (!two_q(a))
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     return cel_vbool(cel_quantity_cmp(&a[0], &a[1]) > 0);
 }
 
@@ -79,7 +70,7 @@ F(f_q_lt)
 {
     (void)na;
     if (!two_q(a))
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     return cel_vbool(cel_quantity_cmp(&a[0], &a[1]) < 0);
 }
 
@@ -89,11 +80,11 @@ static struct cel_value q_addsub(struct cel_eval *ev, const struct cel_node *n,
     struct cel_value b = a[1], r;
 
     if (a[0].kind != CEL_V_QUANTITY)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     if (b.kind == CEL_V_INT)
         cel_quantity_from_int(b.v.i, &b);
     if (b.kind != CEL_V_QUANTITY)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     if (cel_quantity_add(&a[0], &b, sub, &r) < 0)
         return cel_verr(ev, "quantity overflow");
     return r;
@@ -115,7 +106,7 @@ F(f_q_sign)
 {
     (void)na;
     if (a[0].kind != CEL_V_QUANTITY)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vint(cel_quantity_sign(&a[0]));
 }
 
@@ -125,7 +116,7 @@ F(f_q_is_int)
 
     (void)na;
     if (a[0].kind != CEL_V_QUANTITY)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vbool(cel_quantity_as_int(&a[0], &i) == 0);
 }
 
@@ -135,7 +126,7 @@ F(f_q_as_int)
 
     (void)na;
     if (a[0].kind != CEL_V_QUANTITY)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     if (cel_quantity_as_int(&a[0], &i) < 0)
         return cel_verr(ev, "cannot convert value to integer");
     return cel_vint(i);
@@ -145,7 +136,7 @@ F(f_q_float)
 {
     (void)na;
     if (a[0].kind != CEL_V_QUANTITY)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vdouble(cel_quantity_approx(&a[0]));
 }
 
@@ -158,7 +149,7 @@ F(f_semver)
     int norm = 0;
 
     if (a[0].kind != CEL_V_STRING || (na == 2 && a[1].kind != CEL_V_BOOL))
-        return bad(ev, n, a, na);
+        return cel_no_overload(ev, n, a, na);
     if (na == 2)
         norm = a[1].v.b;
     sv = (struct cel_semver *)cel_ev_alloc(ev, sizeof(*sv));
@@ -177,7 +168,7 @@ F(f_is_semver)
     int norm = 0;
 
     if (a[0].kind != CEL_V_STRING || (na == 2 && a[1].kind != CEL_V_BOOL))
-        return bad(ev, n, a, na);
+        return cel_no_overload(ev, n, a, na);
     if (na == 2)
         norm = a[1].v.b;
     return cel_vbool(cel_semver_parse(a[0].v.s.p, a[0].v.s.n, norm, &sv) ==
@@ -193,7 +184,7 @@ F(f_v_compare)
 {
     (void)na;
     if (!two_v(a))
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     return cel_vint(cel_semver_cmp(a[0].v.sv, a[1].v.sv));
 }
 
@@ -201,7 +192,7 @@ F(f_v_gt)
 {
     (void)na;
     if (!two_v(a))
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     return cel_vbool(cel_semver_cmp(a[0].v.sv, a[1].v.sv) > 0);
 }
 
@@ -209,7 +200,7 @@ F(f_v_lt)
 {
     (void)na;
     if (!two_v(a))
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     return cel_vbool(cel_semver_cmp(a[0].v.sv, a[1].v.sv) < 0);
 }
 
@@ -217,7 +208,7 @@ F(f_v_major)
 {
     (void)na;
     if (a[0].kind != CEL_V_SEMVER)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vint((int64_t)a[0].v.sv->major);
 }
 
@@ -225,7 +216,7 @@ F(f_v_minor)
 {
     (void)na;
     if (a[0].kind != CEL_V_SEMVER)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vint((int64_t)a[0].v.sv->minor);
 }
 
@@ -233,7 +224,7 @@ F(f_v_patch)
 {
     (void)na;
     if (a[0].kind != CEL_V_SEMVER)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vint((int64_t)a[0].v.sv->patch);
 }
 
@@ -288,7 +279,7 @@ F(f_find)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING || a[1].kind != CEL_V_STRING)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     r = regex_for(ev, n, a, &tmp, &re);
     if (r.kind == CEL_V_ERROR)
         return r;
@@ -313,7 +304,7 @@ F(f_find_all)
 
     if (a[0].kind != CEL_V_STRING || a[1].kind != CEL_V_STRING ||
         (na == 3 && a[2].kind != CEL_V_INT))
-        return bad(ev, n, a, na);
+        return cel_no_overload(ev, n, a, na);
     if (na == 3)
         limit = a[2].v.i;
     if (cel_cost(ev, a[0].v.s.n) < 0)
@@ -354,7 +345,7 @@ F(f_includes)
     }
     if (a[0].kind == CEL_V_MAP || a[0].kind == CEL_V_DEVMAP ||
         a[0].kind == CEL_V_DEVDOM || a[0].kind == CEL_V_OPT)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     return cel_vbool(cel_value_equal(&a[0], &a[1]) == 1);
 }
 

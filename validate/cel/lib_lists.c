@@ -13,15 +13,6 @@
 #define F(name) static struct cel_value name(struct cel_eval *ev, \
     const struct cel_node *n, const struct cel_value *a, unsigned na)
 
-static struct cel_value bad(struct cel_eval *ev, const struct cel_node *n,
-                            const struct cel_value *a, unsigned na)
-{
-    return cel_verr(ev, "no such overload: %.*s(%s%s%s)", (int)n->name_len,
-                    n->name, cel_type_name(cel_value_type(&a[0])),
-                    na > 1 ? ", " : "",
-                    na > 1 ? cel_type_name(cel_value_type(&a[1])) : "");
-}
-
 struct cel_value cel_list_index_of(struct cel_eval *ev,
                                    const struct cel_node *n,
                                    const struct cel_value *a, unsigned na,
@@ -31,7 +22,7 @@ struct cel_value cel_list_index_of(struct cel_eval *ev,
     size_t i;
 
     if (a[0].kind != CEL_V_LIST || na != 2)
-        return bad(ev, n, a, na);
+        return cel_no_overload(ev, n, a, na);
     l = a[0].v.l;
     if (cel_cost(ev, l->n) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
@@ -73,7 +64,7 @@ F(f_is_sorted)
 
     (void)na;
     if (a[0].kind != CEL_V_LIST)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     l = a[0].v.l;
     for (i = 1; i < l->n; i++) {
         if (cmp_ok(ev, &l->v[i - 1], &l->v[i], &c, &err) < 0)
@@ -92,14 +83,14 @@ F(f_sum)
 
     (void)na;
     if (a[0].kind != CEL_V_LIST)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     l = a[0].v.l;
     for (i = 0; i < l->n; i++) {
         const struct cel_value *v = &l->v[i];
         if (i == 0) {
             if (v->kind != CEL_V_INT && v->kind != CEL_V_UINT &&
                 v->kind != CEL_V_DOUBLE && v->kind != CEL_V_QUANTITY)
-                return bad(ev, n, a, 1);
+                return cel_no_overload(ev, n, a, 1);
             acc = *v;
             continue;
         }
@@ -132,7 +123,7 @@ static struct cel_value minmax(struct cel_eval *ev, const struct cel_node *n,
     int c;
 
     if (a[0].kind != CEL_V_LIST)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     l = a[0].v.l;
     if (l->n == 0)
         return cel_verr(ev, "%s called on empty list",
@@ -166,7 +157,7 @@ F(f_slice)
     (void)na;
     if (a[0].kind != CEL_V_LIST || a[1].kind != CEL_V_INT ||
         a[2].kind != CEL_V_INT)
-        return bad(ev, n, a, 3);
+        return cel_no_overload(ev, n, a, 3);
     l = a[0].v.l;
     s = a[1].v.i;
     e = a[2].v.i;
@@ -214,7 +205,7 @@ F(f_flatten)
     struct cel_value *out;
 
     if (a[0].kind != CEL_V_LIST || (na == 2 && a[1].kind != CEL_V_INT))
-        return bad(ev, n, a, na);
+        return cel_no_overload(ev, n, a, na);
     if (na == 2)
         depth = a[1].v.i;
     if (depth < 0)
@@ -235,7 +226,7 @@ F(f_distinct)
 
     (void)na;
     if (a[0].kind != CEL_V_LIST)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     l = a[0].v.l;
     if (cel_cost(ev, (uint64_t)l->n * l->n / 10) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
@@ -259,7 +250,7 @@ F(f_reverse)
     if (a[0].kind == CEL_V_STRING)
         return cel_str_reverse(ev, n, a, na);
     if (a[0].kind != CEL_V_LIST)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     l = a[0].v.l;
     out = (struct cel_value *)cel_ev_alloc(ev, (l->n + 1) * sizeof(*out));
     for (i = 0; i < l->n; i++)
@@ -276,7 +267,7 @@ F(f_sort)
 
     (void)na;
     if (a[0].kind != CEL_V_LIST)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     l = a[0].v.l;
     while (((size_t)1 << lg) < l->n && lg < 63)
         lg++;
@@ -300,7 +291,7 @@ F(f_range)
 
     (void)na;
     if (a[0].kind != CEL_V_INT)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     if (a[0].v.i < 0)
         return cel_vlist(ev, NULL, 0);
     if (a[0].v.i > 100000)
@@ -319,7 +310,7 @@ F(f_first)
 {
     (void)na;
     if (a[0].kind != CEL_V_LIST)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vopt(ev, a[0].v.l->n ? &a[0].v.l->v[0] : NULL);
 }
 
@@ -327,7 +318,7 @@ F(f_last)
 {
     (void)na;
     if (a[0].kind != CEL_V_LIST)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vopt(ev, a[0].v.l->n ? &a[0].v.l->v[a[0].v.l->n - 1] : NULL);
 }
 
@@ -355,7 +346,7 @@ F(f_sets_contains)
 {
     (void)na;
     if (a[0].kind != CEL_V_LIST || a[1].kind != CEL_V_LIST)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     if (cel_cost(ev, (uint64_t)a[0].v.l->n * a[1].v.l->n / 10) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     return cel_vbool(contains_all(a[0].v.l, a[1].v.l));
@@ -365,7 +356,7 @@ F(f_sets_equivalent)
 {
     (void)na;
     if (a[0].kind != CEL_V_LIST || a[1].kind != CEL_V_LIST)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     if (cel_cost(ev, (uint64_t)a[0].v.l->n * a[1].v.l->n / 5) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     return cel_vbool(contains_all(a[0].v.l, a[1].v.l) &&
@@ -378,7 +369,7 @@ F(f_sets_intersects)
 
     (void)na;
     if (a[0].kind != CEL_V_LIST || a[1].kind != CEL_V_LIST)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     if (cel_cost(ev, (uint64_t)a[0].v.l->n * a[1].v.l->n / 10) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     for (i = 0; i < a[1].v.l->n; i++) {

@@ -15,15 +15,6 @@
 #define F(name) static struct cel_value name(struct cel_eval *ev, \
     const struct cel_node *n, const struct cel_value *a, unsigned na)
 
-static struct cel_value bad(struct cel_eval *ev, const struct cel_node *n,
-                            const struct cel_value *a, unsigned na)
-{
-    return cel_verr(ev, "no such overload: %.*s(%s%s%s)", (int)n->name_len,
-                    n->name, cel_type_name(cel_value_type(&a[0])),
-                    na > 1 ? ", " : "",
-                    na > 1 ? cel_type_name(cel_value_type(&a[1])) : "");
-}
-
 /* 0 ok, -1 invalid, -2 zone, -3 IPv4-mapped */
 static int parse_ip(const char *s, size_t n, struct cel_value *out)
 {
@@ -156,7 +147,7 @@ F(f_ip)
         return v;
     }
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     rc = parse_ip(a[0].v.s.p, a[0].v.s.n, &v);
     if (rc < 0)
         return ip_err(ev, rc, &a[0]);
@@ -169,7 +160,7 @@ F(f_is_ip)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vbool(parse_ip(a[0].v.s.p, a[0].v.s.n, &v) == 0);
 }
 
@@ -181,7 +172,7 @@ F(f_is_canonical)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     rc = parse_ip(a[0].v.s.p, a[0].v.s.n, &v);
     if (rc < 0)
         return ip_err(ev, rc, &a[0]);
@@ -194,7 +185,7 @@ F(f_family)
 {
     (void)na;
     if (a[0].kind != CEL_V_IP)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vint(a[0].sub);
 }
 
@@ -239,7 +230,7 @@ static int ip_query(const struct cel_value *v, int q)
     {                                                   \
         (void)na;                                       \
         if (a[0].kind != CEL_V_IP)                      \
-            return bad(ev, n, a, 1);                    \
+            return cel_no_overload(ev, n, a, 1);                    \
         return cel_vbool(ip_query(&a[0], q));           \
     }
 IPQ(f_is_unspec, Q_UNSPEC)
@@ -257,7 +248,7 @@ F(f_cidr)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     rc = parse_cidr(a[0].v.s.p, a[0].v.s.n, &v);
     if (rc == -1)
         return cel_verr(ev, "network address parse error during conversion "
@@ -273,7 +264,7 @@ F(f_is_cidr)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vbool(parse_cidr(a[0].v.s.p, a[0].v.s.n, &v) == 0);
 }
 
@@ -298,14 +289,14 @@ F(f_contains_ip)
 
     (void)na;
     if (a[0].kind != CEL_V_CIDR)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     if (ip.kind == CEL_V_STRING) {
         int rc = parse_ip(a[1].v.s.p, a[1].v.s.n, &ip);
         if (rc < 0)
             return ip_err(ev, rc, &a[1]);
     }
     if (ip.kind != CEL_V_IP)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     if (ip.sub != a[0].sub)
         return cel_vbool(0);
     return cel_vbool(prefix_contains(&a[0], ip.v.ip, a[0].aux));
@@ -317,7 +308,7 @@ F(f_contains_cidr)
 
     (void)na;
     if (a[0].kind != CEL_V_CIDR)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     if (o.kind == CEL_V_STRING) {
         int rc = parse_cidr(a[1].v.s.p, a[1].v.s.n, &o);
         if (rc < 0)
@@ -326,7 +317,7 @@ F(f_contains_cidr)
                             (int)a[1].v.s.n, a[1].v.s.p);
     }
     if (o.kind != CEL_V_CIDR)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     if (o.sub != a[0].sub || o.aux < a[0].aux)
         return cel_vbool(0);
     return cel_vbool(prefix_contains(&a[0], o.v.ip, a[0].aux));
@@ -339,7 +330,7 @@ F(f_masked)
 
     (void)na;
     if (a[0].kind != CEL_V_CIDR)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     v = a[0];
     bits = v.aux;
     for (i = 0; i < 16; i++) {
@@ -357,7 +348,7 @@ F(f_prefix_len)
 {
     (void)na;
     if (a[0].kind != CEL_V_CIDR)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vint(a[0].aux);
 }
 

@@ -14,21 +14,6 @@
 #define F(name) static struct cel_value name(struct cel_eval *ev, \
     const struct cel_node *n, const struct cel_value *a, unsigned na)
 
-static struct cel_value bad(struct cel_eval *ev, const struct cel_node *n,
-                            const struct cel_value *a, unsigned na)
-{
-    char buf[128];
-    size_t l = 0;
-    unsigned i;
-
-    for (i = 0; i < na && l < sizeof(buf) - 32; i++)
-        l += (size_t)snprintf(buf + l, sizeof(buf) - l, "%s%s", i ? ", " : "",
-                              cel_type_name(cel_value_type(&a[i])));
-    buf[l < sizeof(buf) ? l : sizeof(buf) - 1] = 0;
-    return cel_verr(ev, "no such overload: %.*s(%s)", (int)n->name_len,
-                    n->name, buf);
-}
-
 static size_t cp_len(unsigned char c)
 {
     if (c < 0x80)
@@ -76,7 +61,7 @@ F(f_char_at)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING || a[1].kind != CEL_V_INT)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     o = cp_off(a[0].v.s.p, a[0].v.s.n, a[1].v.i);
     if (o == (size_t)-1)
         return cel_verr(ev, "index out of range: %lld", (long long)a[1].v.i);
@@ -107,7 +92,7 @@ F(f_index_of)
         return cel_list_index_of(ev, n, a, na, 0);
     if (a[0].kind != CEL_V_STRING || a[1].kind != CEL_V_STRING ||
         (na == 3 && a[2].kind != CEL_V_INT))
-        return bad(ev, n, a, na);
+        return cel_no_overload(ev, n, a, na);
     if (na == 3) {
         from = cp_off(a[0].v.s.p, a[0].v.s.n, a[2].v.i);
         if (from == (size_t)-1)
@@ -128,7 +113,7 @@ F(f_last_index_of)
         return cel_list_index_of(ev, n, a, na, 1);
     if (a[0].kind != CEL_V_STRING || a[1].kind != CEL_V_STRING ||
         (na == 3 && a[2].kind != CEL_V_INT))
-        return bad(ev, n, a, na);
+        return cel_no_overload(ev, n, a, na);
     start = hn;
     if (na == 3) {
         start = cp_off(h, hn, a[2].v.i);
@@ -169,7 +154,7 @@ F(f_lower)
 {
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return ascii_case(ev, &a[0], 0);
 }
 
@@ -177,7 +162,7 @@ F(f_upper)
 {
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return ascii_case(ev, &a[0], 1);
 }
 
@@ -191,7 +176,7 @@ F(f_replace)
 
     if (a[0].kind != CEL_V_STRING || a[1].kind != CEL_V_STRING ||
         a[2].kind != CEL_V_STRING || (na == 4 && a[3].kind != CEL_V_INT))
-        return bad(ev, n, a, na);
+        return cel_no_overload(ev, n, a, na);
     if (na == 4)
         limit = a[3].v.i;
     {
@@ -265,7 +250,7 @@ F(f_split)
 
     if (a[0].kind != CEL_V_STRING || a[1].kind != CEL_V_STRING ||
         (na == 3 && a[2].kind != CEL_V_INT))
-        return bad(ev, n, a, na);
+        return cel_no_overload(ev, n, a, na);
     if (na == 3)
         limit = a[2].v.i;
     if (limit == 0)
@@ -305,7 +290,7 @@ F(f_substring)
 
     if (a[0].kind != CEL_V_STRING || a[1].kind != CEL_V_INT ||
         (na == 3 && a[2].kind != CEL_V_INT))
-        return bad(ev, n, a, na);
+        return cel_no_overload(ev, n, a, na);
     so = cp_off(a[0].v.s.p, a[0].v.s.n, a[1].v.i);
     if (so == (size_t)-1)
         return cel_verr(ev, "index out of range: %lld", (long long)a[1].v.i);
@@ -361,7 +346,7 @@ F(f_trim)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     while (b < e) {
         l = space_at(s + b, e - b);
         if (!l)
@@ -385,7 +370,7 @@ F(f_join)
     char *d;
 
     if (a[0].kind != CEL_V_LIST || (na == 2 && a[1].kind != CEL_V_STRING))
-        return bad(ev, n, a, na);
+        return cel_no_overload(ev, n, a, na);
     l = a[0].v.l;
     if (na == 2) {
         sep = a[1].v.s.p;
@@ -433,7 +418,7 @@ F(f_quote)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     d = cel_ev_alloc(ev, sn * 3 + 3);
     d[o++] = '"';
     while (i < sn) {
@@ -481,7 +466,7 @@ struct cel_value cel_str_reverse(struct cel_eval *ev, const struct cel_node *n,
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     d = cel_ev_alloc(ev, sn + 1);
     while (i < sn) {
         size_t l = cp_len((unsigned char)a[0].v.s.p[i]);
@@ -641,7 +626,7 @@ F(f_format)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING || a[1].kind != CEL_V_LIST)
-        return bad(ev, n, a, 2);
+        return cel_no_overload(ev, n, a, 2);
     args = a[1].v.l;
     memset(&b, 0, sizeof(b));
     b.ev = ev;

@@ -20,15 +20,6 @@
 #define F(name) static struct cel_value name(struct cel_eval *ev, \
     const struct cel_node *n, const struct cel_value *a, unsigned na)
 
-static struct cel_value bad(struct cel_eval *ev, const struct cel_node *n,
-                            const struct cel_value *a, unsigned na)
-{
-    return cel_verr(ev, "no such overload: %.*s(%s%s%s)", (int)n->name_len,
-                    n->name, cel_type_name(cel_value_type(&a[0])),
-                    na > 1 ? ", " : "",
-                    na > 1 ? cel_type_name(cel_value_type(&a[1])) : "");
-}
-
 static struct cel_value mk(int kind, int64_t sec, int32_t nsec)
 {
     struct cel_value v;
@@ -448,7 +439,7 @@ F(f_timestamp)
         return v;
     }
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     if (parse_rfc3339(a[0].v.s.p, a[0].v.s.n, &sec, &ns) < 0)
         return cel_verr(ev, "cannot parse timestamp '%.*s'",
                         (int)a[0].v.s.n, a[0].v.s.p);
@@ -466,7 +457,7 @@ F(f_duration)
     if (a[0].kind == CEL_V_DURATION)
         return a[0];
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     if (parse_duration(a[0].v.s.p, a[0].v.s.n, &sec, &ns) < 0)
         return cel_verr(ev, "cannot parse duration '%.*s'",
                         (int)a[0].v.s.n, a[0].v.s.p);
@@ -497,12 +488,12 @@ static struct cel_value getter(struct cel_eval *ev, const struct cel_node *n,
         case G_MINUTES: return cel_vint(s / 60);
         case G_SECONDS: return cel_vint(s);
         case G_MILLIS: return cel_vint(ns / 1000000);
-        default: return bad(ev, n, a, na);
+        default: return cel_no_overload(ev, n, a, na);
         }
     }
     if (a[0].kind != CEL_V_TIMESTAMP ||
         (na == 2 && a[1].kind != CEL_V_STRING))
-        return bad(ev, n, a, na);
+        return cel_no_overload(ev, n, a, na);
     if (na == 2 && tz_offset(&a[1], a[0].v.t.sec, &off) < 0)
         return cel_verr(ev, "unknown time zone '%.*s'", (int)a[1].v.s.n,
                         a[1].v.s.p);

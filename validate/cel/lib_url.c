@@ -21,15 +21,6 @@ struct url_parts {
     int opaque;                         /* scheme:opaque form */
 };
 
-static struct cel_value bad(struct cel_eval *ev, const struct cel_node *n,
-                            const struct cel_value *a, unsigned na)
-{
-    return cel_verr(ev, "no such overload: %.*s(%s%s%s)", (int)n->name_len,
-                    n->name, cel_type_name(cel_value_type(&a[0])),
-                    na > 1 ? ", " : "",
-                    na > 1 ? cel_type_name(cel_value_type(&a[1])) : "");
-}
-
 static int is_alpha(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -157,7 +148,7 @@ F(f_url)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     if (url_split(a[0].v.s.p, a[0].v.s.n, &u) < 0)
         return cel_verr(ev, "URL parse error during conversion from string: "
                         "'%.*s'", (int)a[0].v.s.n, a[0].v.s.p);
@@ -172,7 +163,7 @@ F(f_is_url)
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vbool(url_split(a[0].v.s.p, a[0].v.s.n, &u) == 0);
 }
 
@@ -189,7 +180,7 @@ F(f_scheme)
 
     (void)na;
     if (!parts(&a[0], &u))
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     p = cel_ev_alloc(ev, u.nscheme + 1);
     for (i = 0; i < u.nscheme; i++) {
         char c = u.scheme[i];
@@ -205,7 +196,7 @@ F(f_host)
 
     (void)na;
     if (!parts(&a[0], &u))
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vstr(u.host ? u.host : "", u.nhost);
 }
 
@@ -251,7 +242,7 @@ F(f_hostname)
 
     (void)na;
     if (!parts(&a[0], &u))
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     host_port(&u, &h, &hn, &p, &pn);
     return cel_vstr(h, hn);
 }
@@ -264,7 +255,7 @@ F(f_port)
 
     (void)na;
     if (!parts(&a[0], &u))
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     host_port(&u, &h, &hn, &p, &pn);
     return cel_vstr(p, pn);
 }
@@ -275,7 +266,7 @@ F(f_path)
 
     (void)na;
     if (!parts(&a[0], &u))
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     return cel_vstr(u.path ? u.path : "", u.npath);
 }
 
@@ -312,7 +303,7 @@ F(f_query)
 
     (void)na;
     if (!parts(&a[0], &u))
-        return bad(ev, n, a, 1);
+        return cel_no_overload(ev, n, a, 1);
     for (i = 0; i < u.nquery; i++)
         cnt += u.query[i] == '&';
     keys = (struct cel_value *)cel_ev_alloc(ev, cnt * sizeof(*keys));

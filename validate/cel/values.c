@@ -907,3 +907,18 @@ int cel_value_render(const struct cel_value *v, char *out, size_t outsz)
     out[0] = 0;
     return render(v, &out, &left, 0);
 }
+
+struct cel_value cel_no_overload(struct cel_eval *ev, const struct cel_node *n,
+                                 const struct cel_value *a, unsigned na)
+{
+    char buf[128];
+    size_t l = 0;
+    unsigned i;
+
+    for (i = 0; i < na && l < sizeof(buf) - 32; i++)
+        l += (size_t)snprintf(buf + l, sizeof(buf) - l, "%s%s", i ? ", " : "",
+                              cel_type_name(cel_value_type(&a[i])));
+    buf[l < sizeof(buf) ? l : sizeof(buf) - 1] = 0;
+    return cel_verr(ev, "no such overload: %.*s(%s)", (int)n->name_len,
+                    n->name, buf);
+}
