@@ -23,16 +23,7 @@ hook=$(realpath "${CLAIMCHECK_WEBHOOK:-build/claimcheck-webhook}")
 corpus=${CLAIMCHECK_CORPUS:-$top/../shared/corpus/upstream}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass+1)); echo "ok $*"; }
-bad() { fail=$((fail+1)); echo "FAIL $*"; }
-# tally OUTPUT: adds the ok/FAIL lines of a helper's output
-tally() {
-  local p f
-  p=$(grep -c '^ok ' "$1"); f=$(grep -c '^FAIL ' "$1")
-  grep '^FAIL ' "$1"
-  pass=$((pass+p)); fail=$((fail+f))
-}
+. "$top/tests/e2e/lib.sh"
 # $pyload defines load(path) -> documents: PyYAML, else js-yaml via node
 pyload='
 import json, sys

@@ -19,15 +19,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(realpath "${CLAIMCHECK:-$top/build/claimcheck}")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass+1)); echo "ok $*"; }
-bad() { fail=$((fail+1)); echo "FAIL $*"; }
-tally() {
-  local p f
-  p=$(grep -c '^ok ' "$1"); f=$(grep -c '^FAIL ' "$1")
-  grep '^FAIL ' "$1"
-  pass=$((pass+p)); fail=$((fail+f))
-}
+. "$top/tests/e2e/lib.sh"
 [ -x "$bin" ] || { echo "FAIL $bin not built"; echo "0 passed, 1 failed"; exit 1; }
 
 # ---- fixtures (paths relative to $tmp, where claimcheck runs) --------------

@@ -171,6 +171,11 @@ struct cel_eval {
 };
 
 /* Error values: message in scratch (or static). */
+/* Defines a library function with the call signature every library
+ * table uses (lib_*.c). */
+#define F(name) static struct cel_value name(struct cel_eval *ev, \
+    const struct cel_node *n, const struct cel_value *a, unsigned na)
+
 /* The "no such overload: name(type, type)" error of a function call n
  * with arguments a[0..na): shared by every library file. */
 struct cel_value cel_no_overload(struct cel_eval *ev, const struct cel_node *n,

@@ -12,9 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define F(name) static struct cel_value name(struct cel_eval *ev, \
-    const struct cel_node *n, const struct cel_value *a, unsigned na)
-
 static int utf8_valid(const char *s, size_t n)
 {
     size_t i = 0;

@@ -12,9 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define F(name) static struct cel_value name(struct cel_eval *ev, \
-    const struct cel_node *n, const struct cel_value *a, unsigned na)
-
 enum { FM_DNS1123LABEL, FM_DNS1123SUBDOMAIN, FM_DNS1035LABEL,
        FM_QUALIFIEDNAME, FM_DNS1123LABELPREFIX, FM_DNS1123SUBDOMAINPREFIX,
        FM_DNS1035LABELPREFIX, FM_LABELVALUE, FM_URI, FM_UUID, FM_BYTE,

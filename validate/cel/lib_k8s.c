@@ -12,9 +12,6 @@
 #include <string.h>
 
 
-#define F(name) static struct cel_value name(struct cel_eval *ev, \
-    const struct cel_node *n, const struct cel_value *a, unsigned na)
-
 /* ================= quantity ================= */
 
 F(f_quantity)

@@ -10,9 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define F(name) static struct cel_value name(struct cel_eval *ev, \
-    const struct cel_node *n, const struct cel_value *a, unsigned na)
-
 struct cel_value cel_list_index_of(struct cel_eval *ev,
                                    const struct cel_node *n,
                                    const struct cel_value *a, unsigned na,

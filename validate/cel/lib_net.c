@@ -12,9 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define F(name) static struct cel_value name(struct cel_eval *ev, \
-    const struct cel_node *n, const struct cel_value *a, unsigned na)
-
 /* 0 ok, -1 invalid, -2 zone, -3 IPv4-mapped */
 static int parse_ip(const char *s, size_t n, struct cel_value *out)
 {

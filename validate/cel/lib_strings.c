@@ -11,9 +11,6 @@
 
 #define FMT_MAX_PREC 1000   /* digits after `%.` in format() */
 
-#define F(name) static struct cel_value name(struct cel_eval *ev, \
-    const struct cel_node *n, const struct cel_value *a, unsigned na)
-
 static size_t cp_len(unsigned char c)
 {
     if (c < 0x80)

@@ -17,9 +17,6 @@
 #define TS_MAX  (253402300799LL)    /* 9999-12-31T23:59:59Z */
 #define DUR_MAX (9223372037LL)      /* int64 ns, in whole seconds */
 
-#define F(name) static struct cel_value name(struct cel_eval *ev, \
-    const struct cel_node *n, const struct cel_value *a, unsigned na)
-
 static struct cel_value mk(int kind, int64_t sec, int32_t nsec)
 {
     struct cel_value v;

@@ -10,9 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define F(name) static struct cel_value name(struct cel_eval *ev, \
-    const struct cel_node *n, const struct cel_value *a, unsigned na)
-
 struct url_parts {
     const char *scheme; size_t nscheme;
     const char *host; size_t nhost;     /* with port and brackets */
