@@ -50,6 +50,9 @@ HOOK_BIN := $(BUILD)/claimcheck-webhook
 HAVE_HOOK_MAIN := $(wildcard webhook/main.c)
 
 .PHONY: all deps test run bench fuzz clean golden-update checksrc fmt
+# keep intermediate objects: no rebuilds, and no "rm ..." after the test
+# summary (`make test` must end with its "N passed, N failed" line)
+.SECONDARY:
 all: deps $(LINT_BIN) $(if $(HAVE_HOOK_MAIN),$(HOOK_BIN)) $(UNIT_BIN) $(HUNIT_BIN)
 
 # deps: install what pkg-config cannot find (root), or print the command.
