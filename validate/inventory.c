@@ -326,7 +326,8 @@ const uint64_t *devmodel_attr_hashes(const struct devmodel *m, long sym,
     if (sym < 0)
         return NULL;
     for (k = 0; k < DM_ATTRHASH; k++) {
-        struct attrhash *cur = atomic_load(&m->attrhash[k]);
+        void *seen = atomic_load(&m->attrhash[k]);
+        struct attrhash *cur = seen;
         if (!cur) {
             if (!mine) {
                 mine = malloc(sizeof(*mine));
@@ -344,8 +345,9 @@ const uint64_t *devmodel_attr_hashes(const struct devmodel *m, long sym,
                     mine->h[i] = at && !h ? 1 : h;
                 }
             }
-            if (atomic_compare_exchange_strong(&m->attrhash[k], &cur, mine))
+            if (atomic_compare_exchange_strong(&m->attrhash[k], &seen, mine))
                 return mine->h;
+            cur = seen;         /* another thread filled the slot first */
         }
         if (cur->sym == sym && cur->domain == domain) {
             if (mine) {
