@@ -1,20 +1,27 @@
 /*
- * load_json.c - cJSON -> document tree; the ONLY file including <cJSON.h>.
+ * load_json.c - JSON text -> document tree in one pass, straight into arena
+ * nodes (no intermediate library tree, no malloc but one scratch stack for
+ * deep or wide input). This is the webhook's hot path: every AdmissionReview
+ * body and every list/watch object from the apiserver goes through here.
  *
- * A pre-scan checks what cJSON is lenient or silent about (nesting depth,
- * UTF-8, NUL in strings, raw control characters); cJSON then parses with an
- * explicit length and end pointer (no global error state is read); the cJSON
- * tree is converted into arena nodes and deleted at once. Duplicate keys are
- * resolved here (last one wins, at the first one's position in key order).
+ * Strict RFC 8259 as Go's encoding/json reads it (the apiserver's side):
+ * no leading zeros, no "1." or ".5", whitespace is space/tab/CR/LF only,
+ * one value then only whitespace. Kubernetes' decoder choices where the
+ * RFC is loose: a duplicate key keeps the LAST value (at the first one's
+ * place in key order), keys are case-sensitive. Our own limits: nesting is
+ * capped at LIMIT_NEST_DEPTH, strings must be valid UTF-8 without NUL (raw
+ * or \u0000) and without lone surrogates, numbers are at most
+ * JSON_NUMBER_MAX characters. Errors name the byte offset, line and column.
+ * tests/unit/test_load_json.c and tests/fuzz/fuzz_json.c check this parser
+ * against cJSON (tests/fuzz/json_oracle.c) on every input both accept.
  */
 #include "load_json.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include <cJSON.h>
 
 #include "arena.h"
 #include "err.h"
@@ -23,6 +30,8 @@
 
 #define MAX_EXACT_INT 9007199254740992.0    /* 2^53 */
 #define SMALL_MAP 16        /* maps up to this size dedupe by linear scan */
+#define JSON_NUMBER_MAX 63  /* characters in one number (cJSON's limit too) */
+#define STACK_INLINE 256    /* scratch stack slots before it goes to malloc */
 
 int utf8_valid(const char *s, size_t n)
 {
@@ -76,110 +85,263 @@ int utf8_valid(const char *s, size_t n)
     return 1;
 }
 
-/* Bytes that end a run of plain string content. */
-static int str_stop(unsigned char c)
+/* ---- the parser ------------------------------------------------------- */
+
+struct jp {
+    struct arena *a;
+    struct err *err;
+    const unsigned char *b, *p, *end;
+    unsigned depth;
+    /* scratch stack of finished kids of the open containers: a container
+     * copies its run into an exact-size arena array when it closes */
+    struct tnode **stk, *inline_stk[STACK_INLINE];
+    size_t top, cap;
+};
+
+/* -1 with "invalid JSON at byte N (line L, column C): what". Line and
+ * column are counted only here, on the error path. */
+static int jp_fail(struct jp *j, const unsigned char *at, const char *what)
 {
-    return c == '"' || c == '\\' || c < 0x20;
+    const unsigned char *q, *ls = j->b;
+    unsigned line = 1;
+
+    if (at > j->end)
+        at = j->end;
+    for (q = j->b; q < at; q++)
+        if (*q == '\n') {
+            line++;
+            ls = q + 1;
+        }
+    return err_set(j->err, "invalid JSON at byte %zu (line %u, column %zu): "
+                   "%s", (size_t)(at - j->b), line, (size_t)(at - ls) + 1,
+                   what);
 }
 
-/*
- * Checks nesting depth (brackets outside strings), raw control characters
- * and \u0000 escapes inside strings, and UTF-8 of the whole text. Syntax is
- * left to cJSON: this only has to be right for text cJSON would accept.
- * Plain string content is skipped in a tight loop: it is most of the bytes.
- */
-static int json_prescan(const char *data, size_t len, struct err *err)
+static void skip_ws(struct jp *j)
 {
-    const unsigned char *b = (const unsigned char *)data;
-    const unsigned char *p = b, *end = b + len;
-    size_t depth = 0;
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r'
+                             || *j->p == '\t'))
+        j->p++;
+}
 
-    if (!utf8_valid(data, len))
-        return err_set(err, "invalid UTF-8 in JSON text");
-    while (p < end) {
-        unsigned char c = *p++;
+static void push(struct jp *j, struct tnode *n)
+{
+    if (j->top == j->cap) {
+        size_t want = j->cap * 2;
+        struct tnode **s = j->stk == j->inline_stk ? NULL : j->stk;
 
-        if (c == '"') {
-            for (;;) {
-                while (p < end && !str_stop(*p))
-                    p++;
-                if (p >= end)
-                    return 0;           /* unterminated: cJSON reports it */
-                if (*p == '"') {
-                    p++;
-                    break;
-                }
-                if (*p == '\\') {
-                    if (end - p >= 6 && p[1] == 'u'
-                        && memcmp(p + 2, "0000", 4) == 0)
-                        return err_set(err, "NUL character (\\u0000) in "
-                                       "JSON string at byte %zu",
-                                       (size_t)(p - b));
-                    p += 2;             /* the escaped character */
-                    continue;
-                }
-                return err_set(err, "control character in JSON string at "
-                               "byte %zu", (size_t)(p - b));
+        s = realloc(s, want * sizeof(*s));
+        if (!s)
+            abort();            /* as arena_alloc: out of memory is fatal */
+        if (j->stk == j->inline_stk)
+            memcpy(s, j->inline_stk, j->top * sizeof(*s));
+        j->stk = s;
+        j->cap = want;
+    }
+    j->stk[j->top++] = n;
+}
+
+static unsigned hex4(const unsigned char *p)
+{
+    unsigned v = 0, i;
+
+    for (i = 0; i < 4; i++) {
+        unsigned c = p[i], d;
+        if (c >= '0' && c <= '9')
+            d = c - '0';
+        else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+            d = (c | 0x20) - 'a' + 10;
+        else
+            return 0x110000;    /* not hex */
+        v = v << 4 | d;
+    }
+    return v;
+}
+
+static char *put_utf8(char *o, unsigned cp)
+{
+    if (cp < 0x80) {
+        *o++ = (char)cp;
+    } else if (cp < 0x800) {
+        *o++ = (char)(0xc0 | cp >> 6);
+        *o++ = (char)(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+        *o++ = (char)(0xe0 | cp >> 12);
+        *o++ = (char)(0x80 | (cp >> 6 & 0x3f));
+        *o++ = (char)(0x80 | (cp & 0x3f));
+    } else {
+        *o++ = (char)(0xf0 | cp >> 18);
+        *o++ = (char)(0x80 | (cp >> 12 & 0x3f));
+        *o++ = (char)(0x80 | (cp >> 6 & 0x3f));
+        *o++ = (char)(0x80 | (cp & 0x3f));
+    }
+    return o;
+}
+
+/* Decodes escapes of the raw string [s, e) (valid: checked by scan_string)
+ * into the arena. The result is never longer than the source. */
+static const char *unescape(struct jp *j, const unsigned char *s,
+                            const unsigned char *e)
+{
+    char *out = arena_alloc(j->a, (size_t)(e - s) + 1), *o = out;
+
+    while (s < e) {
+        const unsigned char *q = s;
+        while (q < e && *q != '\\')
+            q++;
+        memcpy(o, s, (size_t)(q - s));
+        o += q - s;
+        if (q >= e)
+            break;
+        switch (q[1]) {
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        case 'u': {
+            unsigned cp = hex4(q + 2);
+            if (cp >= 0xd800 && cp <= 0xdbff) {
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (hex4(q + 8) - 0xdc00);
+                q += 6;
             }
-        } else if (c == '[' || c == '{') {
-            if (++depth > LIMIT_NEST_DEPTH)
-                return err_set(err, "JSON nesting deeper than %d at byte %zu",
-                               LIMIT_NEST_DEPTH, (size_t)(p - 1 - b));
-        } else if (c == ']' || c == '}') {
-            if (depth)
-                depth--;
-        } else if (c == '\0') {
-            return err_set(err, "NUL byte in JSON text at byte %zu",
-                           (size_t)(p - 1 - b));
+            o = put_utf8(o, cp);
+            q += 4;
+            break;
+        }
+        default: *o++ = (char)q[1]; break;     /* " \ / */
+        }
+        s = q + 2;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* A string at j->p (the opening quote). *out gets its decoded text. */
+static int scan_string(struct jp *j, const char **out)
+{
+    const unsigned char *s = ++j->p, *p = s, *end = j->end;
+    int escaped = 0;
+
+    for (;;) {
+        /* plain ASCII content: most of the bytes */
+        while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+            p++;
+        if (p >= end)
+            return jp_fail(j, s - 1, "unterminated string");
+        if (*p == '"')
+            break;
+        if (*p == '\\') {
+            unsigned cp;
+            if (end - p < 2)
+                return jp_fail(j, p, "unterminated string");
+            escaped = 1;
+            if (p[1] != 'u') {
+                if (!strchr("\"\\/bfnrt", p[1]) || !p[1])
+                    return jp_fail(j, p, "invalid escape in string");
+                p += 2;
+                continue;
+            }
+            if (end - p < 6 || (cp = hex4(p + 2)) > 0xffff)
+                return jp_fail(j, p, "invalid \\u escape in string");
+            if (cp == 0)
+                return err_set(j->err, "NUL character (\\u0000) in JSON "
+                               "string at byte %zu", (size_t)(p - j->b));
+            if (cp >= 0xdc00 && cp <= 0xdfff)
+                return jp_fail(j, p, "lone surrogate in string");
+            if (cp >= 0xd800 && cp <= 0xdbff) {
+                unsigned lo;
+                if (end - p < 12 || p[6] != '\\' || p[7] != 'u'
+                    || (lo = hex4(p + 8)) < 0xdc00 || lo > 0xdfff)
+                    return jp_fail(j, p, "lone surrogate in string");
+                p += 6;
+            }
+            p += 6;
+            continue;
+        }
+        if (*p < 0x20) {
+            return err_set(j->err, "control character in JSON string at "
+                           "byte %zu", (size_t)(p - j->b));
+        }
+        /* a multi-byte UTF-8 sequence */
+        {
+            size_t n = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
+            if ((size_t)(end - p) < n || !utf8_valid((const char *)p, n))
+                return err_set(j->err, "invalid UTF-8 in JSON string at "
+                               "byte %zu", (size_t)(p - j->b));
+            p += n;
         }
     }
+    *out = escaped ? unescape(j, s, p)
+                   : arena_strndup(j->a, (const char *)s, (size_t)(p - s));
+    j->p = p + 1;
     return 0;
 }
 
-struct conv {
-    struct arena *a;
-    struct err *err;
-};
-
-static struct tnode *conv_node(struct conv *cv, const cJSON *j);
-
-static int conv_scalar(struct conv *cv, const cJSON *j, struct tnode **out)
+static int scan_number(struct jp *j, struct tnode *n)
 {
-    struct tnode *n;
+    const unsigned char *s = j->p, *p = s, *end = j->end;
+    int integral = 1;
+    size_t len;
+    char tmp[JSON_NUMBER_MAX + 1];
+    double v;
 
-    if (cJSON_IsNull(j)) {
-        n = tree_new(cv->a, T_NULL, 0, 0);
-        n->str = "null";
-    } else if (cJSON_IsBool(j)) {
-        n = tree_new(cv->a, T_BOOL, 0, 0);
-        n->boolean = cJSON_IsTrue(j) ? 1 : 0;
-        n->str = n->boolean ? "true" : "false";
-    } else if (cJSON_IsNumber(j)) {
-        double v = j->valuedouble;
-
-        if (!isfinite(v))
-            return err_set(cv->err, "JSON number out of range");
-        if (v == floor(v) && fabs(v) < MAX_EXACT_INT) {
-            n = tree_new(cv->a, T_INT, 0, 0);
-            n->ival = (long long)v;     /* ival/fval share storage */
-            n->str = arena_printf(cv->a, "%lld", n->ival);
-        } else {
-            n = tree_new(cv->a, T_FLOAT, 0, 0);
-            n->fval = v;
-            n->str = arena_printf(cv->a, "%.17g", v);
-        }
-    } else if (cJSON_IsString(j)) {
-        size_t len = strlen(j->valuestring);
-
-        if (!utf8_valid(j->valuestring, len))
-            return err_set(cv->err, "invalid UTF-8 in JSON string");
-        n = tree_new(cv->a, T_STR, 0, 0);
-        n->str = arena_strndup(cv->a, j->valuestring, len);
-        n->quoted = 1;
-    } else {
-        return err_set(cv->err, "unsupported JSON value");
+    if (p < end && *p == '-')
+        p++;
+    if (p >= end || *p < '0' || *p > '9')
+        return jp_fail(j, s, "invalid number");
+    if (*p == '0')
+        p++;
+    else
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    if (p < end && *p == '.') {
+        integral = 0;
+        if (++p >= end || *p < '0' || *p > '9')
+            return jp_fail(j, s, "invalid number (digits must follow '.')");
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
     }
-    *out = n;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        integral = 0;
+        if (++p < end && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= end || *p < '0' || *p > '9')
+            return jp_fail(j, s, "invalid number (digits must follow the "
+                           "exponent)");
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    }
+    len = (size_t)(p - s);
+    if (len > JSON_NUMBER_MAX)
+        return jp_fail(j, s, "number longer than 63 characters");
+    j->p = p;
+    /* the common case: a plain integer that a double holds exactly */
+    if (integral && len <= 15 && !(len == 2 && s[0] == '-' && s[1] == '0')) {
+        long long iv = 0;
+        size_t i = s[0] == '-';
+        for (; i < len; i++)
+            iv = iv * 10 + (s[i] - '0');
+        n->kind = T_INT;
+        n->ival = s[0] == '-' ? -iv : iv;
+        n->str = arena_strndup(j->a, (const char *)s, len);
+        return 0;
+    }
+    memcpy(tmp, s, len);
+    tmp[len] = '\0';
+    v = strtod(tmp, NULL);
+    if (!isfinite(v))
+        return err_set(j->err, "JSON number out of range at byte %zu",
+                       (size_t)(s - j->b));
+    if (v == floor(v) && fabs(v) < MAX_EXACT_INT) {
+        n->kind = T_INT;
+        n->ival = (long long)v;     /* ival/fval share storage */
+        n->str = arena_printf(j->a, "%lld", n->ival);
+    } else {
+        n->kind = T_FLOAT;
+        n->fval = v;
+        n->str = arena_printf(j->a, "%.17g", v);
+    }
     return 0;
 }
 
@@ -194,144 +356,209 @@ static size_t hash_key(const char *s)
     return h;
 }
 
-/* Index of an earlier kid with the same key, or -1. The hash table (NULL for
- * small maps) holds kid index + 1, 0 = empty; mask = size - 1. */
-static long find_dup(struct tnode *m, const char *key, size_t *table,
-                     size_t mask)
+/* Moves the kids stk[from..top) into m, keeping the last of duplicate keys
+ * at the first one's place. */
+static void close_map(struct jp *j, struct tnode *m, size_t from)
 {
-    size_t i;
+    size_t count = j->top - from, i, k, *table = NULL, mask = 0;
 
-    if (!table) {
-        for (i = 0; i < m->n; i++)
-            if (m->kids[i]->key[0] == key[0]
-                && strcmp(m->kids[i]->key, key) == 0)
-                return (long)i;
-        return -1;
-    }
-    for (i = hash_key(key) & mask; table[i]; i = (i + 1) & mask)
-        if (strcmp(m->kids[table[i] - 1]->key, key) == 0)
-            return (long)(table[i] - 1);
-    table[i] = m->n + 1;    /* reserve the slot for the kid about to come */
-    return -1;
-}
-
-static struct tnode *conv_map(struct conv *cv, const cJSON *j)
-{
-    struct tnode *m = tree_new(cv->a, T_MAP, 0, 0);
-    const cJSON *c;
-    size_t count = 0, *table = NULL, mask = 0;
-
-    for (c = j->child; c; c = c->next)
-        count++;
-    if (!count)
-        return m;
-    m->kids = arena_alloc(cv->a, count * sizeof(*m->kids));
+    m->kids = arena_alloc(j->a, count * sizeof(*m->kids));
     if (count > SMALL_MAP) {
         size_t size = 1;
         while (size < count * 2)
             size <<= 1;
-        table = arena_alloc(cv->a, size * sizeof(*table));
+        table = arena_alloc(j->a, size * sizeof(*table));
         mask = size - 1;
     }
-    for (c = j->child; c; c = c->next) {
-        size_t klen = strlen(c->string);
-        struct tnode *kid;
-        long dup;
+    for (i = from; i < j->top; i++) {
+        struct tnode *kid = j->stk[i];
+        long dup = -1;
 
-        if (!utf8_valid(c->string, klen)) {
-            err_set(cv->err, "invalid UTF-8 in JSON key");
-            return NULL;
-        }
-        kid = conv_node(cv, c);
-        if (!kid)
-            return NULL;
-        kid->key = arena_strndup(cv->a, c->string, klen);
         kid->parent = m;
-        dup = find_dup(m, kid->key, table, mask);
+        if (!table) {
+            for (k = 0; k < m->n && dup < 0; k++)
+                if (m->kids[k]->key[0] == kid->key[0]
+                    && strcmp(m->kids[k]->key, kid->key) == 0)
+                    dup = (long)k;
+        } else {
+            for (k = hash_key(kid->key) & mask; table[k];
+                 k = (k + 1) & mask)
+                if (strcmp(m->kids[table[k] - 1]->key, kid->key) == 0) {
+                    dup = (long)(table[k] - 1);
+                    break;
+                }
+            if (dup < 0)
+                table[k] = m->n + 1;
+        }
         if (dup >= 0)
-            m->kids[dup] = kid;   /* Kubernetes keeps the last value */
+            m->kids[dup] = kid;     /* Kubernetes keeps the last value */
         else
             m->kids[m->n++] = kid;
     }
-    return m;
+    j->top = from;
 }
 
-static struct tnode *conv_seq(struct conv *cv, const cJSON *j)
+static void close_seq(struct jp *j, struct tnode *s, size_t from)
 {
-    struct tnode *s = tree_new(cv->a, T_SEQ, 0, 0);
-    const cJSON *c;
-    size_t count = 0;
+    size_t count = j->top - from, i;
 
-    for (c = j->child; c; c = c->next)
-        count++;
-    if (!count)
-        return s;
-    s->kids = arena_alloc(cv->a, count * sizeof(*s->kids));
-    for (c = j->child; c; c = c->next) {
-        struct tnode *kid = conv_node(cv, c);
-        if (!kid)
-            return NULL;
-        kid->parent = s;
-        s->kids[s->n++] = kid;
+    s->kids = arena_alloc(j->a, count * sizeof(*s->kids));
+    for (i = 0; i < count; i++) {
+        s->kids[i] = j->stk[from + i];
+        s->kids[i]->parent = s;
     }
-    return s;
+    s->n = (unsigned)count;
+    j->top = from;
 }
 
-/* Recursion is bounded by the pre-scan's depth limit. */
-static struct tnode *conv_node(struct conv *cv, const cJSON *j)
-{
-    struct tnode *n = NULL;
+static struct tnode *parse_value(struct jp *j);
 
-    if (cJSON_IsObject(j))
-        return conv_map(cv, j);
-    if (cJSON_IsArray(j))
-        return conv_seq(cv, j);
-    if (conv_scalar(cv, j, &n) < 0)
+static struct tnode *parse_container(struct jp *j, int is_map)
+{
+    struct tnode *c = tree_new(j->a, is_map ? T_MAP : T_SEQ, 0, 0);
+    size_t from = j->top;
+    unsigned char close = is_map ? '}' : ']';
+
+    if (++j->depth > LIMIT_NEST_DEPTH) {
+        err_set(j->err, "JSON nesting deeper than %d at byte %zu",
+                LIMIT_NEST_DEPTH, (size_t)(j->p - j->b));
         return NULL;
-    return n;
+    }
+    j->p++;
+    skip_ws(j);
+    if (j->p < j->end && *j->p == close) {
+        j->p++;
+        j->depth--;
+        return c;
+    }
+    for (;;) {
+        const char *key = NULL;
+        struct tnode *v;
+
+        if (is_map) {
+            if (j->p >= j->end || *j->p != '"') {
+                jp_fail(j, j->p, j->p >= j->end ? "unexpected end of input"
+                        : "expected a string key");
+                return NULL;
+            }
+            if (scan_string(j, &key) < 0)
+                return NULL;
+            skip_ws(j);
+            if (j->p >= j->end || *j->p != ':') {
+                jp_fail(j, j->p, "expected ':' after a key");
+                return NULL;
+            }
+            j->p++;
+            skip_ws(j);
+        }
+        v = parse_value(j);
+        if (!v)
+            return NULL;
+        v->key = key;
+        push(j, v);
+        skip_ws(j);
+        if (j->p < j->end && *j->p == ',') {
+            j->p++;
+            skip_ws(j);
+            continue;
+        }
+        if (j->p < j->end && *j->p == close) {
+            j->p++;
+            break;
+        }
+        jp_fail(j, j->p, j->p >= j->end ? "unexpected end of input"
+                : is_map ? "expected ',' or '}'" : "expected ',' or ']'");
+        return NULL;
+    }
+    if (is_map)
+        close_map(j, c, from);
+    else
+        close_seq(j, c, from);
+    j->depth--;
+    return c;
 }
 
-static int is_ws(char c)
+static int literal(struct jp *j, const char *word, size_t len)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    if ((size_t)(j->end - j->p) < len || memcmp(j->p, word, len) != 0)
+        return jp_fail(j, j->p, "invalid literal");
+    j->p += len;
+    return 0;
+}
+
+/* A value at j->p (whitespace skipped). Recursion is bounded by depth. */
+static struct tnode *parse_value(struct jp *j)
+{
+    struct tnode *n;
+
+    if (j->p >= j->end) {
+        jp_fail(j, j->p, "unexpected end of input");
+        return NULL;
+    }
+    switch (*j->p) {
+    case '{':
+        return parse_container(j, 1);
+    case '[':
+        return parse_container(j, 0);
+    case '"':
+        n = tree_new(j->a, T_STR, 0, 0);
+        n->quoted = 1;
+        return scan_string(j, &n->str) < 0 ? NULL : n;
+    case 't':
+    case 'f':
+        n = tree_new(j->a, T_BOOL, 0, 0);
+        n->boolean = *j->p == 't';
+        n->str = n->boolean ? "true" : "false";
+        return literal(j, n->str, n->boolean ? 4 : 5) < 0 ? NULL : n;
+    case 'n':
+        n = tree_new(j->a, T_NULL, 0, 0);
+        n->str = "null";
+        return literal(j, "null", 4) < 0 ? NULL : n;
+    case '\0':
+        err_set(j->err, "NUL byte in JSON text at byte %zu",
+                (size_t)(j->p - j->b));
+        return NULL;
+    default:
+        if (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')) {
+            n = tree_new(j->a, T_INT, 0, 0);
+            return scan_number(j, n) < 0 ? NULL : n;
+        }
+        jp_fail(j, j->p, "unexpected character");
+        return NULL;
+    }
 }
 
 int load_json(struct arena *a, const char *data, size_t len,
               struct tnode **out, struct err *err)
 {
-    cJSON *root = NULL;
-    const char *end = NULL;
-    struct conv cv = { a, err };
+    struct jp j;
     struct tnode *t;
-    int ret = -1;
 
     *out = NULL;
-    if (!data || len == 0) {
-        err_set(err, "empty JSON text");
-        goto out;
+    if (!data || len == 0)
+        return err_set(err, "empty JSON text");
+    memset(&j, 0, offsetof(struct jp, inline_stk));
+    j.a = a;
+    j.err = err;
+    j.b = j.p = (const unsigned char *)data;
+    j.end = j.b + len;
+    j.stk = j.inline_stk;
+    j.top = 0;
+    j.cap = STACK_INLINE;
+    skip_ws(&j);
+    t = parse_value(&j);
+    if (t) {
+        skip_ws(&j);
+        if (j.p != j.end) {
+            err_set(err, "trailing data after JSON value at byte %zu",
+                    (size_t)(j.p - j.b));
+            t = NULL;
+        }
     }
-    if (json_prescan(data, len, err) < 0)
-        goto out;
-    root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
-    if (!root) {
-        size_t at = end && end >= data && end <= data + len
-                        ? (size_t)(end - data) : 0;
-        err_set(err, "invalid JSON at byte %zu", at);
-        goto out;
-    }
-    while (end < data + len && is_ws(*end))
-        end++;
-    if (end != data + len) {
-        err_set(err, "trailing data after JSON value at byte %zu",
-                (size_t)(end - data));
-        goto out;
-    }
-    t = conv_node(&cv, root);
+    if (j.stk != j.inline_stk)
+        free(j.stk);
     if (!t)
-        goto out;
+        return -1;
     *out = t;
-    ret = 0;
-out:
-    cJSON_Delete(root);
-    return ret;
+    return 0;
 }

@@ -1,15 +1,16 @@
 /*
  * load_json.h - JSON text -> claimcheck's document tree (tree.h).
  *
- * The only entry point into cJSON (load_json.c is the only file including
- * <cJSON.h>). The result follows Kubernetes' decoder where cJSON differs:
- * keys are case-sensitive, a duplicate key keeps the LAST value, trailing
- * data after the value is an error, nesting is capped at LIMIT_NEST_DEPTH
- * (limits.h) by a pre-scan so cJSON's own fixed limit never fires, strings
- * must be valid UTF-8 without NUL (raw or \u0000). Numbers that are integral
- * with |v| < 2^53 become T_INT (ival), other finite numbers
- * T_FLOAT; scalar nodes keep a text rendering in str. No positions: every
- * line/col is 0.
+ * claimcheck's own one-pass parser (load_json.c): the webhook's hot path.
+ * The result follows Kubernetes' decoder: keys are case-sensitive, a
+ * duplicate key keeps the LAST value, trailing data after the value is an
+ * error, the grammar is strict RFC 8259 (as Go's encoding/json). Our
+ * limits: nesting is capped at LIMIT_NEST_DEPTH (limits.h), strings must be
+ * valid UTF-8 without NUL (raw or \u0000) or lone surrogates, a number has
+ * at most 63 characters. Numbers that are integral with |v| < 2^53 become
+ * T_INT (ival), other finite numbers T_FLOAT; scalar nodes keep a text
+ * rendering in str. No positions: every line/col is 0 (errors name the
+ * byte, line and column). Checked against cJSON by tests/unit/json_oracle.h.
  */
 #ifndef CLAIMCHECK_LOAD_JSON_H
 #define CLAIMCHECK_LOAD_JSON_H
@@ -22,8 +23,7 @@ struct tnode;
 
 /* Parses data[0..len) (need not be NUL-terminated) into a tree allocated in
  * a; *out is the root. Returns 0, or -1 with err filled (the message names
- * the byte offset where it can). cJSON's own structures are freed before
- * returning. */
+ * the byte offset where it can). */
 int load_json(struct arena *a, const char *data, size_t len,
               struct tnode **out, struct err *err);
 

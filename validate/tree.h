@@ -1,6 +1,6 @@
 /*
  * tree.h - claimcheck's read-only document tree. Both loaders (libyaml in
- * load_yaml.c, cJSON in load_json.c) convert into it at the edge, so rules
+ * load_yaml.c, our JSON parser in load_json.c) build it at the edge, so rules
  * see one API with positions, whatever the input format (jq's jv made the
  * same choice). Every node is arena-owned and immutable after loading.
  *

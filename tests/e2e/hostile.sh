@@ -167,37 +167,37 @@ check config-alias-bomb lint-config "$w/bomb-config.yaml" 2 'alias expansion exc
 # ---- JSON through the linter (libyaml) and through load_json (cJSON) -----
 { rep '[' 100000; rep ']' 100000; } >"$w/nest.json"
 check json-nesting-100000 lint "$w/nest.json" 2 'nesting deeper than 200 levels' 100
-check json-nesting-100000-cjson json "$w/nest.json" 2 'nesting deeper than 200' 100
+check json-nesting-100000-webhook-json json "$w/nest.json" 2 'nesting deeper than 200' 100
 { for i in $(seq 1 100000); do printf '{"a":'; done; printf 1; rep '}' 100000; } >"$w/nest-obj.json"
-check json-nesting-100000-objects-cjson json "$w/nest-obj.json" 2 'nesting deeper than 200' 100
+check json-nesting-100000-objects-webhook-json json "$w/nest-obj.json" 2 'nesting deeper than 200' 100
 { printf '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big"},"data":{"x":"'
   rep a $((64 * 1024 * 1024 + 1)); printf '"}}'; } >"$w/scalar-64m.json"
 check json-scalar-64MiB+1 lint "$w/scalar-64m.json" 2 'scalar larger than the 64 MiB limit' 400
-check json-scalar-64MiB+1-cjson json "$w/scalar-64m.json" 0 'ok: mapping' 400
+check json-scalar-64MiB+1-webhook-json json "$w/scalar-64m.json" 0 'ok: mapping' 400
 printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"bad\xff"},"spec":{"containers":[]}}' >"$w/utf8.json"
 check json-invalid-utf8 lint "$w/utf8.json" 2 'invalid UTF-8' 100
-check json-invalid-utf8-cjson json "$w/utf8.json" 2 'invalid UTF-8' 100
+check json-invalid-utf8-webhook-json json "$w/utf8.json" 2 'invalid UTF-8' 100
 printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a\0b"},"spec":{"containers":[]}}' >"$w/nul.json"
 check json-nul-byte lint "$w/nul.json" 2 'control characters' 100
-check json-nul-byte-cjson json "$w/nul.json" 2 'control character in JSON string' 100
+check json-nul-byte-webhook-json json "$w/nul.json" 2 'control character in JSON string' 100
 printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a\\u0000b"},"spec":{"containers":[]}}' >"$w/nul-esc.json"
-check json-escaped-nul-cjson json "$w/nul-esc.json" 2 'NUL character' 100
+check json-escaped-nul-webhook-json json "$w/nul-esc.json" 2 'NUL character' 100
 printf '{\t"apiVersion":\t"v1",\t"kind": "ConfigMap",\t"metadata":\t{"name": "t"}}' >"$w/tabs.json"
 check json-tabs lint "$w/tabs.json" 0 '1 object in 1 file' 100
 printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"},"spec":{"containers":[]}}' >"$w/dup.json"
 check json-duplicate-key lint "$w/dup.json" 1 "duplicate key 'name'" 100
-check json-duplicate-key-cjson json "$w/dup.json" 0 'ok: mapping' 100
+check json-duplicate-key-webhook-json json "$w/dup.json" 0 'ok: mapping' 100
 printf '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"h"},"spec":{"replicas":99999999999999999999999999999,"template":{"spec":{"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":1e999}}}]}}}}' >"$w/huge-num.json"
 check json-huge-numbers lint "$w/huge-num.json" '0|1' 'object in 1 file' 100
-check json-huge-numbers-cjson json "$w/huge-num.json" 2 'number out of range' 100
+check json-huge-numbers-webhook-json json "$w/huge-num.json" 2 'number out of range' 100
 for i in $(seq 1 10000); do echo '{}'; done >"$w/docs.json"
 check json-10000-values lint "$w/docs.json" 2 'input-parse' 100
-check json-10000-values-cjson json "$w/docs.json" 2 'trailing data' 100
+check json-10000-values-webhook-json json "$w/docs.json" 2 'trailing data' 100
 printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","ima' >"$w/trunc.json"
 check json-truncated lint "$w/trunc.json" 2 'input-parse.*end of stream' 100
-check json-truncated-cjson json "$w/trunc.json" 2 'invalid JSON at byte' 100
+check json-truncated-webhook-json json "$w/trunc.json" 2 'invalid JSON at byte' 100
 : >"$w/empty.json"
-check json-empty-cjson json "$w/empty.json" 2 'error' 100
+check json-empty-webhook-json json "$w/empty.json" 2 'error' 100
 
 # ---- AdmissionReview bodies (the webhook's handler, in-process) ----------
 if [ ${#hook[@]} -gt 0 ]; then

@@ -1,7 +1,8 @@
 /*
  * fuzz_json.c - libFuzzer target: bytes -> load_json() (the webhook's JSON
- * loader through cJSON) -> the tree walked with tree_path() on every node;
- * also utf8_valid() on the raw bytes.
+ * parser) -> the tree walked with tree_path() on every node; also
+ * utf8_valid() on the raw bytes. Differential: whatever load_json accepts,
+ * cJSON (tests/unit/json_oracle.h) must accept with an equal tree.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include "../../validate/limits.h"
 #include "../../validate/load_json.h"
 #include "../../validate/tree.h"
+#include "../unit/json_oracle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -44,7 +46,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (load_json(&a, (const char *)data, size, &root, &err) == 0) {
         if (!root)
             __builtin_trap();
+        struct tnode *ref = NULL;
         walk(&a, root, root, 0);
+        if (json_oracle(&a, (const char *)data, size, &ref) < 0
+            || !json_tree_equal(root, ref))
+            __builtin_trap();   /* accepted what cJSON reads otherwise */
     } else if (!err.msg[0]) {
         __builtin_trap();
     }

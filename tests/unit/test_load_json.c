@@ -1,9 +1,15 @@
 /*
- * test_load_json.c - load_json(): the cJSON pitfalls it must hide
+ * test_load_json.c - load_json(): the JSON pitfalls it must get right
  * (tooling.md section 2): duplicate keys, case, trailing data, depth,
- * numbers, NUL and invalid UTF-8 in strings.
+ * numbers, NUL and invalid UTF-8 in strings, escapes; and differential
+ * checks against cJSON (json_oracle.h) over every JSON file of the tests
+ * and examples and thousands of deterministic mutations of them: whatever
+ * load_json accepts, cJSON accepts with an equal tree.
  */
+#include <glob.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../validate/arena.h"
@@ -11,6 +17,7 @@
 #include "../../validate/limits.h"
 #include "../../validate/load_json.h"
 #include "../../validate/tree.h"
+#include "json_oracle.h"
 
 static int passed, failed;
 
@@ -188,6 +195,174 @@ static void test_top_level(void)
     CHECK(t && t->kind == T_SEQ && t->n == 0);
 }
 
+static void test_escapes_and_errors(void)
+{
+    struct tnode *t;
+
+    t = ps("\"\\\" \\\\ \\/ \\b\\f\\n\\r\\t \\u0041\\u00DF\\u20ac\"");
+    CHECK(t && strcmp(t->str, "\" \\ / \b\f\n\r\t A\xc3\x9f\xe2\x82\xac") == 0);
+    CHECK(ps("\"\\x\"") == NULL && strstr(err.msg, "escape"));
+    CHECK(ps("\"\\u12\"") == NULL);
+    CHECK(ps("\"\\udc00\"") == NULL && strstr(err.msg, "surrogate"));
+    CHECK(ps("\"\\ud800\\u0041\"") == NULL);
+    CHECK(ps("[01]") == NULL && strstr(err.msg, "byte 2"));
+    CHECK(ps("[1.]") == NULL && strstr(err.msg, "digits"));
+    CHECK(ps("[.5]") == NULL);
+    CHECK(ps("[1e]") == NULL);
+    CHECK(ps("[-]") == NULL);
+    CHECK(ps("[+1]") == NULL);
+    CHECK(ps("[tru]") == NULL && strstr(err.msg, "literal"));
+    CHECK(ps("{\"a\" 1}") == NULL && strstr(err.msg, "':'"));
+    CHECK(ps("{1:2}") == NULL && strstr(err.msg, "key"));
+    CHECK(ps("[1 2]") == NULL && strstr(err.msg, "','"));
+    CHECK(ps("\n\n  [1,\n  x]") == NULL && strstr(err.msg, "line 4, column 3"));
+    CHECK(ps("[\"abc") == NULL && strstr(err.msg, "unterminated"));
+    CHECK(ps("\x01 1") == NULL);               /* cJSON skips it: we do not */
+    CHECK(ps("[1]\x0b") == NULL);
+    t = ps("[-0, 0, -1.5e-3, 123456789012345, 1234567890123456, 1E2]");
+    CHECK(t && t->n == 6);
+    if (t && t->n == 6) {
+        CHECK(t->kids[0]->kind == T_INT && t->kids[0]->ival == 0
+              && strcmp(t->kids[0]->str, "0") == 0);
+        CHECK(t->kids[2]->kind == T_FLOAT && t->kids[2]->fval == -1.5e-3);
+        CHECK(t->kids[3]->ival == 123456789012345LL);
+        CHECK(t->kids[4]->kind == T_INT && t->kids[4]->ival == 1234567890123456LL);
+        CHECK(t->kids[5]->kind == T_INT && strcmp(t->kids[5]->str, "100") == 0);
+    }
+    {
+        char num[80];
+        memset(num, '1', 64);
+        num[64] = '\0';
+        CHECK(ps(num) == NULL && strstr(err.msg, "longer"));
+        num[63] = '\0';
+        CHECK(ps(num) != NULL);
+    }
+}
+
+/* ---- differential: load_json against cJSON --------------------------- */
+
+static int diff_runs, diff_both, diff_stricter;
+
+/* Product accepts => oracle accepts and the trees are equal. */
+static void differ(const char *what, const char *s, size_t n)
+{
+    struct tnode *mine = NULL, *ref = NULL;
+    struct err e;
+    int ok_mine = load_json(&arena, s, n, &mine, &e) == 0;
+    int ok_ref = json_oracle(&arena, s, n, &ref) == 0;
+
+    diff_runs++;
+    if (ok_mine && ok_ref) {
+        diff_both++;
+        if (!json_tree_equal(mine, ref)) {
+            CHECK(!"trees differ");
+            printf("  ... on %s (%zu bytes)\n", what, n);
+        }
+    } else if (ok_mine) {
+        CHECK(!"load_json accepted what cJSON rejects");
+        printf("  ... on %s (%zu bytes)\n", what, n);
+    } else if (ok_ref) {
+        diff_stricter++;
+        if (getenv("SHOW_STRICTER"))
+            printf("stricter: %s\n", e.msg);     /* for review by hand */
+    }
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *p = NULL;
+    long len;
+
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0
+        && fseek(f, 0, SEEK_SET) == 0 && (p = malloc((size_t)len + 1))) {
+        *n = fread(p, 1, (size_t)len, f);
+        p[*n] = '\0';
+    }
+    fclose(f);
+    return p;
+}
+
+static uint64_t rng_next(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static void test_differential(void)
+{
+    static const char *const pats[] = {
+        "tests/admission/*.json", "deploy/examples/*.json",
+        "tests/fuzz/seeds/fuzz_json/*", "tests/fuzz/seeds/fuzz_admission/*",
+    };
+    static const char bytes[] = "{}[]\",:\\ \n0123456789-+.eEtrufalsn\x01"
+                                "\x80\xc3\xa9u";
+    size_t files = 0, valid = 0, i, k;
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+
+    for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+        glob_t g;
+        if (glob(pats[i], 0, NULL, &g) != 0)
+            continue;
+        for (k = 0; k < g.gl_pathc; k++) {
+            size_t n = 0, m;
+            char *text = slurp(g.gl_pathv[k], &n), *mut;
+            /* fuzz_admission seeds start with a flags byte */
+            if (text && n && strstr(pats[i], "fuzz_admission")) {
+                memmove(text, text + 1, n);
+                n--;
+            }
+            struct tnode *t;
+            struct err e;
+            if (!text)
+                continue;
+            files++;
+            /* every file is valid JSON but the seed of edge cases */
+            valid += load_json(&arena, text, n, &t, &e) == 0
+                     || strstr(g.gl_pathv[k], "/edge.json") != NULL;
+            differ(g.gl_pathv[k], text, n);
+            /* 300 mutations each: replace, insert or delete a few bytes */
+            mut = malloc(n + 16);
+            for (m = 0; mut && n && m < 300; m++) {
+                size_t len = n, at, edits = 1 + rng_next(&seed) % 3, x;
+                memcpy(mut, text, n);
+                for (x = 0; x < edits; x++) {
+                    char b = bytes[rng_next(&seed) % (sizeof(bytes) - 1)];
+                    at = rng_next(&seed) % len;
+                    switch (rng_next(&seed) % 3) {
+                    case 0: mut[at] = b; break;
+                    case 1:
+                        memmove(mut + at + 1, mut + at, len - at);
+                        mut[at] = b;
+                        len++;
+                        break;
+                    default:
+                        if (len > 1) {
+                            memmove(mut + at, mut + at + 1, len - at - 1);
+                            len--;
+                        }
+                    }
+                }
+                differ(g.gl_pathv[k], mut, len);
+            }
+            free(mut);
+            free(text);
+            arena_clear(&arena);
+        }
+        globfree(&g);
+    }
+    CHECK(files >= 15);         /* the globs found the test files */
+    CHECK(valid == files);      /* ... and they are all valid JSON */
+    CHECK(diff_both > (int)files);
+    printf("differential: %d inputs (%zu files), %d accepted by both, %d "
+           "rejected only by load_json (stricter)\n", diff_runs, files,
+           diff_both, diff_stricter);
+}
+
 int main(void)
 {
     arena_init(&arena, 0);
@@ -199,6 +374,8 @@ int main(void)
     test_numbers();
     test_strings();
     test_top_level();
+    test_escapes_and_errors();
+    test_differential();
     arena_release(&arena);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
