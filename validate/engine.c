@@ -766,7 +766,7 @@ int engine_check_admission(const struct engine *e, const struct inventory *inv,
     if (!tree_is_map(object))
         return err_set(err, "request.object is not an object");
     /* the pods of one ReplicaSet have one spec: judge it once */
-    cacheable = vc && verdict_key(object, ns, &key) == 0;
+    cacheable = vc && verdict_key(out->arena, object, ns, &key) == 0;
     if (cacheable) {
         const struct tnode *md = tree_get(object, "metadata");
         const char *name = tree_str(tree_get(md, "name"));

@@ -2,7 +2,7 @@
  * verdict.c - the admission verdict cache (see verdict.h): a direct-mapped
  * table of VERDICT_SLOTS entries, each a malloc'ed copy of a finding list,
  * replaced on collision. Bounded: at most VERDICT_SLOTS entries of at most
- * VERDICT_MAX_BYTES each.
+ * VERDICT_MAX_BYTES each (key and findings).
  */
 #include "verdict.h"
 
@@ -45,60 +45,121 @@ static const char *const volatile_meta[] = {
     NULL
 };
 
-static void mix(struct verdict_key *k, const char *s, size_t n, unsigned tag)
+/* The canonical form: every node is a tag byte; scalars and keys carry a
+ * 4-byte length and their text, containers end with a close tag. Nothing
+ * in it depends on pointers or on input formatting. */
+enum { K_KEY = 0x40, K_CLOSE = 0x7f };
+
+struct kbuf {
+    struct arena *a;
+    unsigned char *p;
+    size_t len, cap;
+    int full;                   /* passed VERDICT_KEY_MAX: not cacheable */
+};
+
+static void kput(struct kbuf *k, const void *s, size_t n)
 {
-    size_t i;
-
-    k->a ^= tag;
-    k->a *= 0x100000001b3ull;
-    k->b += tag * 0x9e3779b97f4a7c15ull;
-    for (i = 0; i < n; i++) {
-        k->a = (k->a ^ (unsigned char)s[i]) * 0x100000001b3ull;
-        k->b = (k->b + (unsigned char)s[i]) * 0xff51afd7ed558ccdull;
-        k->b ^= k->b >> 29;
-    }
-}
-
-static void hash_tree(struct verdict_key *k, const struct tnode *n,
-                      int is_metadata, int depth)
-{
-    unsigned i;
-
-    mix(k, "", 0, 1u + n->kind);
-    if (n->kind != T_MAP && n->kind != T_SEQ) {
-        mix(k, n->str, strlen(n->str), 17);
+    if (k->full || n > VERDICT_KEY_MAX - k->len) {
+        k->full = 1;
         return;
     }
-    mix(k, (const char *)&n->n, sizeof(n->n), 23);
-    for (i = 0; i < n->n; i++) {
-        const struct tnode *c = n->kids[i];
-        if (c->key) {
-            size_t j;
-            int skip = 0;
-            for (j = 0; is_metadata && volatile_meta[j]; j++)
-                skip |= !strcmp(c->key, volatile_meta[j]);
-            if (skip)
-                continue;
-            mix(k, c->key, strlen(c->key), 29);
-        }
-        hash_tree(k, c, depth == 0 && c->key
-                        && !strcmp(c->key, "metadata"), depth + 1);
+    if (k->len + n > k->cap) {
+        size_t want = k->cap ? k->cap * 2 : 4096;
+        while (want < k->len + n)
+            want *= 2;
+        k->p = arena_grow(k->a, k->p, k->len, want, 1);
+        k->cap = want;
     }
+    memcpy(k->p + k->len, s, n);
+    k->len += n;
 }
 
-int verdict_key(const struct tnode *object, const char *ns,
+static void kput_text(struct kbuf *k, unsigned char tag, const char *s)
+{
+    size_t n = strlen(s);
+    unsigned char head[5];
+
+    head[0] = tag;
+    head[1] = (unsigned char)(n >> 24);
+    head[2] = (unsigned char)(n >> 16);
+    head[3] = (unsigned char)(n >> 8);
+    head[4] = (unsigned char)n;
+    kput(k, head, sizeof(head));
+    kput(k, s, n);
+}
+
+static int is_volatile(const char *key)
+{
+    size_t j;
+
+    for (j = 0; volatile_meta[j]; j++)
+        if (!strcmp(key, volatile_meta[j]))
+            return 1;
+    return 0;
+}
+
+static void key_tree(struct kbuf *k, const struct tnode *n, int is_metadata,
+                     int depth)
+{
+    unsigned char tag = (unsigned char)(1u + n->kind), close = K_CLOSE;
+    unsigned i;
+
+    if (n->kind != T_MAP && n->kind != T_SEQ) {
+        kput_text(k, tag, n->str);
+        return;
+    }
+    kput(k, &tag, 1);
+    for (i = 0; i < n->n && !k->full; i++) {
+        const struct tnode *c = n->kids[i];
+        if (c->key) {
+            if (is_metadata && is_volatile(c->key))
+                continue;
+            kput_text(k, K_KEY, c->key);
+        }
+        key_tree(k, c, depth == 0 && c->key && !strcmp(c->key, "metadata"),
+                 depth + 1);
+    }
+    kput(k, &close, 1);
+}
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0x6a09e667f3bcc909ull ^ n, w;
+
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 32);
+}
+
+int verdict_key(struct arena *a, const struct tnode *object, const char *ns,
                 struct verdict_key *key)
 {
     const char *kind = tree_str(tree_get(object, "kind"));
     const char *api = tree_str(tree_get(object, "apiVersion"));
+    struct kbuf k = { a, NULL, 0, 0, 0 };
 
     if (!kind || !api || strcmp(kind, "Pod") || strcmp(api, "v1"))
         return -1;
-    key->a = 0xcbf29ce484222325ull;
-    key->b = 0x6a09e667f3bcc909ull;
-    mix(key, ns ? ns : "", ns ? strlen(ns) : 0, 3);
-    hash_tree(key, object, 0, 0);
+    kput_text(&k, 0, ns ? ns : "");
+    key_tree(&k, object, 0, 0);
+    if (k.full)
+        return -1;
+    key->bytes = k.p;
+    key->len = k.len;
+    key->hash = hash_bytes(k.p, k.len);
     return 0;
+}
+
+int verdict_key_same(const struct verdict_key *x, const struct verdict_key *y)
+{
+    return x->hash == y->hash && x->len == y->len
+           && memcmp(x->bytes, y->bytes, x->len) == 0;
 }
 
 /* ==== the table ========================================================== */
@@ -127,7 +188,7 @@ void verdict_cache_free(struct verdict_cache *c)
 
 static size_t slot_of(const struct verdict_key *k)
 {
-    return (size_t)(k->a % VERDICT_SLOTS);
+    return (size_t)(k->hash % VERDICT_SLOTS);
 }
 
 int verdict_cache_get(struct verdict_cache *c, const struct verdict_key *k,
@@ -141,7 +202,7 @@ int verdict_cache_get(struct verdict_cache *c, const struct verdict_key *k,
 
     pthread_mutex_lock(&c->mu);
     e = &c->slots[slot_of(k)];
-    if (e->block && e->key.a == k->a && e->key.b == k->b) {
+    if (e->block && verdict_key_same(&e->key, k)) {
         hit = 1;
         for (i = 0; i < e->n; i++) {
             const struct vfinding *f = &e->f[i];
@@ -193,8 +254,10 @@ void verdict_cache_put(struct verdict_cache *c, const struct verdict_key *k,
     struct vfinding *f;
     char *block;
     struct ventry *e;
+    struct verdict_key key;
 
-    bytes = n * (sizeof(struct vfinding) + 8);   /* + alignment padding */
+    bytes = n * (sizeof(struct vfinding) + 8)    /* + alignment padding */
+            + k->len;
     for (i = from; i < out->n; i++) {
         const struct diag *d = &out->v[i];
         bytes += strlen(d->api_version) + strlen(d->path) + strlen(d->msg) + 3;
@@ -232,10 +295,12 @@ void verdict_cache_put(struct verdict_cache *c, const struct verdict_key *k,
         for (j = 0; j < d->ndetails; j++)
             f[i].details[j] = put_str(block, &off, d->details[j]);
     }
+    key = *k;
+    key.bytes = memcpy(block + off, k->bytes, k->len);
     pthread_mutex_lock(&c->mu);
     e = &c->slots[slot_of(k)];
     free(e->block);
-    e->key = *k;
+    e->key = key;
     e->f = f;
     e->n = n;
     e->block = block;

@@ -71,14 +71,14 @@ int main(void)
     arena_init(&a, 64 * 1024);
 
     /* keys: volatile metadata ignored, spec and namespace count */
-    CHECK(verdict_key(load(&a, pod_a), "ml", &k1) == 0);
-    CHECK(verdict_key(load(&a, pod_b), "ml", &k2) == 0);
-    CHECK(verdict_key(load(&a, pod_c), "ml", &k3) == 0);
-    CHECK(verdict_key(load(&a, pod_a), "other", &k4) == 0);
-    CHECK(k1.a == k2.a && k1.b == k2.b);
-    CHECK(k1.a != k3.a || k1.b != k3.b);
-    CHECK(k1.a != k4.a || k1.b != k4.b);
-    CHECK(verdict_key(load(&a, claim), "ml", &k3) == -1);
+    CHECK(verdict_key(&a, load(&a, pod_a), "ml", &k1) == 0);
+    CHECK(verdict_key(&a, load(&a, pod_b), "ml", &k2) == 0);
+    CHECK(verdict_key(&a, load(&a, pod_c), "ml", &k3) == 0);
+    CHECK(verdict_key(&a, load(&a, pod_a), "other", &k4) == 0);
+    CHECK(verdict_key_same(&k1, &k2));
+    CHECK(!verdict_key_same(&k1, &k3));
+    CHECK(!verdict_key_same(&k1, &k4));
+    CHECK(verdict_key(&a, load(&a, claim), "ml", &k3) == -1);
 
     /* the second pod is answered from the cache, under its own name */
     CHECK(check(e, NULL, &a, pod_a, "ml", &l1) == 1);
