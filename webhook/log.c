@@ -1,10 +1,13 @@
 /*
- * log.c - JSON-lines logging to stderr. Owns formatting and the single
- * write(2) per line; it knows nothing about HTTP or admission.
+ * log.c - JSON-lines logging to stderr. Owns formatting, the single
+ * write(2) per message line and the batch of request lines (struct
+ * log_batch); it knows nothing about HTTP or admission.
  */
 #include "log.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,6 +15,7 @@
 #include "../validate/buf.h"
 
 #define LOG_LINE_MAX 8192
+#define LOG_BATCH_BYTES (64 * 1024)     /* one write(2) per this many */
 
 static const char *level_name(enum log_level lv)
 {
@@ -24,42 +28,94 @@ static const char *level_name(enum log_level lv)
     return "info";
 }
 
+/* Writes v as `width` decimal digits (zero-padded) at o; returns the end. */
+static char *digits(char *o, unsigned long v, int width)
+{
+    int i;
+
+    for (i = width - 1; i >= 0; i--) {
+        o[i] = (char)('0' + v % 10);
+        v /= 10;
+    }
+    return o + width;
+}
+
+static unsigned long long pow10_of(int n)
+{
+    unsigned long long v = 1;
+
+    while (n-- > 0)
+        v *= 10;
+    return v;
+}
+
+/* No printf on this path: it runs once per request. */
 static void log_start(struct buf *b, enum log_level lv)
 {
     struct timespec ts;
     struct tm tm;
-    char when[32];
+    char when[40], *o = when;
 
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
-    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-    buf_addf(b, "{\"time\":\"%s.%03ldZ\",\"level\":\"%s\"", when,
-             ts.tv_nsec / 1000000, level_name(lv));
+    o = digits(o, (unsigned long)tm.tm_year + 1900, 4);
+    *o++ = '-';
+    o = digits(o, (unsigned long)tm.tm_mon + 1, 2);
+    *o++ = '-';
+    o = digits(o, (unsigned long)tm.tm_mday, 2);
+    *o++ = 'T';
+    o = digits(o, (unsigned long)tm.tm_hour, 2);
+    *o++ = ':';
+    o = digits(o, (unsigned long)tm.tm_min, 2);
+    *o++ = ':';
+    o = digits(o, (unsigned long)tm.tm_sec, 2);
+    *o++ = '.';
+    o = digits(o, (unsigned long)ts.tv_nsec / 1000000, 3);
+    *o++ = 'Z';
+    *o = '\0';
+    buf_adds(b, "{\"time\":\"");
+    buf_adds(b, when);
+    buf_adds(b, "\",\"level\":\"");
+    buf_adds(b, level_name(lv));
+    buf_addc(b, '"');
 }
 
-static void log_end(struct buf *b)
+static void write_all(const char *p, size_t len)
 {
-    ssize_t off = 0;
+    size_t off = 0;
 
+    while (off < len) {
+        ssize_t n = write(STDERR_FILENO, p + off, len - off);
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+}
+
+/* Closes the line; a line over LOG_LINE_MAX becomes an error line, so every
+ * line stays JSON. */
+static void log_close(struct buf *b)
+{
     if (buf_add(b, "}\n", 2) < 0) {
-        /* over LIMIT: close the object anyway so the line stays JSON */
         buf_reset(b);
         buf_adds(b, "{\"level\":\"error\",\"msg\":\"log line too long\"}");
         buf_add(b, "\n", 1);
     }
-    while ((size_t)off < b->len) {
-        ssize_t n = write(STDERR_FILENO, b->p + off, b->len - (size_t)off);
-        if (n <= 0)
-            break;
-        off += n;
-    }
+}
+
+static void log_end(struct buf *b)
+{
+    log_close(b);
+    write_all(b->p, b->len);
 }
 
 static void field(struct buf *b, const char *name, const char *v)
 {
     if (!v)
         return;
-    buf_addf(b, ",\"%s\":", name);
+    buf_adds(b, ",\"");
+    buf_adds(b, name);
+    buf_adds(b, "\":");
     buf_add_json_str(b, v);
 }
 
@@ -90,11 +146,79 @@ void log_msg(enum log_level lv, const char *fmt, ...)
     va_end(ap);
 }
 
-void log_request(const struct log_req *r)
+/* ---- request lines, batched ------------------------------------------ */
+
+struct log_batch {
+    pthread_mutex_t mu;         /* guards len and data */
+    pthread_mutex_t write_mu;   /* one flusher at a time, in order */
+    size_t len;
+    char data[LOG_BATCH_BYTES];
+    char out[LOG_BATCH_BYTES];  /* what the flusher writes, under write_mu */
+};
+
+struct log_batch *log_batch_new(void)
+{
+    struct log_batch *lb = malloc(sizeof(*lb));
+
+    if (!lb)
+        abort();
+    pthread_mutex_init(&lb->mu, NULL);
+    pthread_mutex_init(&lb->write_mu, NULL);
+    lb->len = 0;
+    return lb;
+}
+
+void log_batch_flush(struct log_batch *lb)
+{
+    size_t n;
+
+    if (!lb)
+        return;
+    pthread_mutex_lock(&lb->write_mu);
+    pthread_mutex_lock(&lb->mu);
+    n = lb->len;
+    memcpy(lb->out, lb->data, n);
+    lb->len = 0;
+    pthread_mutex_unlock(&lb->mu);
+    write_all(lb->out, n);      /* workers keep appending meanwhile */
+    pthread_mutex_unlock(&lb->write_mu);
+}
+
+void log_batch_free(struct log_batch *lb)
+{
+    if (!lb)
+        return;
+    log_batch_flush(lb);
+    pthread_mutex_destroy(&lb->mu);
+    pthread_mutex_destroy(&lb->write_mu);
+    free(lb);
+}
+
+/* Appends one line; a full batch is flushed first by this caller. */
+static void batch_add(struct log_batch *lb, const char *p, size_t n)
+{
+    for (;;) {
+        pthread_mutex_lock(&lb->mu);
+        if (lb->len + n <= LOG_BATCH_BYTES) {
+            memcpy(lb->data + lb->len, p, n);
+            lb->len += n;
+            pthread_mutex_unlock(&lb->mu);
+            return;
+        }
+        pthread_mutex_unlock(&lb->mu);
+        log_batch_flush(lb);
+    }
+}
+
+void log_request(struct log_batch *lb, const struct log_req *r)
 {
     struct buf b;
     enum log_level lv = r->status >= 500 ? LOG_ERROR
                         : r->status >= 400 ? LOG_WARN : LOG_INFO;
+    char num[48], *o;
+    unsigned long us = r->latency_ms > 0
+                       ? (unsigned long)(r->latency_ms * 1000 + 0.5) : 0;
+    int w;
 
     buf_init(&b, LOG_LINE_MAX);
     log_start(&b, lv);
@@ -107,8 +231,22 @@ void log_request(const struct log_req *r)
     field(&b, "decision", r->decision);
     field(&b, "rules", r->rules);
     field(&b, "error", r->error);
-    buf_addf(&b, ",\"status\":%d,\"latency_ms\":%.3f", r->status,
-             r->latency_ms);
-    log_end(&b);
+    buf_adds(&b, ",\"status\":");
+    o = digits(num, (unsigned long)(r->status > 0 && r->status < 1000
+                                    ? r->status : 0), 3);
+    buf_add(&b, num, (size_t)(o - num));
+    buf_adds(&b, ",\"latency_ms\":");
+    /* us / 1000 with three decimals */
+    for (w = 1; w < 19 && us / 1000 >= (unsigned long)pow10_of(w); w++)
+        ;
+    o = digits(num, us / 1000, w);
+    *o++ = '.';
+    o = digits(o, us % 1000, 3);
+    buf_add(&b, num, (size_t)(o - num));
+    log_close(&b);
+    if (lb)
+        batch_add(lb, b.p, b.len);
+    else
+        write_all(b.p, b.len);
     buf_release(&b);
 }

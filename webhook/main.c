@@ -295,6 +295,7 @@ static void drain(struct server *srv, unsigned grace_seconds,
            && waited < limit) {
         sleep_ms(20);
         waited += 20;
+        server_tick(srv);
     }
     if (left)
         log_msg(LOG_WARN, "grace period over, dropping %zu requests", left);
@@ -390,8 +391,10 @@ static int cmd_serve(int argc, char **argv)
             "serve (mode %s, deadline %u ms, kube %s)",
             a.warn_mode ? "warn" : "enforce", a.deadline_ms,
             cfg.kube_version ? cfg.kube_version : target_newest());
-    while (!got_term)
+    while (!got_term) {
         sleep_ms(100);
+        server_tick(srv);
+    }
     drain(srv, a.grace_seconds, a.drain_delay_ms);
     ret = 0;
     goto out;

@@ -52,6 +52,7 @@ struct server {
     int listen_fd;              /* returned by MHD_quiesce_daemon */
     atomic_int draining;
     atomic_size_t in_flight;
+    struct log_batch *log;      /* request lines, flushed by server_tick */
 };
 
 struct request {
@@ -212,7 +213,7 @@ static enum MHD_Result serve_validate(struct server *s,
     lr.error = out.error;
     lr.status = out.status;
     lr.latency_ms = secs * 1e3;
-    log_request(&lr);
+    log_request(s->log, &lr);
     buf_release(&resp);
     return ret;
 }
@@ -417,7 +418,9 @@ struct server *server_new(const struct server_opts *o, struct tls *tls,
     s->inv = inv;
     s->metrics = m;
     s->listen_fd = -1;
+    s->log = log_batch_new();
     if (parse_listen(s, o->listen ? o->listen : "0.0.0.0:8443", err) < 0) {
+        log_batch_free(s->log);
         free(s);
         return NULL;
     }
@@ -497,6 +500,11 @@ size_t server_in_flight(struct server *s)
     return atomic_load(&s->in_flight);
 }
 
+void server_tick(struct server *s)
+{
+    log_batch_flush(s->log);
+}
+
 void server_free(struct server *s)
 {
     if (!s)
@@ -505,5 +513,6 @@ void server_free(struct server *s)
         MHD_stop_daemon(s->d);
     if (s->listen_fd >= 0)
         close(s->listen_fd);
+    log_batch_free(s->log);     /* after the workers: every line written */
     free(s);
 }

@@ -48,6 +48,9 @@ void server_drain(struct server *s);
 void server_quiesce(struct server *s);
 /* Requests received but not completed yet. */
 size_t server_in_flight(struct server *s);
+/* Housekeeping the owner calls about every 100 ms: writes the batched
+ * request log lines. */
+void server_tick(struct server *s);
 /* Stops the daemon (closes every connection) and frees s. */
 void server_free(struct server *s);
 

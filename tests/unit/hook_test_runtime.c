@@ -1,8 +1,9 @@
 /*
  * hook_test_runtime.c - the webhook's shared runtime state without HTTP:
  * inventory snapshots (publish while readers hold refs, from threads),
- * Prometheus rendering, and TLS credential reload (new pair, unchanged,
- * mismatched pair kept out, not-after).
+ * Prometheus rendering, TLS credential reload (new pair, unchanged,
+ * mismatched pair kept out, not-after), and the batched request log (held
+ * until a flush, whole lines from threads, JSON, number formatting).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,6 +17,7 @@
 #include "../../validate/engine.h"
 #include "../../validate/err.h"
 #include "../../webhook/invstore.h"
+#include "../../webhook/log.h"
 #include "../../webhook/metrics.h"
 #include "../../webhook/tls.h"
 
@@ -244,8 +246,95 @@ out:
     }
 }
 
+/* Reads what was written to fd since offset *off. */
+static size_t read_new(int fd, off_t *off, char *out, size_t cap)
+{
+    ssize_t n = pread(fd, out, cap - 1, *off);
+
+    if (n < 0)
+        n = 0;
+    out[n] = '\0';
+    *off += n;
+    return (size_t)n;
+}
+
+struct logger {
+    struct log_batch *lb;
+    int id;
+};
+
+static void *logger_main(void *arg)
+{
+    struct logger *l = arg;
+    struct log_req r = { "uid-t", "Pod", "ns", "p", "CREATE", "allow", NULL,
+                         NULL, 200, 0.5 };
+    int i;
+
+    for (i = 0; i < 2000; i++)
+        log_request(l->lb, &r);
+    return NULL;
+}
+
+static void test_log_batch(void)
+{
+    char path[] = "/tmp/hook_test_log.XXXXXX", *text = malloc(1 << 20);
+    int fd = mkstemp(path), saved = dup(2);
+    off_t off = 0;
+    struct log_batch *lb = log_batch_new();
+    struct log_req r = { "u1", "Pod", "ml", "web-1", "CREATE", "deny",
+                         "device-plugin-dra-conflict", NULL, 200, 1234.5678 };
+    struct logger ls[2] = { { lb, 0 }, { lb, 1 } };
+    pthread_t th[2];
+    size_t n, lines = 0, good = 0;
+    char *line, *save;
+
+    CHECK(fd >= 0 && text);
+    if (fd < 0 || !text)
+        return;
+    dup2(fd, 2);
+    log_request(lb, &r);
+    CHECK(read_new(fd, &off, text, 1 << 20) == 0);     /* held back */
+    log_batch_flush(lb);
+    n = read_new(fd, &off, text, 1 << 20);
+    CHECK(n > 0 && text[n - 1] == '\n');
+    CHECK(strstr(text, "\"level\":\"info\",\"msg\":\"admission\",\"uid\":\"u1\","
+                 "\"kind\":\"Pod\",\"namespace\":\"ml\",\"name\":\"web-1\","
+                 "\"operation\":\"CREATE\",\"decision\":\"deny\",\"rules\":"
+                 "\"device-plugin-dra-conflict\",\"status\":200,"
+                 "\"latency_ms\":1234.568}\n") != NULL);
+    CHECK(strncmp(text, "{\"time\":\"20", 11) == 0 && text[19] == 'T'
+          && text[32] == 'Z');
+    r.latency_ms = 0.0004;
+    r.status = 413;
+    log_request(NULL, &r);                              /* unbatched */
+    n = read_new(fd, &off, text, 1 << 20);
+    CHECK(strstr(text, "\"level\":\"warn\"") != NULL);
+    CHECK(strstr(text, "\"status\":413,\"latency_ms\":0.000}") != NULL);
+    /* two threads, 4,000 lines: more than one batch, none torn or lost */
+    pthread_create(&th[0], NULL, logger_main, &ls[0]);
+    pthread_create(&th[1], NULL, logger_main, &ls[1]);
+    pthread_join(th[0], NULL);
+    pthread_join(th[1], NULL);
+    log_batch_free(lb);
+    n = read_new(fd, &off, text, 1 << 20);
+    CHECK(n > 64 * 1024);
+    for (line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        lines++;
+        good += line[0] == '{' && strstr(line, "\"latency_ms\":0.500}")
+                && strchr(line + 1, '{') == NULL;
+    }
+    CHECK(lines == 4000 && good == 4000);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    unlink(path);
+    free(text);
+}
+
 int main(void)
 {
+    test_log_batch();
     test_invstore();
     test_metrics();
     test_tls();
