@@ -57,11 +57,12 @@ struct kbuf {
     int full;                   /* passed VERDICT_KEY_MAX: not cacheable */
 };
 
-static void kput(struct kbuf *k, const void *s, size_t n)
+/* Room for n more bytes at the end of k, or NULL once the key is too big. */
+static unsigned char *kroom(struct kbuf *k, size_t n)
 {
     if (k->full || n > VERDICT_KEY_MAX - k->len) {
         k->full = 1;
-        return;
+        return NULL;
     }
     if (k->len + n > k->cap) {
         size_t want = k->cap ? k->cap * 2 : 4096;
@@ -70,22 +71,33 @@ static void kput(struct kbuf *k, const void *s, size_t n)
         k->p = arena_grow(k->a, k->p, k->len, want, 1);
         k->cap = want;
     }
-    memcpy(k->p + k->len, s, n);
-    k->len += n;
+    return k->p + k->len;
+}
+
+static void kput_byte(struct kbuf *k, unsigned char c)
+{
+    unsigned char *o = kroom(k, 1);
+
+    if (o) {
+        *o = c;
+        k->len++;
+    }
 }
 
 static void kput_text(struct kbuf *k, unsigned char tag, const char *s)
 {
     size_t n = strlen(s);
-    unsigned char head[5];
+    unsigned char *o = kroom(k, n + 5);
 
-    head[0] = tag;
-    head[1] = (unsigned char)(n >> 24);
-    head[2] = (unsigned char)(n >> 16);
-    head[3] = (unsigned char)(n >> 8);
-    head[4] = (unsigned char)n;
-    kput(k, head, sizeof(head));
-    kput(k, s, n);
+    if (!o)
+        return;
+    o[0] = tag;
+    o[1] = (unsigned char)(n >> 24);
+    o[2] = (unsigned char)(n >> 16);
+    o[3] = (unsigned char)(n >> 8);
+    o[4] = (unsigned char)n;
+    memcpy(o + 5, s, n);
+    k->len += n + 5;
 }
 
 static int is_volatile(const char *key)
@@ -93,7 +105,7 @@ static int is_volatile(const char *key)
     size_t j;
 
     for (j = 0; volatile_meta[j]; j++)
-        if (!strcmp(key, volatile_meta[j]))
+        if (key[0] == volatile_meta[j][0] && !strcmp(key, volatile_meta[j]))
             return 1;
     return 0;
 }
@@ -101,14 +113,14 @@ static int is_volatile(const char *key)
 static void key_tree(struct kbuf *k, const struct tnode *n, int is_metadata,
                      int depth)
 {
-    unsigned char tag = (unsigned char)(1u + n->kind), close = K_CLOSE;
+    unsigned char tag = (unsigned char)(1u + n->kind);
     unsigned i;
 
     if (n->kind != T_MAP && n->kind != T_SEQ) {
         kput_text(k, tag, n->str);
         return;
     }
-    kput(k, &tag, 1);
+    kput_byte(k, tag);
     for (i = 0; i < n->n && !k->full; i++) {
         const struct tnode *c = n->kids[i];
         if (c->key) {
@@ -116,10 +128,10 @@ static void key_tree(struct kbuf *k, const struct tnode *n, int is_metadata,
                 continue;
             kput_text(k, K_KEY, c->key);
         }
-        key_tree(k, c, depth == 0 && c->key && !strcmp(c->key, "metadata"),
-                 depth + 1);
+        key_tree(k, c, depth == 0 && c->key && c->key[0] == 'm'
+                 && !strcmp(c->key, "metadata"), depth + 1);
     }
-    kput(k, &close, 1);
+    kput_byte(k, K_CLOSE);
 }
 
 static uint64_t hash_bytes(const unsigned char *p, size_t n)
