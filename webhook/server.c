@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,7 +36,9 @@
                                           zeroes it per request */
 #define SERVER_METRICS_MAX (1024 * 1024)
 #define SERVER_SMALL_MAX (4096)
-#define SERVER_ARENA_CHUNK (16 * 1024)
+#define SERVER_ARENA_CHUNK (64 * 1024)
+#define SERVER_POOL_MAX 64          /* idle request structs kept */
+#define SERVER_POOL_BODY (64 * 1024) /* ... with a body buffer up to this */
 
 enum route { R_NONE, R_VALIDATE, R_HEALTHZ, R_READYZ, R_METRICS };
 
@@ -53,9 +56,15 @@ struct server {
     atomic_int draining;
     atomic_size_t in_flight;
     struct log_batch *log;      /* request lines, flushed by server_tick */
+    /* idle requests, reused with their arena's first chunk and body
+     * buffer: no malloc per request in the steady state */
+    pthread_mutex_t pool_mu;
+    struct request *pool;
+    unsigned npool;
 };
 
 struct request {
+    struct request *next;       /* in the server's pool of idle requests */
     struct arena arena;
     struct buf body;
     enum route route;
@@ -70,6 +79,60 @@ static double now_s(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the request pool ------------------------------------------------ */
+
+static struct request *request_get(struct server *s)
+{
+    struct request *rq;
+
+    pthread_mutex_lock(&s->pool_mu);
+    rq = s->pool;
+    if (rq) {
+        s->pool = rq->next;
+        s->npool--;
+    }
+    pthread_mutex_unlock(&s->pool_mu);
+    if (!rq) {
+        rq = calloc(1, sizeof(*rq));
+        if (!rq)
+            return NULL;
+        arena_init(&rq->arena, SERVER_ARENA_CHUNK);
+        buf_init(&rq->body, s->o.max_body);
+    }
+    rq->next = NULL;
+    rq->route = R_NONE;
+    rq->too_big = 0;
+    rq->answered = 0;
+    rq->t0 = now_s();
+    return rq;
+}
+
+/* Empties rq (the arena keeps its first chunk) and pools it, or frees it
+ * when the pool is full or its body buffer grew large. */
+static void request_put(struct server *s, struct request *rq)
+{
+    arena_clear(&rq->arena);
+    if (rq->too_big || rq->body.cap > SERVER_POOL_BODY) {
+        buf_release(&rq->body);
+        buf_init(&rq->body, s->o.max_body);
+    } else {
+        buf_reset(&rq->body);
+    }
+    pthread_mutex_lock(&s->pool_mu);
+    if (s->npool < SERVER_POOL_MAX) {
+        rq->next = s->pool;
+        s->pool = rq;
+        s->npool++;
+        rq = NULL;
+    }
+    pthread_mutex_unlock(&s->pool_mu);
+    if (rq) {
+        arena_release(&rq->arena);
+        buf_release(&rq->body);
+        free(rq);
+    }
 }
 
 /* ---- responses ------------------------------------------------------- */
@@ -276,12 +339,9 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c,
 
     (void)version;
     if (!rq) {
-        rq = calloc(1, sizeof(*rq));
+        rq = request_get(s);
         if (!rq)
             return MHD_NO;
-        arena_init(&rq->arena, SERVER_ARENA_CHUNK);
-        buf_init(&rq->body, s->o.max_body);
-        rq->t0 = now_s();
         rq->route = route_of(url);
         *req_cls = rq;
         atomic_fetch_add(&s->in_flight, 1);
@@ -328,9 +388,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
     (void)toe;
     if (!rq)
         return;
-    arena_release(&rq->arena);
-    buf_release(&rq->body);
-    free(rq);
+    request_put(s, rq);
     *req_cls = NULL;
     atomic_fetch_sub(&s->in_flight, 1);
 }
@@ -419,8 +477,10 @@ struct server *server_new(const struct server_opts *o, struct tls *tls,
     s->metrics = m;
     s->listen_fd = -1;
     s->log = log_batch_new();
+    pthread_mutex_init(&s->pool_mu, NULL);
     if (parse_listen(s, o->listen ? o->listen : "0.0.0.0:8443", err) < 0) {
         log_batch_free(s->log);
+        pthread_mutex_destroy(&s->pool_mu);
         free(s);
         return NULL;
     }
@@ -514,5 +574,13 @@ void server_free(struct server *s)
     if (s->listen_fd >= 0)
         close(s->listen_fd);
     log_batch_free(s->log);     /* after the workers: every line written */
+    while (s->pool) {
+        struct request *rq = s->pool;
+        s->pool = rq->next;
+        arena_release(&rq->arena);
+        buf_release(&rq->body);
+        free(rq);
+    }
+    pthread_mutex_destroy(&s->pool_mu);
     free(s);
 }
