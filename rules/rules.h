@@ -11,6 +11,7 @@
 #define CLAIMCHECK_RULES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../validate/diag.h"
 
@@ -91,6 +92,12 @@ int cx_inventory_has(struct check_ctx *cx, unsigned kinds);
  * inventory objects that no input object shadows). */
 void cx_each(struct check_ctx *cx, unsigned kinds,
              void (*fn)(void *arg, const struct object *o), void *arg);
+/* Admission's validation budget: 1 once the run's deadline has passed
+ * (the run's findings are then discarded), 0 otherwise or without one. */
+int cx_expired(struct check_ctx *cx);
+/* The deadline itself (clock.h clock_mono_ns() time, 0 = none), for work
+ * that checks it on its own (the allocator). */
+uint64_t cx_deadline(struct check_ctx *cx);
 /* A pointer slot per key, NULL at first, that lives as long as the run:
  * for what a family computes once per run rather than per object. What it
  * points to must be in cx_arena() (or freed by nobody: avoid). */

@@ -1176,6 +1176,7 @@ static void problem_build(struct check_ctx *cx, struct sat *s,
     }
     pb->p.claims = pb->ac;
     pb->p.nclaims = pb->nclaims;
+    pb->p.deadline_ns = cx_deadline(cx);
 }
 
 /* Solves the object once for both rules. Returns the problem, or NULL

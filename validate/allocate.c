@@ -14,6 +14,7 @@
 
 #include "arena.h"
 #include "cel/cel.h"
+#include "clock.h"
 #include "tree.h"
 
 /* ==== selector vectors =================================================== */
@@ -563,6 +564,7 @@ struct search {
     struct ctr_use *ctr;
     size_t nctr, capctr;
     unsigned long steps, budget;
+    uint64_t deadline;                  /* alloc_problem.deadline_ns */
     int over;
     int relax;
     size_t only_claim, only_cons;       /* analysis: one constraint only */
@@ -796,7 +798,8 @@ static int choose(struct search *s, size_t si, size_t ai, size_t from,
         return dfs(s, si + 1);
     for (i = from; i + (size_t)left <= n; i++) {
         size_t d = s->cand[ai][i], nundo = s->nundo, nctr = s->nctr;
-        if (++s->steps > s->budget) {
+        if (++s->steps > s->budget
+            || ((s->steps & 4095) == 0 && clock_past(s->deadline))) {
             s->over = 1;
             return 0;
         }
@@ -1341,6 +1344,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
     s.m = m;
     s.p = p;
     s.budget = p->budget ? p->budget : ALLOC_BUDGET;
+    s.deadline = p->deadline_ns;
     s.only_cons = SIZE_MAX;
     for (c = 0; c < p->nclaims; c++) {
         s.nslots += p->claims[c].nreqs;
@@ -1428,6 +1432,10 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
         const struct dm_node *nd = &m->nodes[n];
         struct alloc_node f;
         int any = 0, short_ = 0, res;
+        if ((n & 63) == 0 && clock_past(p->deadline_ns)) {
+            over = 1;           /* out of time: as out of budget */
+            break;
+        }
         memset(&f, 0, sizeof(f));
         f.node = n;
         f.alike = ALLOC_ALIKE;

@@ -21,6 +21,7 @@
 #define CLAIMCHECK_ALLOCATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "inventory.h"
 
@@ -116,6 +117,9 @@ struct alloc_problem {
     const struct tnode *affinity;       /* required node affinity
                                            (a NodeSelector) */
     unsigned long budget;               /* 0: ALLOC_BUDGET */
+    uint64_t deadline_ns;               /* clock_mono_ns() time; past it
+                                           the search stops as if out of
+                                           budget (0: none) */
 };
 
 /* ==== the answer ==== */

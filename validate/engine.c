@@ -15,6 +15,7 @@
 
 #include "../rules/rules.h"
 #include "arena.h"
+#include "clock.h"
 #include "config.h"
 #include "err.h"
 #include "inventory.h"
@@ -65,6 +66,8 @@ struct run {
     size_t nchecked, capchecked;
     struct strmap memo;         /* cx_memo(): rule families' run caches */
     struct run_cleanup *cleanups;   /* cx_at_run_end(), run last first */
+    uint64_t deadline;          /* admission budget (clock.h), 0 = none */
+    int expired;                /* ... passed: the findings are void */
 };
 
 struct run_cleanup {
@@ -350,6 +353,20 @@ const struct object *cx_lookup_elsewhere(struct check_ctx *cx, unsigned kind,
             found = nl->o;
     }
     return found;
+}
+
+int cx_expired(struct check_ctx *cx)
+{
+    struct run *r = cx->run;
+
+    if (!r->expired && clock_past(r->deadline))
+        r->expired = 1;
+    return r->expired;
+}
+
+uint64_t cx_deadline(struct check_ctx *cx)
+{
+    return cx->run->deadline;
 }
 
 int cx_input_has(struct check_ctx *cx, unsigned kinds)
@@ -726,6 +743,8 @@ static void check_object(struct run *r, const struct object *o)
         cx.sev = r->e->sev[k];
         if (cx.sev == SEV_OFF)
             continue;
+        if (cx_expired(&cx))
+            return;
         rule->check(&cx, o);
     }
     check_suppressions(r, o);
@@ -755,7 +774,8 @@ void run_check(struct run *r)
 
 int engine_check_admission(const struct engine *e, const struct inventory *inv,
                            const struct tnode *object, const char *ns,
-                           struct diag_list *out, struct err *err)
+                           uint64_t deadline_ns, struct diag_list *out,
+                           struct err *err)
 {
     struct verdict_cache *vc = inv ? inv->verdicts : e->verdicts;
     struct verdict_key key;
@@ -778,9 +798,14 @@ int engine_check_admission(const struct engine *e, const struct inventory *inv,
             return 0;
     }
     r = run_new(e, inv, out->arena, out);
+    r->deadline = deadline_ns;
     run_add_root(r, object, NULL, 0, ns);
     run_check(r);
     run_free(r);
+    if (r->expired || clock_past(deadline_ns)) {
+        out->n = from;          /* half a verdict is no verdict */
+        return 1;
+    }
     if (cacheable)
         verdict_cache_put(vc, &key, out, from);
     return 0;

@@ -12,6 +12,7 @@
 #define CLAIMCHECK_ENGINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "diag.h"
 
@@ -33,10 +34,14 @@ const char *engine_kube_version(const struct engine *e);
  * tree without positions) against the engine's rules and, when inv is not
  * NULL, against the inventory. ns is request.namespace (may be "" for
  * cluster-scoped kinds). Findings are appended to out (allocated in out's
- * arena). Returns 0, or -1 with err filled for input that is not an object. */
+ * arena). deadline_ns (clock.h clock_mono_ns() time, 0 = none) is checked
+ * before every rule and inside the allocator's search: once it has passed,
+ * the work stops, nothing is appended and 1 is returned. Returns 0, 1, or
+ * -1 with err filled for input that is not an object. */
 int engine_check_admission(const struct engine *e, const struct inventory *inv,
                            const struct tnode *object, const char *ns,
-                           struct diag_list *out, struct err *err);
+                           uint64_t deadline_ns, struct diag_list *out,
+                           struct err *err);
 
 /* Inventory snapshots. inventory_new() returns an empty snapshot that owns
  * its own arena; objects added are deep-copied into it. */

@@ -13,6 +13,7 @@
 #include "../rules/rules.h"
 #include "../validate/arena.h"
 #include "../validate/buf.h"
+#include "../validate/clock.h"
 #include "../validate/diag.h"
 #include "../validate/engine.h"
 #include "../validate/err.h"
@@ -398,6 +399,7 @@ void admission_handle(const struct admission_cfg *c,
     struct err err = { "" };
     struct diag_list diags;
     double t0 = now_ms(), took;
+    int cut = 0;
 
     memset(out, 0, sizeof(*out));
     if (admission_parse(a, body, len, &out->rv, &err) < 0) {
@@ -414,20 +416,26 @@ void admission_handle(const struct admission_cfg *c,
         return;
     }
     diag_list_init(&diags, a);
-    /* The deadline is applied after the fact: the engine has no
-     * cancellation point, and running it on another thread to abandon it
-     * would leave it reading this request's arena after we answered. So a
-     * slow validation still holds its worker, but the answer past the
-     * budget is always "allow + warning" (what failurePolicy: Ignore would
-     * give on a timeout, without the wait) and is counted. A cut-off
-     * needs a deadline check inside the engine's rule loop. */
-    if (c->engine && engine_check_admission(c->engine, inv, out->rv.object,
-                                            out->rv.ns, &diags, &err) < 0) {
-        render_error(resp, out, a, err.msg);
-        return;
+    /* The budget reaches into the engine: it is checked before every rule
+     * and inside the allocator's search, which stop once it has passed
+     * (the run's findings are dropped). Work that cannot stop halfway
+     * (one CEL evaluation, one selector over the inventory, whose results
+     * are cached for the next requests) finishes first, so the answer may
+     * come somewhat after the budget; past it the answer is always "allow +
+     * warning" (what failurePolicy: Ignore would give on a timeout, without
+     * the wait) and is counted. */
+    if (c->engine) {
+        uint64_t deadline = c->deadline_ms
+            ? clock_mono_ns() + (uint64_t)c->deadline_ms * 1000000u : 0;
+        cut = engine_check_admission(c->engine, inv, out->rv.object,
+                                     out->rv.ns, deadline, &diags, &err);
+        if (cut < 0) {
+            render_error(resp, out, a, err.msg);
+            return;
+        }
     }
     took = now_ms() - t0;
-    if (c->deadline_ms && took > (double)c->deadline_ms) {
+    if (c->deadline_ms && (cut || took > (double)c->deadline_ms)) {
         if (c->metrics)
             metrics_deadline_overrun(c->metrics);
         admission_render(c, a, &out->rv, &diags, took, resp, out);

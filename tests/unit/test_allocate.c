@@ -12,6 +12,7 @@
 
 #include "../../validate/allocate.h"
 #include "../../validate/arena.h"
+#include "../../validate/clock.h"
 #include "../../validate/cel/cel.h"
 #include "../../validate/engine.h"
 #include "../../validate/err.h"
@@ -308,6 +309,14 @@ static void test_counts_and_constraints(void)
         p.budget = 1;
         alt.count = 2;
         CHECK(alloc_solve(&a, m, &p, &r) != ALLOC_FAIL);
+        /* a deadline that has passed stops the search like the budget */
+        p.budget = 0;
+        CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_OK && !r.partial);
+        p.deadline_ns = 1;
+        CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_UNKNOWN && r.partial
+              && r.nsat == 0);
+        p.deadline_ns = clock_mono_ns() + 60 * 1000000000ull;
+        CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_OK && !r.partial);
     }
     arena_release(&a);
     inventory_free(inv);

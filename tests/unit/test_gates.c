@@ -401,7 +401,7 @@ static void test_admission(void)
     diag_list_init(&l, &a);
     load_yaml(&a, claim, strlen(claim), &docs);
     CHECK(docs.n == 1 && docs.v[0].root);
-    CHECK(engine_check_admission(e, NULL, docs.v[0].root, "ml", &l,
+    CHECK(engine_check_admission(e, NULL, docs.v[0].root, "ml", 0, &l,
                                  &err) == 0);
     for (i = 0; i < l.n; i++) {
         disabled += !strcmp(l.v[i].rule->id, "feature-gate-disabled");

@@ -8,6 +8,7 @@
 
 #include "../../rules/rules.h"
 #include "../../validate/arena.h"
+#include "../../validate/clock.h"
 #include "../../validate/config.h"
 #include "../../validate/engine.h"
 #include "../../validate/err.h"
@@ -32,6 +33,10 @@ static const char pod_c[] =     /* another spec: no finding */
 "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-abc12\n"
 "spec:\n  containers:\n  - name: c\n    image: busybox\n"
 "    resources:\n      limits:\n        nvidia.com/gpu: 1\n";
+static const char pod_d[] =     /* a spec of its own: never cached before */
+"apiVersion: v1\nkind: Pod\nmetadata:\n  name: late\n"
+"spec:\n  containers:\n  - name: c\n    image: busybox\n"
+"    resources:\n      requests:\n        example.com/fpga: 2\n";
 static const char claim[] =
 "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n"
 "  name: c\nspec: {}\n";
@@ -51,7 +56,7 @@ static size_t check(const struct engine *e, const struct inventory *inv,
     struct err err;
 
     diag_list_init(l, a);
-    CHECK(engine_check_admission(e, inv, load(a, text), ns, l, &err) == 0);
+    CHECK(engine_check_admission(e, inv, load(a, text), ns, 0, l, &err) == 0);
     return l->n;
 }
 
@@ -92,6 +97,16 @@ int main(void)
     CHECK_STR(l2.v[0].ns, "ml");
     CHECK(check(e, NULL, &a, pod_c, "ml", &l3) == 0);
     CHECK(check(e, NULL, &a, pod_a, "ml", &l3) == 1);   /* still cached */
+
+    /* a deadline that has passed: nothing judged, nothing cached */
+    diag_list_init(&l3, &a);
+    CHECK(engine_check_admission(e, NULL, load(&a, pod_d), "ml", 1, &l3,
+                                 &err) == 1 && l3.n == 0);
+    CHECK(check(e, NULL, &a, pod_d, "ml", &l3) == 1);   /* judged now */
+    diag_list_init(&l3, &a);
+    CHECK(engine_check_admission(e, NULL, load(&a, pod_d), "ml",
+                                 clock_mono_ns() + 60000000000ull, &l3,
+                                 &err) == 0 && l3.n == 1);
 
     /* a new snapshot has its own, empty cache; results agree */
     inv1 = inventory_new();

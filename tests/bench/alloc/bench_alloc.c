@@ -118,7 +118,7 @@ int main(int argc, char **argv)
         diag_list_init(&out, &a);
         s = now();
         sc = cpu();
-        engine_check_admission(e, inv, docs.v[i].root, "ml", &out, &err);
+        engine_check_admission(e, inv, docs.v[i].root, "ml", 0, &out, &err);
         lat[n] = cpu() - sc;
         if (getenv("BENCH_SLOW") && lat[n] > atof(getenv("BENCH_SLOW")) / 1e3)
             fprintf(stderr, "slow: %s %.2f ms\n",
