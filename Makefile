@@ -11,8 +11,10 @@
 CC      ?= cc
 PKG     ?= pkg-config
 BUILD   := build
-PKGS_CORE := yaml-0.1 libcjson libpcre2-8
+PKGS_CORE := yaml-0.1 libpcre2-8
 PKGS_HOOK := libmicrohttpd gnutls openssl libcurl
+# cJSON: the reference the JSON parser is tested against (tests/unit/json_oracle.h)
+PKGS_TEST := libcjson
 APT_PKGS  := libyaml-dev libcjson-dev libpcre2-dev pkg-config libmicrohttpd-dev \
              libgnutls28-dev libssl-dev libcurl4-openssl-dev
 
@@ -32,6 +34,8 @@ CORE_CFLAGS := $(shell $(PKG) --cflags $(PKGS_CORE) 2>/dev/null)
 CORE_LIBS   := $(shell $(PKG) --libs $(PKGS_CORE) 2>/dev/null) -lm
 HOOK_CFLAGS := $(shell $(PKG) --cflags $(PKGS_HOOK) 2>/dev/null)
 HOOK_LIBS   := $(shell $(PKG) --libs $(PKGS_HOOK) 2>/dev/null) -lpthread
+TEST_CFLAGS := $(shell $(PKG) --cflags $(PKGS_TEST) 2>/dev/null)
+TEST_LIBS   := $(shell $(PKG) --libs $(PKGS_TEST) 2>/dev/null)
 
 CFLAGS_ALL = $(WARN) $(OPT) $(SAN) $(CFLAGS) -MMD -MP
 LDFLAGS_ALL = $(SAN) $(LDFLAGS)
@@ -57,7 +61,7 @@ all: deps $(LINT_BIN) $(if $(HAVE_HOOK_MAIN),$(HOOK_BIN)) $(UNIT_BIN) $(HUNIT_BI
 
 # deps: install what pkg-config cannot find (root), or print the command.
 deps:
-	@missing=""; for p in $(PKGS_CORE) $(PKGS_HOOK); do \
+	@missing=""; for p in $(PKGS_CORE) $(PKGS_HOOK) $(PKGS_TEST); do \
 	  $(PKG) --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ] || ! command -v $(PKG) >/dev/null; then \
 	  echo "deps: missing:$$missing"; \
@@ -71,7 +75,7 @@ deps:
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CORE_CFLAGS) $(if $(filter webhook/% certs/%,$<),$(HOOK_CFLAGS)) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(CORE_CFLAGS) $(if $(filter webhook/% certs/%,$<),$(HOOK_CFLAGS)) $(if $(filter tests/%,$<),$(TEST_CFLAGS)) -c $< -o $@
 
 $(BUILD)/libcore.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
@@ -89,7 +93,7 @@ $(HOOK_BIN): $(BUILD)/obj/webhook/main.o $(BUILD)/libhook.a $(BUILD)/libcore.a
 
 $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CORE_LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CORE_LIBS) $(TEST_LIBS)
 
 $(BUILD)/tests/hook_test_%: $(BUILD)/obj/tests/unit/hook_test_%.o $(BUILD)/libhook.a $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)

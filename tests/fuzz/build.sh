@@ -32,7 +32,7 @@ if ! "$cc" -fsanitize=fuzzer,address,undefined "$probe/p.c" \
 fi
 rm -rf "$probe"
 
-core_pkgs="yaml-0.1 libcjson libpcre2-8"
+core_pkgs="yaml-0.1 libcjson libpcre2-8"   # cJSON: fuzz_json's oracle
 hook_pkgs="libmicrohttpd gnutls openssl libcurl"
 core_cflags=$(pkg-config --cflags $core_pkgs) || exit 1
 core_libs="$(pkg-config --libs $core_pkgs) -lm"
