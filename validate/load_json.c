@@ -94,6 +94,9 @@ struct jp {
     const unsigned char *b, *p, *end;
     char *copy;     /* the text copied once: strings are cut out of it */
     unsigned depth;
+    const struct json_skip *skip;   /* members checked but not kept */
+    unsigned discard;               /* > 0: inside such a member */
+    struct tnode scratch;           /* the node of discarded values */
     /* scratch stack of finished kids of the open containers: a container
      * copies its run into an exact-size arena array when it closes */
     struct tnode **stk, *inline_stk[STACK_INLINE];
@@ -357,6 +360,8 @@ static int scan_number(struct jp *j, struct tnode *n)
     if (!isfinite(v))
         return err_set(j->err, "JSON number out of range at byte %zu",
                        (size_t)(s - j->b));
+    if (j->discard)
+        return 0;
     if (v == floor(v) && fabs(v) < MAX_EXACT_INT) {
         n->kind = T_INT;
         n->ival = (long long)v;     /* ival/fval share storage */
@@ -437,9 +442,33 @@ static void close_seq(struct jp *j, struct tnode *s, size_t from)
 
 static struct tnode *parse_value(struct jp *j);
 
+/* A node, or the scratch node while discarding (checked, not kept). */
+static struct tnode *node_new(struct jp *j, enum tkind kind)
+{
+    if (j->discard) {
+        memset(&j->scratch, 0, sizeof(j->scratch));
+        j->scratch.kind = (unsigned char)kind;
+        j->scratch.str = "";
+        return &j->scratch;
+    }
+    return tree_new(j->a, kind, 0, 0);
+}
+
+static int skipped(const struct jp *j, const char *key)
+{
+    const char *const *k;
+
+    if (!j->skip || j->depth != j->skip->depth || j->discard)
+        return 0;
+    for (k = j->skip->keys; *k; k++)
+        if (strcmp(*k, key) == 0)
+            return 1;
+    return 0;
+}
+
 static struct tnode *parse_container(struct jp *j, int is_map)
 {
-    struct tnode *c = tree_new(j->a, is_map ? T_MAP : T_SEQ, 0, 0);
+    struct tnode *c = node_new(j, is_map ? T_MAP : T_SEQ);
     size_t from = j->top;
     unsigned char close = is_map ? '}' : ']';
 
@@ -475,11 +504,19 @@ static struct tnode *parse_container(struct jp *j, int is_map)
             j->p++;
             skip_ws(j);
         }
-        v = parse_value(j);
+        if (key && skipped(j, key)) {
+            j->discard++;
+            v = parse_value(j);
+            j->discard--;
+        } else {
+            v = parse_value(j);
+            if (v && !j->discard) {
+                v->key = key;
+                push(j, v);
+            }
+        }
         if (!v)
             return NULL;
-        v->key = key;
-        push(j, v);
         skip_ws(j);
         if (j->p < j->end && *j->p == ',') {
             j->p++;
@@ -494,7 +531,9 @@ static struct tnode *parse_container(struct jp *j, int is_map)
                 : is_map ? "expected ',' or '}'" : "expected ',' or ']'");
         return NULL;
     }
-    if (is_map)
+    if (j->discard)
+        c = &j->scratch;
+    else if (is_map)
         close_map(j, c, from);
     else
         close_seq(j, c, from);
@@ -525,17 +564,17 @@ static struct tnode *parse_value(struct jp *j)
     case '[':
         return parse_container(j, 0);
     case '"':
-        n = tree_new(j->a, T_STR, 0, 0);
+        n = node_new(j, T_STR);
         n->quoted = 1;
         return scan_string(j, &n->str) < 0 ? NULL : n;
     case 't':
     case 'f':
-        n = tree_new(j->a, T_BOOL, 0, 0);
+        n = node_new(j, T_BOOL);
         n->boolean = *j->p == 't';
         n->str = n->boolean ? "true" : "false";
         return literal(j, n->str, n->boolean ? 4 : 5) < 0 ? NULL : n;
     case 'n':
-        n = tree_new(j->a, T_NULL, 0, 0);
+        n = node_new(j, T_NULL);
         n->str = "null";
         return literal(j, "null", 4) < 0 ? NULL : n;
     case '\0':
@@ -544,7 +583,7 @@ static struct tnode *parse_value(struct jp *j)
         return NULL;
     default:
         if (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')) {
-            n = tree_new(j->a, T_INT, 0, 0);
+            n = node_new(j, T_INT);
             return scan_number(j, n) < 0 ? NULL : n;
         }
         jp_fail(j, j->p, "unexpected character");
@@ -554,6 +593,13 @@ static struct tnode *parse_value(struct jp *j)
 
 int load_json(struct arena *a, const char *data, size_t len,
               struct tnode **out, struct err *err)
+{
+    return load_json_skipping(a, data, len, NULL, out, err);
+}
+
+int load_json_skipping(struct arena *a, const char *data, size_t len,
+                       const struct json_skip *skip, struct tnode **out,
+                       struct err *err)
 {
     struct jp j;
     struct tnode *t;
@@ -567,6 +613,8 @@ int load_json(struct arena *a, const char *data, size_t len,
     j.b = j.p = (const unsigned char *)data;
     j.end = j.b + len;
     j.copy = arena_strndup(a, data, len);
+    j.skip = skip;
+    j.discard = 0;
     j.stk = j.inline_stk;
     j.top = 0;
     j.cap = STACK_INLINE;

@@ -27,6 +27,21 @@ struct tnode;
 int load_json(struct arena *a, const char *data, size_t len,
               struct tnode **out, struct err *err);
 
+/* Members a reader does not need: maps at nesting depth `depth` (the root
+ * map is 1) drop the members whose key is in `keys` (NULL-terminated).
+ * Their values are still checked in full (grammar, UTF-8, NUL, numbers,
+ * depth), only no nodes are made: for the webhook, an AdmissionReview's
+ * userInfo, oldObject and the like. */
+struct json_skip {
+    unsigned depth;
+    const char *const *keys;
+};
+
+/* load_json() without the members skip names (skip may be NULL). */
+int load_json_skipping(struct arena *a, const char *data, size_t len,
+                       const struct json_skip *skip, struct tnode **out,
+                       struct err *err);
+
 /* 1 if s[0..n) is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */
 int utf8_valid(const char *s, size_t n);
 

@@ -54,6 +54,14 @@ static double now_ms(void)
 
 /* ---- request --------------------------------------------------------- */
 
+/* request.* members nothing here reads: checked as JSON, no tree made
+ * (oldObject alone is half of every UPDATE) */
+static const char *const unread_keys[] = {
+    "userInfo", "oldObject", "options", "resource", "requestKind",
+    "requestResource", "requestSubResource", "subResource", NULL
+};
+static const struct json_skip unread = { 2, unread_keys };
+
 static int want_str(const struct tnode *parent, const char *key,
                     const char *where, int required, const char **out,
                     struct err *err)
@@ -81,7 +89,7 @@ int admission_parse(struct arena *a, const char *body, size_t len,
     const char *s;
 
     memset(rv, 0, sizeof(*rv));
-    if (load_json(a, body, len, &root, err) < 0)
+    if (load_json_skipping(a, body, len, &unread, &root, err) < 0)
         return -1;
     if (!tree_is_map(root))
         return err_set(err, "body must be a JSON object (an AdmissionReview)"

@@ -239,6 +239,55 @@ static void test_escapes_and_errors(void)
     }
 }
 
+static void test_skipping(void)
+{
+    static const char *const keys[] = { "userInfo", "oldObject", NULL };
+    static const struct json_skip sk = { 2, keys };
+    struct tnode *t = NULL;
+    const struct tnode *rq;
+    char deep[600];
+    size_t n = 0, i;
+
+#define SKIP(text) load_json_skipping(&arena, text, strlen(text), &sk, &t, \
+                                      &err)
+    CHECK(SKIP("{\"request\":{\"uid\":\"u\",\"userInfo\":{\"a\":[1,2,{}]},"
+               "\"object\":{\"x\":1},\"oldObject\":{\"x\":2}},"
+               "\"userInfo\":7}") == 0);
+    rq = tree_get(t, "request");
+    CHECK(rq && rq->n == 2 && tree_get(rq, "userInfo") == NULL
+          && tree_get(rq, "oldObject") == NULL);
+    CHECK(strcmp(tree_str(tree_get(rq, "uid")), "u") == 0);
+    CHECK(tree_at(t, "request.object.x") && tree_at(t, "request.object.x")
+          ->ival == 1);
+    CHECK(tree_get(t, "userInfo") != NULL);     /* depth 1: kept */
+    for (i = 0; rq && i < rq->n; i++)
+        CHECK(rq->kids[i]->parent == rq);
+    /* what is skipped is still checked */
+    CHECK(SKIP("{\"request\":{\"userInfo\":\"a\\u0000\"}}") < 0
+          && strstr(err.msg, "NUL"));
+    CHECK(SKIP("{\"request\":{\"userInfo\":\"\xff\"}}") < 0
+          && strstr(err.msg, "UTF-8"));
+    CHECK(SKIP("{\"request\":{\"userInfo\":[01]}}") < 0);
+    CHECK(SKIP("{\"request\":{\"userInfo\":1e999}}") < 0
+          && strstr(err.msg, "range"));
+    CHECK(SKIP("{\"request\":{\"oldObject\":{\"a\" 1}}}") < 0);
+    CHECK(SKIP("{\"request\":{\"oldObject\":\"open}}") < 0);
+    n += (size_t)snprintf(deep, sizeof(deep), "{\"request\":{\"oldObject\":");
+    for (i = 0; i < 250; i++)
+        deep[n++] = '[';
+    for (i = 0; i < 250; i++)
+        deep[n++] = ']';
+    n += (size_t)snprintf(deep + n, sizeof(deep) - n, "}}");
+    CHECK(load_json_skipping(&arena, deep, n, &sk, &t, &err) < 0
+          && strstr(err.msg, "nesting"));
+    /* duplicates of a skipped key, and a skipped key last */
+    CHECK(SKIP("{\"request\":{\"oldObject\":1,\"oldObject\":{},\"a\":true,"
+               "\"userInfo\":null}}") == 0);
+    rq = tree_get(t, "request");
+    CHECK(rq && rq->n == 1 && tree_true(tree_get(rq, "a")));
+#undef SKIP
+}
+
 /* ---- differential: load_json against cJSON --------------------------- */
 
 static int diff_runs, diff_both, diff_stricter;
@@ -375,6 +424,7 @@ int main(void)
     test_strings();
     test_top_level();
     test_escapes_and_errors();
+    test_skipping();
     test_differential();
     arena_release(&arena);
     printf("%d passed, %d failed\n", passed, failed);
