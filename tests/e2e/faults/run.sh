@@ -37,7 +37,8 @@ trap cleanup EXIT
 # run a private copy: a concurrent `make` relinking build/ must not pull
 # the binary out from under a running test
 cp "$BIN" "$T/claimcheck-webhook" && BIN=$T/claimcheck-webhook
-# sanitizer builds are slower and keep freed memory in quarantine
+# sanitizer builds are slower (time bounds x3) and keep freed memory in
+# quarantine (no RSS bound)
 SLOW=1
 grep -qa __asan_init "$BIN" && SLOW=3
 
@@ -162,7 +163,11 @@ if want garbage && start junk --tls-cert "$CRT" --tls-key "$KEY" --threads 2 --c
     cond "garbage: no request left in flight (in_flight = 1, the metrics request)" \
         "'$(metric "$P" claimcheck_in_flight_requests)' == '1'"
     R1=$(rss_kb "$PID_junk")
-    cond "garbage: RSS $R0 -> $R1 KiB (< 4 MiB growth)" "$R1 - $R0 < 4096 * $SLOW"
+    if [ "$SLOW" = 1 ]; then
+        cond "garbage: RSS $R0 -> $R1 KiB (< 4 MiB growth)" "$R1 - $R0 < 4096"
+    else
+        echo "skip garbage: RSS $R0 -> $R1 KiB not bounded under ASan (freed memory stays in quarantine)"
+    fi
     cond "garbage: a valid review answered afterwards" "$(allowed "$P" "$BODY")"
 
     # a client pipelines 2000 reviews with a 4 KiB receive buffer and never
