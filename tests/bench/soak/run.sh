@@ -22,7 +22,7 @@
 # Prints the table, then "soak: PASS" or "soak: FAIL (...)"; exits 1 on
 # failure.
 set -u
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../.." || exit 1
 ROOT=$PWD
 BIN=${CLAIMCHECK_WEBHOOK:-$ROOT/build/claimcheck-webhook}
 HERE=$ROOT/tests/bench/soak

@@ -17,7 +17,8 @@ a deadline. Each command prints one JSON object on stdout.
       fds_max, first_probe, recover_s, probe_after_close}
   load.py garbage CA PORT ROUNDS BODY
       ROUNDS of: random bytes; plain HTTP; a TLS record header announcing
-      16 MiB; half a ClientHello then RST; a ClientHello then RST before
+      65535 bytes (over TLS's 16 KiB) and 64 of them; half a ClientHello
+      then RST; a ClientHello then RST before
       the server's answer is read; a request with half its body then RST;
       a whole request then RST without reading the answer.
       -> {cases: {name: n}}
@@ -40,7 +41,8 @@ a deadline. Each command prints one JSON object on stdout.
           lost_detail}
   load.py rotate CA_BUNDLE PORT THREADS SECONDS OUT
       THREADS threads (half TLS 1.2, half 1.3) open new TLS connections
-      (verified against the bundle), GET /healthz, close; one line per connection in OUT:
+      (verified against the bundle), GET /healthz, close; one line per
+      connection in OUT:
       "<t_start> <t_end> <ok|fail> <sha256 of the served cert|error>".
       -> {connections, failures}
 """

@@ -12,7 +12,7 @@
 # subset. CLAIMCHECK_WEBHOOK=path tests another binary. Prints
 # "N passed, N failed" last; exits 1 on any failure.
 set -u
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../.." || exit 1
 ROOT=$PWD
 BIN=${CLAIMCHECK_WEBHOOK:-$ROOT/build/claimcheck-webhook}
 HERE=$ROOT/tests/e2e/faults
