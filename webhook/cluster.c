@@ -32,6 +32,8 @@
 #define CLUSTER_TOKEN_MAX (64 * 1024)
 #define CLUSTER_WATCH_SECONDS 290
 #define CLUSTER_BACKOFF_MAX 30
+#define CLUSTER_RELIST_QUIET 30     /* a watch that ran this long ended
+                                       normally: relist at once on 410 */
 #define CLUSTER_BUCKETS 1024
 
 /* ---- object map: key -> compact JSON ----------------------------------- */
@@ -682,17 +684,42 @@ static void set_healthy(struct resource *r, int on)
     pthread_mutex_unlock(&r->c->mu);
 }
 
+static unsigned backoff_next(unsigned d)
+{
+    if (d == 0)
+        return 1;
+    return d * 2 > CLUSTER_BACKOFF_MAX ? CLUSTER_BACKOFF_MAX : d * 2;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Errors back off (delay, reset by a complete list). 410 Gone is no error,
+ * but an apiserver answering it again and again (a watch cache behind the
+ * list, continue tokens expiring) must not get full relists back to back:
+ * relists after a 410 back off too (relist_delay), reset only by a watch
+ * that ran its course or for CLUSTER_RELIST_QUIET seconds; a complete list
+ * does not reset it, since the loop is list -> watch -> 410. */
 static void *resource_main(void *arg)
 {
     struct resource *r = arg;
     struct cluster *c = r->c;
-    unsigned delay = 1;
+    unsigned delay = 1, relist_delay = 0;
     int need_list = 1;
+    double t_watch;
 
     while (!atomic_load(&c->stopping)) {
         struct err err = { "" };
         if (need_list) {
-            int rc = do_list(r, &err);
+            int rc;
+            if (relist_delay && wait_stop(c, relist_delay))
+                break;
+            rc = do_list(r, &err);
             if (rc < 0) {
                 if (atomic_load(&c->stopping))
                     break;
@@ -700,23 +727,31 @@ static void *resource_main(void *arg)
                 metrics_inventory_error(c->metrics);
                 log_msg(LOG_WARN, "inventory: list %s failed, retrying in "
                         "%us: %s", r->plural, delay, err.msg);
+                relist_delay = 0;   /* errors have their own backoff */
                 if (wait_stop(c, delay))
                     break;
-                delay = delay * 2 > CLUSTER_BACKOFF_MAX ? CLUSTER_BACKOFF_MAX
-                                                        : delay * 2;
+                delay = backoff_next(delay);
                 continue;
             }
-            if (rc > 0)
-                continue;       /* continue token expired: list again */
+            if (rc > 0) {       /* continue token expired: list again */
+                relist_delay = backoff_next(relist_delay);
+                log_msg(LOG_INFO, "inventory: list of %s expired (410), "
+                        "listing again in %us", r->plural, relist_delay);
+                continue;
+            }
             need_list = 0;
             delay = 1;
         }
+        t_watch = mono_s();
         switch (do_watch(r, &err)) {
         case W_AGAIN:
+            relist_delay = 0;
             break;
         case W_RELIST:
+            relist_delay = mono_s() - t_watch >= CLUSTER_RELIST_QUIET
+                           ? 0 : backoff_next(relist_delay);
             log_msg(LOG_INFO, "inventory: resourceVersion of %s expired "
-                    "(410), relisting", r->plural);
+                    "(410), relisting in %us", r->plural, relist_delay);
             need_list = 1;
             break;
         case W_ERROR:
@@ -727,10 +762,10 @@ static void *resource_main(void *arg)
             log_msg(LOG_WARN, "inventory: watch %s failed, relisting in "
                     "%us: %s", r->plural, delay, err.msg);
             need_list = 1;
+            relist_delay = 0;
             if (wait_stop(c, delay))
                 return NULL;
-            delay = delay * 2 > CLUSTER_BACKOFF_MAX ? CLUSTER_BACKOFF_MAX
-                                                    : delay * 2;
+            delay = backoff_next(delay);
             break;
         }
     }

@@ -280,12 +280,20 @@ static void sleep_ms(long ms)
  * The server keeps serving for at least delay_ms (the apiserver learns of
  * the endpoint removal late, and bytes of a request may still sit in a
  * socket buffer) and then while requests are in flight, up to the grace
- * period; then the listener closes and stopping the daemon closes the idle
+ * period; then the listener closes (new connections are refused). A
+ * connection accepted just before that may still be in its TLS handshake
+ * or sending its first request, which no request counter sees yet:
+ * closing it now would drop a request the client has already written. So
+ * the open connections get up to DRAIN_LINGER_MS more (each answer closes
+ * its connection, so busy ones go away by themselves), requests in flight
+ * the rest of the grace period; stopping the daemon then closes the idle
  * keep-alive connections. */
+#define DRAIN_LINGER_MS 1000
+
 static void drain(struct server *srv, unsigned grace_seconds,
                   unsigned delay_ms)
 {
-    long waited = 0, limit = (long)grace_seconds * 1000;
+    long waited = 0, linger = 0, limit = (long)grace_seconds * 1000;
     size_t left;
 
     log_msg(LOG_INFO, "draining: %zu requests in flight, grace %us",
@@ -297,9 +305,17 @@ static void drain(struct server *srv, unsigned grace_seconds,
         waited += 20;
         server_tick(srv);
     }
+    server_quiesce(srv);
+    while (((left = server_in_flight(srv)) > 0
+            || (server_connections(srv) > 0 && linger < DRAIN_LINGER_MS))
+           && waited < limit) {
+        sleep_ms(20);
+        waited += 20;
+        linger += 20;
+        server_tick(srv);
+    }
     if (left)
         log_msg(LOG_WARN, "grace period over, dropping %zu requests", left);
-    server_quiesce(srv);
 }
 
 static int cmd_serve(int argc, char **argv)
@@ -319,7 +335,7 @@ static int cmd_serve(int argc, char **argv)
     char token_path[4096], ca_path[4096];
     struct sigaction sa;
     size_t i;
-    int rc, ret = 1;
+    int rc, ret = 1, served = 0;
 
     config_init(&cfg);
     rc = parse_serve(argc, argv, &a, &err);
@@ -397,6 +413,7 @@ static int cmd_serve(int argc, char **argv)
     }
     drain(srv, a.grace_seconds, a.drain_delay_ms);
     ret = 0;
+    served = 1;
     goto out;
 fail:
     log_msg(LOG_ERROR, "%s", err.msg);
@@ -412,7 +429,7 @@ out:
     if (a.in_cluster)
         cluster_global_cleanup();
     config_release(&cfg);
-    if (ret == 0)
+    if (served)     /* not after --help */
         log_msg(LOG_INFO, "stopped");
     return ret;
 }

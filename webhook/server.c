@@ -55,6 +55,7 @@ struct server {
     int listen_fd;              /* returned by MHD_quiesce_daemon */
     atomic_int draining;
     atomic_size_t in_flight;
+    atomic_size_t connections;  /* open client connections */
     struct log_batch *log;      /* request lines, flushed by server_tick */
     /* idle requests, reused with their arena's first chunk and body
      * buffer: no malloc per request in the steady state */
@@ -400,8 +401,12 @@ static void on_connection(void *cls, struct MHD_Connection *c,
     struct server *s = cls;
 
     (void)c;
-    if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        atomic_fetch_add(&s->connections, 1);
         tls_bind_connection(s->tls, socket_context);
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        atomic_fetch_sub(&s->connections, 1);
+    }
 }
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
@@ -552,7 +557,17 @@ void server_quiesce(struct server *s)
     if (s->d && s->listen_fd < 0) {
         MHD_socket fd = MHD_quiesce_daemon(s->d);
         s->listen_fd = fd == MHD_INVALID_SOCKET ? -1 : (int)fd;
+        /* the workers no longer poll it, but it may only be closed after
+         * MHD_stop_daemon: shut it down so that connections still in the
+         * backlog are reset and new ones refused now, not at exit */
+        if (s->listen_fd >= 0)
+            shutdown(s->listen_fd, SHUT_RDWR);
     }
+}
+
+size_t server_connections(struct server *s)
+{
+    return atomic_load(&s->connections);
 }
 
 size_t server_in_flight(struct server *s)

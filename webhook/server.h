@@ -44,8 +44,11 @@ unsigned server_port(struct server *s);
  * connection. New connections are still accepted (the endpoint removal
  * takes a moment to reach the apiserver), until server_quiesce(). */
 void server_drain(struct server *s);
-/* Stops accepting connections (MHD_quiesce_daemon). */
+/* Stops accepting connections (MHD_quiesce_daemon); connections waiting
+ * in the listen backlog are reset, new ones refused. */
 void server_quiesce(struct server *s);
+/* Open client connections (TLS handshake included). */
+size_t server_connections(struct server *s);
 /* Requests received but not completed yet. */
 size_t server_in_flight(struct server *s);
 /* Housekeeping the owner calls about every 100 ms: writes the batched
