@@ -33,6 +33,7 @@
 #define SMALL_MAP 16        /* maps up to this size dedupe by linear scan */
 #define JSON_NUMBER_MAX 63  /* characters in one number (cJSON's limit too) */
 #define STACK_INLINE 256    /* scratch stack slots before it goes to malloc */
+#define NODE_BLOCK 32       /* nodes taken from the arena at a time */
 
 int utf8_valid(const char *s, size_t n)
 {
@@ -97,6 +98,8 @@ struct jp {
     const struct json_skip *skip;   /* members checked but not kept */
     unsigned discard;               /* > 0: inside such a member */
     struct tnode scratch;           /* the node of discarded values */
+    struct tnode *free_nodes;       /* the rest of the current node block */
+    size_t nfree;
     /* scratch stack of finished kids of the open containers: a container
      * copies its run into an exact-size arena array when it closes */
     struct tnode **stk, *inline_stk[STACK_INLINE];
@@ -122,10 +125,12 @@ static int jp_fail(struct jp *j, const unsigned char *at, const char *what)
                    what);
 }
 
-static void skip_ws(struct jp *j)
+static inline void skip_ws(struct jp *j)
 {
-    while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r'
-                             || *j->p == '\t'))
+    /* every byte above ' ' ends it: most calls return at once */
+    while (j->p < j->end && *j->p <= ' '
+           && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r'
+               || *j->p == '\t'))
         j->p++;
 }
 
@@ -231,22 +236,27 @@ static int scan_string(struct jp *j, const char **out)
 
     for (;;) {
         /* plain ASCII content, most of the bytes: 8 at a time while none
-         * is '"', '\\', a control character or non-ASCII (the tests may
-         * fire early after such a byte; the byte loop sorts it out) */
+         * is '"', '\\', a control character or non-ASCII. The lowest
+         * flagged byte of a word is exact (the subtractions only borrow
+         * upwards from a flagged byte), so it is where the run ends. */
         while (end - p >= 8) {
-            uint64_t w, q, b;
+            uint64_t w, q, b, m;
             memcpy(&w, p, 8);
             q = w ^ 0x2222222222222222u;
             b = w ^ 0x5c5c5c5c5c5c5c5cu;
-            if (((w | ((w - 0x2020202020202020u) & ~w)
-                  | ((q - 0x0101010101010101u) & ~q)
-                  | ((b - 0x0101010101010101u) & ~b))
-                 & 0x8080808080808080u) != 0)
-                break;
+            m = (w | ((w - 0x2020202020202020u) & ~w)
+                 | ((q - 0x0101010101010101u) & ~q)
+                 | ((b - 0x0101010101010101u) & ~b))
+                & 0x8080808080808080u;
+            if (m) {
+                p += __builtin_ctzll(m) >> 3;
+                goto stop;
+            }
             p += 8;
         }
         while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
             p++;
+stop:
         if (p >= end)
             return jp_fail(j, s - 1, "unterminated string");
         if (*p == '"')
@@ -445,13 +455,23 @@ static struct tnode *parse_value(struct jp *j);
 /* A node, or the scratch node while discarding (checked, not kept). */
 static struct tnode *node_new(struct jp *j, enum tkind kind)
 {
+    struct tnode *n;
+
     if (j->discard) {
-        memset(&j->scratch, 0, sizeof(j->scratch));
-        j->scratch.kind = (unsigned char)kind;
-        j->scratch.str = "";
-        return &j->scratch;
+        n = &j->scratch;
+    } else {
+        /* nodes come from blocks of NODE_BLOCK: one arena call for many */
+        if (j->nfree == 0) {
+            j->free_nodes = arena_alloc(j->a, NODE_BLOCK * sizeof(*n));
+            j->nfree = NODE_BLOCK;
+        }
+        n = j->free_nodes++;
+        j->nfree--;
     }
-    return tree_new(j->a, kind, 0, 0);
+    memset(n, 0, sizeof(*n));
+    n->kind = (unsigned char)kind;
+    n->str = "";
+    return n;
 }
 
 static int skipped(const struct jp *j, const char *key)
