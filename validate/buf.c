@@ -27,7 +27,7 @@ static int buf_reserve(struct buf *b, size_t n)
     want = b->len + n + 1;
     if (want <= b->cap)
         return 0;
-    cap = b->cap ? b->cap : 64;
+    cap = b->cap ? b->cap : 256;     /* most lines and replies fit */
     while (cap < want)
         cap = cap * 2 > cap ? cap * 2 : want;
     if (cap > b->max + 1)
@@ -131,8 +131,18 @@ int buf_add_json_str(struct buf *b, const char *s)
     if (buf_addc(b, '"') < 0)
         return -1;
     while (*u) {
+        const unsigned char *run = u;
         int rc;
         size_t n = 1;
+        /* a run of printable ASCII needing no escape goes in at once */
+        while (*run >= 0x20 && *run < 0x7f && *run != '"' && *run != '\\')
+            run++;
+        if (run > u) {
+            if (buf_add(b, u, (size_t)(run - u)) < 0)
+                return -1;
+            u = run;
+            continue;
+        }
         switch (*u) {
         case '"': rc = buf_add(b, "\\\"", 2); break;
         case '\\': rc = buf_add(b, "\\\\", 2); break;
