@@ -481,7 +481,7 @@ static int skipped(const struct jp *j, const char *key)
     if (!j->skip || j->depth != j->skip->depth || j->discard)
         return 0;
     for (k = j->skip->keys; *k; k++)
-        if (strcmp(*k, key) == 0)
+        if ((*k)[0] == key[0] && strcmp(*k, key) == 0)
             return 1;
     return 0;
 }

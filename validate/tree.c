@@ -21,7 +21,8 @@ const struct tnode *tree_get(const struct tnode *n, const char *key)
     if (!n || n->kind != T_MAP)
         return NULL;
     for (i = 0; i < n->n; i++)
-        if (strcmp(n->kids[i]->key, key) == 0)
+        if (n->kids[i]->key[0] == key[0]
+            && strcmp(n->kids[i]->key, key) == 0)
             return n->kids[i];
     return NULL;
 }
