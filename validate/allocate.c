@@ -201,8 +201,9 @@ static void set_result(struct arena *a, struct alloc_match *out, size_t i,
 
 void alloc_eval(struct arena *a, const struct devmodel *m,
                 const struct cel_program *prog, const char *expr,
-                struct alloc_match *out)
+                uint64_t budget, struct alloc_match *out)
 {
+    uint64_t spent = 0;
     unsigned char *want = calloc(m->nsyms + 1, 1);
     struct group *tab = NULL;
     const char *last_err = NULL;
@@ -239,7 +240,15 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
                 continue;
             }
         }
-        r = cel_eval_device(prog, &d->cel, &err);
+        {
+            uint64_t cost = 0;
+            r = cel_eval_device_costed(prog, &d->cel, &cost, &err);
+            spent += cost + 1;
+        }
+        if (budget && spent > budget) {
+            out->over_budget = 1;
+            break;
+        }
         if (r < 0 && (!last_err || strcmp(last_err, err.msg)))
             last_err = arena_strdup(a, err.msg);    /* one copy per text */
         set_result(a, out, i, r, r < 0 ? last_err : NULL, m->ndevs);
@@ -281,6 +290,16 @@ static uint64_t hash_text(const char *s)
     return h;
 }
 
+static void over_budget_error(struct cel_error *err, const struct devmodel *m)
+{
+    memset(err, 0, sizeof(*err));
+    err->kind = CEL_ERR_LIMIT;
+    err->line = err->col = 1;
+    snprintf(err->msg, sizeof(err->msg), "evaluating the selector over the "
+             "inventory's %zu devices costs more than %llu units: not judged",
+             m->ndevs, (unsigned long long)ALLOC_EVAL_BUDGET);
+}
+
 static struct cache_entry *cache_fill(const struct devmodel *m,
                                       const struct cel_env *env,
                                       const char *key, const char *expr)
@@ -294,7 +313,12 @@ static struct cache_entry *cache_fill(const struct devmodel *m,
     e->key = arena_strdup(&e->arena, key);
     if (cel_compile(&e->arena, env, expr, strlen(expr), &p, &e->err) == 0) {
         e->ok = 1;
-        alloc_eval(&e->arena, m, p, expr, &e->match);
+        alloc_eval(&e->arena, m, p, expr, ALLOC_EVAL_BUDGET, &e->match);
+        if (e->match.over_budget) {
+            /* deterministic (cost, not time): cached as undetermined */
+            e->ok = 0;
+            over_budget_error(&e->err, m);
+        }
     }
     return e;
 }
@@ -318,7 +342,11 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
         if (cel_compile(a, env, expr, strlen(expr), &p, err) < 0)
             return NULL;
         mt = arena_alloc(a, sizeof(*mt));
-        alloc_eval(a, m, p, expr, mt);
+        alloc_eval(a, m, p, expr, ALLOC_EVAL_BUDGET, mt);
+        if (mt->over_budget) {
+            over_budget_error(err, m);
+            return NULL;
+        }
         return mt;
     }
     h = (size_t)hash_text(key);

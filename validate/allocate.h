@@ -32,6 +32,12 @@ struct cel_error;
 struct cel_program;
 
 #define ALLOC_BUDGET 200000     /* search steps per object */
+/* CEL runtime cost units one selector may spend over the whole inventory
+ * (each evaluation is also held to Kubernetes' per-evaluation limit). A
+ * costly selector times 40,000 devices took 14 s before this: past the
+ * budget its result is "undetermined", rules about it stay silent, and
+ * the verdict is cached like any other, so it is paid once per snapshot. */
+#define ALLOC_EVAL_BUDGET 20000000ull
 #define ALLOC_EXPLAIN_NODES 16  /* nodes whose failure is analysed deeply */
 
 /* ==== selector evaluation over every device ==== */
@@ -43,16 +49,18 @@ struct alloc_match {
     const char **err;           /* per device: runtime error (AM_ERR), NULL
                                    when no device raised one */
     size_t nyes, nerr;
+    int over_budget;            /* stopped past the budget: v is partial */
 };
 
 /* Evaluates prog (compiled from expr) on every device of m. Devices that
  * agree on everything the expression can read (driver and the attributes
  * and capacities whose names it mentions) share one evaluation; an
  * expression that iterates maps or indexes them dynamically is evaluated
- * on every device. Results are allocated in a. */
+ * on every device. Past `budget` runtime cost units in all (0: no budget)
+ * it stops and sets out->over_budget. Results are allocated in a. */
 void alloc_eval(struct arena *a, const struct devmodel *m,
                 const struct cel_program *prog, const char *expr,
-                struct alloc_match *out);
+                uint64_t budget, struct alloc_match *out);
 
 /* The results of a selector text over every device of m, computed once
  * per model and shared (lock-free; safe for concurrent callers, which may

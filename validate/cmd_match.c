@@ -578,7 +578,7 @@ int cmd_match(int argc, char **argv)
                     sels[i].label, ce.line, ce.col, ce.msg);
             goto out;
         }
-        alloc_eval(&a, m, p, e, &sels[i].m);
+        alloc_eval(&a, m, p, e, 0, &sels[i].m);  /* asked for: no budget */
     }
     evaluate(m, sels, nsels, &r, &a);
     if (o.json)

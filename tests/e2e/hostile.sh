@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/e2e/hostile.sh - hostile inputs (issue 8), each answered in bounded
 # time and memory with a clear error: YAML and JSON through the linter,
-# JSON through the webhook's loader (cJSON), AdmissionReview bodies through
+# JSON through the webhook's loader (load_json), AdmissionReview bodies through
 # the webhook's handler in-process, CEL through the engine. Every case runs
 # under `timeout` and /usr/bin/time; it passes when the exit code and the
 # message are the expected ones and the peak RSS stays under the case's
@@ -257,6 +257,41 @@ f=$(cel ovf '9223372036854775807 + 1 > 0')
 check cel-int-overflow cel "$f" 2 'integer overflow' 100
 f=$(cel long-string "\"$(rep a 10200)\".size() > 0")
 check cel-10KiB-string-literal cel "$f" 0 'ok: true' 100
+
+# a costly selector (3,600 iterations per device, each within Kubernetes'
+# per-evaluation limit) against 16,000 devices: 14 s per claim before the
+# per-selector budget over the inventory; now "not judged" (no finding)
+python3 tests/bench/webhook/gen.py inventory "$work/inv2000.json" 2000 >/dev/null
+l="[$(seq -s, 1 60)]"
+cat >"$work/costly-claim.yaml" <<EOF
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: costly, namespace: ml}
+spec:
+  devices:
+    requests:
+    - name: r
+      exactly:
+        deviceClassName: gpu.nvidia.com
+        selectors:
+        - cel:
+            expression: "$l.all(x, $l.all(y, x * y > 0 && device.driver != ''))"
+EOF
+t0=$(date +%s.%N)
+out=$("$bin" lint --no-color -i "$work/inv2000.json" "$work/costly-claim.yaml" 2>&1)
+rc=$?
+t=$(echo "$(date +%s.%N) - $t0" | bc)
+limit=3; [ -n "$san" ] && limit=12
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' selector-cost-times-16000-devices lint-inv \
+  "$(stat -c %s "$work/costly-claim.yaml")" "$t" "?" "$rc" \
+  "$(tail -n 1 <<<"$out" | cut -c1-110)" >>"$tsv"
+if [ "$rc" = 0 ] && [ "$(echo "$t < $limit" | bc)" = 1 ]; then
+  pass=$((pass + 1))
+else
+  echo "FAIL selector-cost-times-16000-devices: exit $rc in ${t}s (limit ${limit}s)"
+  tail -n 3 <<<"$out"
+  fail=$((fail + 1))
+fi
 
 echo "measured: $tsv"
 echo "$pass passed, $fail failed"

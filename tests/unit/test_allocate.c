@@ -567,6 +567,22 @@ static void test_eval(void)
     }
     CHECK(alloc_eval_cached(m, &(struct cel_env){1, 1, 0}, "device.", &a,
                             &(struct cel_error){{0}, 0, 0, 0, 0}) == NULL);
+    /* the cost budget over the inventory: a selector that reads no
+     * attribute is evaluated on every device; past the budget it stops */
+    {
+        struct cel_env env = {1, 1, 0};
+        struct cel_program *p;
+        struct cel_error err;
+        struct alloc_match full, cut;
+        const char *e = "[1, 2, 3].all(x, x > 0 && device.driver != '')";
+        CHECK(cel_compile(&a, &env, e, strlen(e), &p, &err) == 0);
+        alloc_eval(&a, m, p, e, 0, &full);
+        CHECK(!full.over_budget && full.nyes == m->ndevs);
+        alloc_eval(&a, m, p, e, 50, &cut);
+        CHECK(cut.over_budget && cut.nyes < m->ndevs);
+        alloc_eval(&a, m, p, e, ALLOC_EVAL_BUDGET, &cut);
+        CHECK(!cut.over_budget && cut.nyes == m->ndevs);
+    }
     arena_release(&a);
     inventory_free(inv);
     free(y);

@@ -178,6 +178,15 @@ static void bind_device(struct cel_eval *ev, const struct cel_device *dev)
 int cel_eval_device(const struct cel_program *p, const struct cel_device *dev,
                     struct cel_error *err)
 {
+    uint64_t cost;
+
+    return cel_eval_device_costed(p, dev, &cost, err);
+}
+
+int cel_eval_device_costed(const struct cel_program *p,
+                           const struct cel_device *dev, uint64_t *cost,
+                           struct cel_error *err)
+{
     struct cel_eval ev;
     struct cel_scratch sc;
     struct cel_value v;
@@ -198,6 +207,7 @@ int cel_eval_device(const struct cel_program *p, const struct cel_device *dev,
             ret = -1;
         }
     }
+    *cost = ev.cost;
     if (sc.chunks)
         cel_scratch_release(&sc);
     return ret;

@@ -14,6 +14,7 @@
 #define CLAIMCHECK_CEL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct arena;
 
@@ -88,6 +89,11 @@ struct cel_device {
  * 0 (false), or -1 with a runtime error in err. Reentrant. */
 int cel_eval_device(const struct cel_program *p, const struct cel_device *dev,
                     struct cel_error *err);
+/* The same, and *cost gets the runtime cost units the evaluation used
+ * (Kubernetes' accounting: at most the cost limit). */
+int cel_eval_device_costed(const struct cel_program *p,
+                           const struct cel_device *dev, uint64_t *cost,
+                           struct cel_error *err);
 /* Evaluates a general program (dev may be NULL: referencing `device` is then
  * an error) and renders the result as a CEL literal into out ("true", "42",
  * "\"s\"", "[1, 2]", "{\"a\": 1}", "2u", "1.5", "b\"..\"", "null",
