@@ -2,7 +2,7 @@
  * admission.c - AdmissionReview v1 request -> engine -> response. Owns the
  * wire format (field checks, echo of apiVersion/kind/uid, status and
  * warnings rendering and their limits) and the allow/deny decision. The
- * body is parsed through load_json (no cJSON here); the response is
+ * body is parsed through load_json (validate/load_json.c); the response is
  * rendered with buf_*. It does not own HTTP (server.c) or rules (core).
  */
 #include "admission.h"
