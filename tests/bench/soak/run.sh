@@ -32,19 +32,9 @@ CAP_SECONDS=${CAP_SECONDS:-10}
 NODES=${NODES:-1000}
 THREADS=${THREADS:-2}           # server worker threads
 CONNS=${CONNS:-32}              # paced wrk connections (-t2)
-T=$(mktemp -d /tmp/claimcheck-soak.XXXXXX)
-PIDS=()
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    sleep 0.3
-    for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-    rm -rf "$T"
-}
-trap cleanup EXIT
 command -v wrk >/dev/null || { echo "wrk not installed (apt-get install wrk)"; exit 1; }
-[ -x "$BIN" ] || { echo "missing $BIN (run make)"; exit 1; }
-cp "$BIN" "$T/claimcheck-webhook" && BIN=$T/claimcheck-webhook
+source "$ROOT/tests/e2e/hook.sh"
+hook_init soak || exit 1
 NSAMPLES=$(( (SOAK_SECONDS + SAMPLE - 1) / SAMPLE ))
 [ "$NSAMPLES" -ge 2 ] || { echo "SOAK_SECONDS must cover at least 2 samples of $SAMPLE s"; exit 1; }
 
@@ -126,17 +116,13 @@ LUA
 } >"$T/mix.lua"
 
 # ---- the server ---------------------------------------------------------------------
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+hook_start hook --tls-cert "$T/c/tls.crt" --tls-key "$T/c/tls.key" \
+    --threads "$THREADS" --inventory "$T/inv.json" --drain-delay-ms 0 \
+    || { echo "claimcheck-webhook did not come up"; tail -n 5 "$T/hook.log"; exit 1; }
+PORT=$PORT_hook
+HP=$PID_hook
 URL="https://127.0.0.1:$PORT/validate?timeout=10s"
-"$BIN" serve --listen "127.0.0.1:$PORT" --tls-cert "$T/c/tls.crt" --tls-key "$T/c/tls.key" \
-    --threads "$THREADS" --inventory "$T/inv.json" --drain-delay-ms 0 2>"$T/hook.log" &
-HP=$!
-PIDS+=("$HP")
-for i in $(seq 1 600); do
-    curl -s --max-time 1 --cacert "$T/c/ca.crt" "https://127.0.0.1:$PORT/readyz" | grep -q ok && break
-    sleep 0.1
-done
-rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$HP/status" 2>/dev/null; }
+hook_ready "$PORT" "$T/c/ca.crt"
 metrics() { curl -s --max-time 5 --cacert "$T/c/ca.crt" "https://127.0.0.1:$PORT/metrics"; }
 FAILS=()
 # every kind answers as expected before the run
@@ -179,7 +165,7 @@ for s in $(seq 1 "$NSAMPLES"); do
         FAILS+=("server exited"); break
     fi
     parse "$out" || { FAILS+=("sample $s: no wrk result"); break; }
-    rss=$(rss_kb)
+    rss=$(rss_kb "$HP")
     printf '%-7s %10s %8s %8s %8s %8s %8s %7s %10s\n' "$s" "$R_requests" "$R_rate" \
         "$(ms "$R_p50")" "$(ms "$R_p99")" "$(ms "$R_p999")" "$(ms "$R_max")" "$R_errors" "$rss"
     ROWS+=("$s $R_requests $R_rate $R_p99 $R_errors $rss")

@@ -18,23 +18,10 @@ HERE=$ROOT/tests/bench/webhook
 DUR=${DUR:-10}
 ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-2}
-T=$(mktemp -d /tmp/claimcheck-bench.XXXXXX)
-PIDS=()
 FAILS=0
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    sleep 0.3
-    for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-    rm -rf "$T"
-}
-trap cleanup EXIT
 command -v wrk >/dev/null || { echo "wrk not installed (apt-get install wrk)"; exit 1; }
-[ -x "$BIN" ] || { echo "missing $BIN (run make)"; exit 1; }
-
-# run a private copy: a concurrent `make` relinking build/ must not pull
-# the binary out from under a running test
-cp "$BIN" "$T/claimcheck-webhook" && BIN=$T/claimcheck-webhook
+source "$ROOT/tests/e2e/hook.sh"
+hook_init bench || exit 1
 cc -O2 -o "$T/bare" "$HERE/bare.c" $(pkg-config --cflags --libs libmicrohttpd) || exit 1
 "$BIN" certs --service webhook --namespace default --out "$T/c" --ip 127.0.0.1 >/dev/null 2>&1 || exit 1
 python3 "$HERE/gen.py" review "$T/review.json"
@@ -46,8 +33,6 @@ wrk.body = f:read("*a")
 f:close()
 wrk.headers["Content-Type"] = "application/json"
 LUA
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 wait_up() { # port
     local i
     for i in $(seq 1 200); do
@@ -107,10 +92,7 @@ run_pair() { # label, extra webhook args...
         echo "claimcheck-webhook did not come up:"
         tail -n 5 "$T/hook.log"
     fi
-    for i in $(seq 1 600); do
-        curl -s --max-time 1 --cacert "$T/c/ca.crt" "https://127.0.0.1:$hp/readyz" | grep -q ok && break
-        sleep 0.1
-    done
+    hook_ready "$hp" "$T/c/ca.crt"
     for r in $(seq 1 "$ROUNDS"); do
         bench "bare MHD TLS ($label) turn $r" "$bp" "$bpid" "$DUR"
         b_rps+=("$R_RPS")

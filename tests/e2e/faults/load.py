@@ -405,13 +405,16 @@ async def noread(ca, port, body, n, seconds, pid):
 def read_http(s):
     """One response from a blocking TLS socket: (status, close?) or None
     when the connection ends first."""
-    buf = b""
-    while b"\r\n\r\n" not in buf:
+    def more():
         try:
-            got = s.recv(65536)
+            return s.recv(65536) or None
         except (OSError, ssl.SSLError):
             return None
-        if not got:
+
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        got = more()
+        if got is None:
             return None
         buf += got
     head, _, rest = buf.partition(b"\r\n\r\n")
@@ -425,11 +428,8 @@ def read_http(s):
                 v.strip().lower() == "close":
             close = True
     while len(rest) < n:
-        try:
-            got = s.recv(65536)
-        except (OSError, ssl.SSLError):
-            return None
-        if not got:
+        got = more()
+        if got is None:
             return None
         rest += got
     return int(lines[0].split()[1]), close

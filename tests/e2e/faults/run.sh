@@ -18,25 +18,10 @@ BIN=${CLAIMCHECK_WEBHOOK:-$ROOT/build/claimcheck-webhook}
 HERE=$ROOT/tests/e2e/faults
 LOAD=$HERE/load.py
 BODY=$ROOT/deploy/examples/admission-warn.json
-T=$(mktemp -d /tmp/claimcheck-faults.XXXXXX)
-[ -n "${KEEP_TMP:-}" ] && echo "temp dir $T"
 source "$ROOT/tests/e2e/lib.sh"
-PIDS=()
+source "$ROOT/tests/e2e/hook.sh"
 T_START=$(date +%s.%N)
-
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    sleep 0.2
-    for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-    [ -n "${KEEP_TMP:-}" ] || rm -rf "$T"
-}
-trap cleanup EXIT
-
-[ -x "$BIN" ] || { echo "missing $BIN (run make)"; echo "0 passed, 1 failed"; exit 1; }
-# run a private copy: a concurrent `make` relinking build/ must not pull
-# the binary out from under a running test
-cp "$BIN" "$T/claimcheck-webhook" && BIN=$T/claimcheck-webhook
+hook_init faults || { echo "0 passed, 1 failed"; exit 1; }
 # sanitizer builds are slower (time bounds x3) and keep freed memory in
 # quarantine (no RSS bound)
 SLOW=1
@@ -54,29 +39,14 @@ cond() {
         bad "$1${3:+: $3}"
     fi
 }
-free_port() { py 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
-rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 certs() { # dir
     "$BIN" certs --service webhook --namespace default --out "$1" \
         --ip 127.0.0.1 --dns localhost >/dev/null 2>&1
 }
-# start NAME ARGS...: a webhook on a free port; sets PID_NAME, PORT_NAME
+# start NAME ARGS...: hook_start, and a failed check when it does not come up
 start() {
-    local name=$1 i port=""
-    shift
-    "$BIN" serve --listen 127.0.0.1:0 "$@" 2>"$T/$name.log" &
-    local pid=$!
-    PIDS+=("$pid")
-    eval "PID_$name=$pid"
-    for i in $(seq 1 100); do
-        port=$(grep -ao '"listening on https://127.0.0.1:[0-9]*' "$T/$name.log" 2>/dev/null | grep -o '[0-9]*$')
-        [ -n "$port" ] && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    eval "PORT_$name=$port"
-    [ -n "$port" ] || { bad "$name server starts" "$(tail -n 3 "$T/$name.log")"; return 1; }
+    hook_start "$@" || { bad "$1 server starts" "$(tail -n 3 "$T/$1.log")"; return 1; }
 }
 stop() { # pid: SIGTERM, wait (bounded 8 s)
     local i

@@ -13,24 +13,9 @@ cd "$(dirname "$0")/../../.."
 ROOT=$PWD
 BIN=${CLAIMCHECK_WEBHOOK:-$ROOT/build/claimcheck-webhook}
 HERE=$ROOT/tests/e2e/webhook
-T=$(mktemp -d /tmp/claimcheck-e2e.XXXXXX)
-[ -n "${KEEP_TMP:-}" ] && echo "temp dir $T"
 PASS=0
 FAIL=0
-PIDS=()
-
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do
-        kill -TERM "$p" 2>/dev/null
-    done
-    sleep 0.2
-    for p in "${PIDS[@]}"; do
-        kill -KILL "$p" 2>/dev/null
-    done
-    [ -n "${KEEP_TMP:-}" ] || rm -rf "$T"
-}
-trap cleanup EXIT
+source "$ROOT/tests/e2e/hook.sh"
 
 ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
 bad() { FAIL=$((FAIL + 1)); echo "FAIL $1${2:+: $2}"; }
@@ -41,11 +26,7 @@ check() { # name, then a command that must succeed
 }
 has() { grep -q -- "$2" <<<"$1"; }
 
-[ -x "$BIN" ] || { echo "missing $BIN (run make)"; echo "0 passed, 1 failed"; exit 1; }
-
-# run a private copy: a concurrent `make` relinking build/ must not pull
-# the binary out from under a running test
-cp "$BIN" "$T/claimcheck-webhook" && BIN=$T/claimcheck-webhook
+hook_init e2e || { echo "0 passed, 1 failed"; exit 1; }
 # ---- certificates ------------------------------------------------------
 gen_certs() { # dir
     mkdir -p "$1"
@@ -79,23 +60,6 @@ swap_secret() { # version dir name under secret/
 }
 
 # ---- server helpers ----------------------------------------------------
-# start NAME ARGS...: starts the webhook on a free port; sets PORT_<NAME>
-start() {
-    local name=$1 i port=""
-    shift
-    "$BIN" serve --listen 127.0.0.1:0 "$@" 2>"$T/$name.log" &
-    local pid=$!
-    PIDS+=("$pid")
-    eval "PID_$name=$pid"
-    for i in $(seq 1 100); do
-        port=$(grep -o '"listening on https://127.0.0.1:[0-9]*' "$T/$name.log" 2>/dev/null | grep -o '[0-9]*$')
-        [ -n "$port" ] && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    eval "PORT_$name=$port"
-    [ -n "$port" ]
-}
 
 # req PORT CA METHOD PATH [curl args...]: prints "BODY\nSTATUS"
 req() {
@@ -117,7 +81,7 @@ CA1=$T/v1/ca.crt
 mkdir -p "$T/inv"
 cp "$HERE/inventory.yaml" "$T/inv/inventory.yaml"
 
-if ! start main --tls-cert "$T/secret/tls.crt" --tls-key "$T/secret/tls.key" \
+if ! hook_start main --tls-cert "$T/secret/tls.crt" --tls-key "$T/secret/tls.key" \
         --inventory "$T/inv" --threads 2 --grace-seconds 10; then
     bad "server starts" "$(cat "$T/main.log")"
     echo "$PASS passed, $FAIL failed"
@@ -320,13 +284,13 @@ check "idle keep-alive connection kept, then closed at shutdown" python3 -c "imp
 check "shutdown logged" grep -q '"msg":"stopped"' "$T/main.log"
 
 # ---- warn mode, deadline, client CA ---------------------------------------
-start warn --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --mode warn --deadline-ms 0
+hook_start warn --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --mode warn --deadline-ms 0
 r=$(post $PORT_warn $CA1 "$T/deny.json"); b=$(body_of "$r")
 check "warn mode allows errors" test "$(json_get "$b" 'r["response"]["allowed"]')" = True
 check "warn mode turns errors into warnings" has "$b" 'extended-resource-limits (error, not enforced)'
 kill -TERM $PID_warn
 
-start dl --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --deadline-ms 1 --exclude-namespace kube-system
+hook_start dl --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --deadline-ms 1 --exclude-namespace kube-system
 python3 - "$T/huge.json" <<'PY'
 import json, sys
 c = [{"name": "c%d" % i, "image": "busybox",
@@ -354,7 +318,7 @@ webhook:
   excludedNamespaces: [skip-me]
 disable: [shared-claim-replicas]
 YAML
-start cfg --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --config "$T/cfg.yaml" -k 1.34
+hook_start cfg --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --config "$T/cfg.yaml" -k 1.34
 sed 's/"namespace":"ml"/"namespace":"skip-me"/' "$T/deny.json" >"$T/deny-skip.json"
 r=$(post $PORT_cfg $CA1 "$T/deny-skip.json"); b=$(body_of "$r")
 check "config excludedNamespaces allowed untouched" test "$(json_get "$b" 'r["response"]["allowed"]')" = True
@@ -380,7 +344,7 @@ check "--help lists the flags" test $? = 0
 
 # slowloris: stalled clients cannot hold the single worker, and are
 # closed after --conn-timeout
-start slow --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --threads 1 \
+hook_start slow --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --threads 1 \
     --conn-timeout 2 --max-connections 64
 rm -f "$T/ssig"
 python3 "$HERE/client.py" slow $CA1 $PORT_slow 30 "$T/ssig" >"$T/slow.out" 2>&1 &
@@ -401,7 +365,7 @@ openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T/cl.ke
 printf 'extendedKeyUsage=clientAuth\n' >"$T/clext"
 openssl x509 -req -in "$T/cl.csr" -CA "$T/cca.crt" -CAkey "$T/cca.key" -CAcreateserial \
     -out "$T/cl.crt" -days 2 -extfile "$T/clext" >/dev/null 2>&1
-start mtls --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --client-ca "$T/cca.crt"
+hook_start mtls --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --client-ca "$T/cca.crt"
 r=$(post $PORT_mtls $CA1 "$ROOT/deploy/examples/admission-warn.json")
 check "client CA: no client cert refused" test "$(status_of "$r")" != 200
 r=$(req $PORT_mtls $CA1 POST /validate --cert "$T/cl.crt" --key "$T/cl.key" --data-binary "@$ROOT/deploy/examples/admission-warn.json")
@@ -415,7 +379,7 @@ mkdir -p "$T/sa"
 cp "$T/v1/ca.crt" "$T/sa/ca.crt"
 echo "e2e-token-$$" >"$T/sa/token"
 APIPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-start kc --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --in-cluster \
+hook_start kc --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --in-cluster \
     --apiserver "https://127.0.0.1:$APIPORT" --sa-dir "$T/sa" --list-page-size 1
 r=$(req $PORT_kc $CA1 GET /readyz); check "readyz 503 before the first sync" test "$(status_of "$r")" = 503
 sleep 1.2
