@@ -16,6 +16,7 @@
 
 #include <curl/curl.h>
 
+#include "../validate/clock.h"
 #include "../validate/arena.h"
 #include "../validate/buf.h"
 #include "../validate/engine.h"
@@ -691,13 +692,6 @@ static unsigned backoff_next(unsigned d)
     return d * 2 > CLUSTER_BACKOFF_MAX ? CLUSTER_BACKOFF_MAX : d * 2;
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Errors back off (delay, reset by a complete list). 410 Gone is no error,
  * but an apiserver answering it again and again (a watch cache behind the
@@ -742,13 +736,13 @@ static void *resource_main(void *arg)
             need_list = 0;
             delay = 1;
         }
-        t_watch = mono_s();
+        t_watch = clock_mono_s();
         switch (do_watch(r, &err)) {
         case W_AGAIN:
             relist_delay = 0;
             break;
         case W_RELIST:
-            relist_delay = mono_s() - t_watch >= CLUSTER_RELIST_QUIET
+            relist_delay = clock_mono_s() - t_watch >= CLUSTER_RELIST_QUIET
                            ? 0 : backoff_next(relist_delay);
             log_msg(LOG_INFO, "inventory: resourceVersion of %s expired "
                     "(410), relisting in %us", r->plural, relist_delay);

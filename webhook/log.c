@@ -40,13 +40,18 @@ static char *digits(char *o, unsigned long v, int width)
     return o + width;
 }
 
-static unsigned long long pow10_of(int n)
+/* Writes v in decimal, no padding, at o; returns the end. */
+static char *decimal(char *o, unsigned long v)
 {
-    unsigned long long v = 1;
+    char t[24];
+    int n = 0;
 
-    while (n-- > 0)
-        v *= 10;
-    return v;
+    do
+        t[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        *o++ = t[--n];
+    return o;
 }
 
 /* No printf on this path: it runs once per request. */
@@ -218,7 +223,6 @@ void log_request(struct log_batch *lb, const struct log_req *r)
     char num[48], *o;
     unsigned long us = r->latency_ms > 0
                        ? (unsigned long)(r->latency_ms * 1000 + 0.5) : 0;
-    int w;
 
     buf_init(&b, LOG_LINE_MAX);
     log_start(&b, lv);
@@ -232,14 +236,10 @@ void log_request(struct log_batch *lb, const struct log_req *r)
     field(&b, "rules", r->rules);
     field(&b, "error", r->error);
     buf_adds(&b, ",\"status\":");
-    o = digits(num, (unsigned long)(r->status > 0 && r->status < 1000
-                                    ? r->status : 0), 3);
+    o = decimal(num, r->status > 0 ? (unsigned long)r->status : 0);
     buf_add(&b, num, (size_t)(o - num));
     buf_adds(&b, ",\"latency_ms\":");
-    /* us / 1000 with three decimals */
-    for (w = 1; w < 19 && us / 1000 >= (unsigned long)pow10_of(w); w++)
-        ;
-    o = digits(num, us / 1000, w);
+    o = decimal(num, us / 1000);        /* ms with three decimals */
     *o++ = '.';
     o = digits(o, us % 1000, 3);
     buf_add(&b, num, (size_t)(o - num));

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
 
+#include "../validate/clock.h"
 #include "../validate/arena.h"
 #include "../validate/buf.h"
 #include "../validate/err.h"
@@ -74,13 +74,6 @@ struct request {
     double t0;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- the request pool ------------------------------------------------ */
 
@@ -106,7 +99,7 @@ static struct request *request_get(struct server *s)
     rq->route = R_NONE;
     rq->too_big = 0;
     rq->answered = 0;
-    rq->t0 = now_s();
+    rq->t0 = clock_mono_s();
     return rq;
 }
 
@@ -263,7 +256,7 @@ static enum MHD_Result serve_validate(struct server *s,
     ret = reply(s, c, (unsigned)out.status, "application/json", resp.p,
                 resp.len, NULL);
     rq->answered = 1;
-    secs = now_s() - rq->t0;
+    secs = clock_mono_s() - rq->t0;
     metrics_request(s->metrics, out.rv.rkind, out.rv.operation, out.decision,
                     secs);
     memset(&lr, 0, sizeof(lr));
@@ -309,7 +302,7 @@ static enum MHD_Result on_first(struct server *s, struct MHD_Connection *c,
             n = strtoull(cl, &end, 10);
             if (errno || *end || n > s->o.max_body) {
                 metrics_request(s->metrics, NULL, NULL, "error",
-                                now_s() - rq->t0);
+                                clock_mono_s() - rq->t0);
                 log_msg(LOG_WARN, "refused a request body of %s bytes "
                         "(--max-body %zu)", cl, s->o.max_body);
                 return reply_error(s, c, rq, 413, "request body is larger "
