@@ -85,6 +85,31 @@ int main(void)
     CHECK(!verdict_key_same(&k1, &k4));
     CHECK(verdict_key(&a, load(&a, claim), "ml", &k3) == -1);
 
+    /* a hit needs the same bytes, not only the same hash: a key forged to
+     * collide with a stored one misses */
+    {
+        struct verdict_cache *vc = verdict_cache_new();
+        struct verdict_key forged = k3;
+        struct diag_list got;
+        diag_list_init(&l1, &a);
+        diag_list_add(&l1)->rule = rule_find("extended-resource-limits");
+        l1.v[0].sev = SEV_ERROR;
+        l1.v[0].api_version = "v1";
+        l1.v[0].path = "spec";
+        l1.v[0].msg = "m";
+        verdict_cache_put(vc, &k1, &l1, 0);
+        CHECK(verdict_key(&a, load(&a, pod_c), "ml", &forged) == 0);
+        forged.hash = k1.hash;                  /* same slot, same hash */
+        diag_list_init(&got, &a);
+        CHECK(verdict_cache_get(vc, &forged, &got, "Pod", "ml", "x") == 0
+              && got.n == 0);
+        forged.len = k1.len < forged.len ? k1.len : forged.len;
+        CHECK(!verdict_key_same(&forged, &k1));    /* same length too */
+        CHECK(verdict_cache_get(vc, &k2, &got, "Pod", "ml", "x") == 1
+              && got.n == 1);
+        verdict_cache_free(vc);
+    }
+
     /* the second pod is answered from the cache, under its own name */
     CHECK(check(e, NULL, &a, pod_a, "ml", &l1) == 1);
     CHECK(check(e, NULL, &a, pod_b, "ml", &l2) == 1);
