@@ -18,6 +18,41 @@ PKGS_TEST := libcjson
 APT_PKGS  := libyaml-dev libcjson-dev libpcre2-dev pkg-config libmicrohttpd-dev \
              libgnutls28-dev libssl-dev libcurl4-openssl-dev
 
+# Two stages. pkg-config runs when a Makefile is parsed, so on a machine
+# without the -dev packages the first make only installs them (`deps`) and
+# then starts a second make, which parses this file again and finds them:
+# `make test` works the first time. Goals that need no package (clean, fmt,
+# deps) skip the install; so does a make started by the first one.
+NODEPS_GOALS := clean fmt deps
+GOALS := $(or $(MAKECMDGOALS),all)
+ifndef CLAIMCHECK_STAGE2
+ifneq ($(filter-out $(NODEPS_GOALS),$(GOALS)),)
+CLAIMCHECK_STAGE1 := 1
+endif
+endif
+
+# deps: install what pkg-config cannot find (root), or print the command.
+deps:
+	@missing=""; for p in $(PKGS_CORE) $(PKGS_HOOK) $(PKGS_TEST); do \
+	  $(PKG) --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ] || ! command -v $(PKG) >/dev/null; then \
+	  echo "deps: missing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $(APT_PKGS) >/dev/null || exit 1; \
+	  else \
+	    echo "run as root: apt-get update && apt-get install -y $(APT_PKGS)"; exit 1; \
+	  fi; \
+	fi
+
+ifdef CLAIMCHECK_STAGE1
+.NOTPARALLEL:
+.PHONY: $(GOALS) claimcheck-stage2
+$(filter-out deps,$(GOALS)): claimcheck-stage2
+	@:
+claimcheck-stage2: deps
+	@$(MAKE) --no-print-directory CLAIMCHECK_STAGE2=1 $(filter-out deps,$(GOALS))
+else
 WARN := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
         -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wwrite-strings -Wformat=2 -Wvla -Wcast-qual -fno-common
@@ -57,21 +92,7 @@ HAVE_HOOK_MAIN := $(wildcard webhook/main.c)
 # keep intermediate objects: no rebuilds, and no "rm ..." after the test
 # summary (`make test` must end with its "N passed, N failed" line)
 .SECONDARY:
-all: deps $(LINT_BIN) $(if $(HAVE_HOOK_MAIN),$(HOOK_BIN)) $(UNIT_BIN) $(HUNIT_BIN)
-
-# deps: install what pkg-config cannot find (root), or print the command.
-deps:
-	@missing=""; for p in $(PKGS_CORE) $(PKGS_HOOK) $(PKGS_TEST); do \
-	  $(PKG) --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ] || ! command -v $(PKG) >/dev/null; then \
-	  echo "deps: missing:$$missing"; \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-	      apt-get install -y -qq --no-install-recommends $(APT_PKGS) >/dev/null || exit 1; \
-	  else \
-	    echo "run as root: apt-get update && apt-get install -y $(APT_PKGS)"; exit 1; \
-	  fi; \
-	fi
+all: $(LINT_BIN) $(if $(HAVE_HOOK_MAIN),$(HOOK_BIN)) $(UNIT_BIN) $(HUNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -132,3 +153,4 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+endif

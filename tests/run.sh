@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# run.sh - `make test`: every suite, then one closing line `N passed, N failed`.
-# A suite is a command whose last line is `N passed, N failed`; its counts
-# are added up. A suite that crashes or prints no such line counts as one
-# failure. Suites whose tools are missing say so and are skipped by name.
+# run.sh - `make test`: every suite, then one closing line
+# `N passed, N failed, N skipped`.
+# A suite is a command whose last line is `N passed, N failed` (optionally
+# `, N skipped`); its counts are added up. A suite skips a part it cannot
+# run (a tool or ../shared missing) by printing `skipped: <reason>`: each
+# such line counts as one skip unless the result line gives the number, and
+# every reason is repeated here. A suite that crashes or prints no result
+# line counts as one failure, with the end of its output as the reason.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-total_pass=0; total_fail=0
+total_pass=0; total_fail=0; total_skip=0
 failed_suites=()
 
 run_suite() {   # name, command...
@@ -16,6 +20,10 @@ run_suite() {   # name, command...
   "$@" >"$log" 2>&1
   local rc=$?
   local last; last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+  local s; s=$(grep -cE '^skipped: ' "$log")
+  if [[ "$last" =~ ,\ ([0-9]+)\ skipped ]]; then s=${BASH_REMATCH[1]}; fi
+  grep -E '^skipped: ' "$log" | sed 's/^/   /'
+  total_skip=$((total_skip + s))
   if [ -z "$last" ]; then
     tail -n 30 "$log"
     echo "   $name: no result line (exit $rc)"
@@ -29,7 +37,8 @@ run_suite() {   # name, command...
       [ "$f" -eq 0 ] && f=1
       failed_suites+=("$name")
     fi
-    echo "   $p passed, $f failed"
+    if [ "$s" -gt 0 ]; then echo "   $p passed, $f failed, $s skipped"
+    else echo "   $p passed, $f failed"; fi
     total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
   fi
   rm -f "$log"
@@ -59,5 +68,5 @@ echo
 if [ ${#failed_suites[@]} -gt 0 ]; then
   echo "failed suites: ${failed_suites[*]}"
 fi
-echo "$total_pass passed, $total_fail failed"
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]

