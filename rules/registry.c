@@ -11,7 +11,7 @@
 #include "../validate/object.h"
 #include "checks.h"
 
-const struct rule rules[] = {
+static const struct rule rules[] = {
     {
         .id = "admin-access-namespace",
         .category = CAT_SHARING,
@@ -618,50 +618,6 @@ const struct rule rules[] = {
     },
 };
 
-const size_t nrules = sizeof(rules) / sizeof(rules[0]);
-
-const struct rule *rule_find(const char *id)
-{
-    size_t lo = 0, hi = nrules;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(id, rules[mid].id);
-        if (c == 0)
-            return &rules[mid];
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return NULL;
-}
-
-static const char *const category_names[] = {
-    [CAT_INPUT] = "input",
-    [CAT_SCHEMA] = "schema",
-    [CAT_REFERENCE] = "reference",
-    [CAT_CONFLICT] = "conflict",
-    [CAT_FEATURE_GATE] = "feature-gate",
-    [CAT_API_VERSION] = "api-version",
-    [CAT_SELECTOR] = "selector",
-    [CAT_SATISFIABILITY] = "satisfiability",
-    [CAT_SHARING] = "sharing",
+const struct ruleset rules_builtin = {
+    rules, sizeof(rules) / sizeof(rules[0])
 };
-
-const char *category_name(enum category c)
-{
-    return category_names[c];
-}
-
-int category_parse(const char *s, enum category *out)
-{
-    size_t i;
-
-    for (i = 0; i < sizeof(category_names) / sizeof(category_names[0]); i++)
-        if (strcmp(s, category_names[i]) == 0) {
-            *out = (enum category)i;
-            return 0;
-        }
-    return -1;
-}

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../rules/rules.h"
+#include "rule.h"
 #include "arena.h"
 
 void diag_list_init(struct diag_list *l, struct arena *a)

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../rules/rules.h"
 #include "arena.h"
 #include "clock.h"
 #include "config.h"
@@ -22,6 +21,7 @@
 #include "limits.h"
 #include "load_yaml.h"
 #include "object.h"
+#include "rule.h"
 #include "run.h"
 #include "strmap.h"
 #include "target.h"
@@ -33,7 +33,8 @@
 struct engine {
     struct verdict_cache *verdicts; /* admission verdicts, no inventory */
     const struct config *cfg;
-    enum sev *sev;              /* per rule, by index in rules[] */
+    const struct ruleset *rules;    /* handed in by the front end */
+    enum sev *sev;              /* per rule, by index in rules->v */
     struct target target;
 };
 
@@ -85,35 +86,47 @@ struct check_ctx {
 
 /* ==== engine ============================================================ */
 
-static size_t rule_index(const struct rule *r)
+static size_t rule_index(const struct engine *e, const struct rule *r)
 {
-    return (size_t)(r - rules);
+    return (size_t)(r - e->rules->v);
 }
 
-struct engine *engine_new(const struct config *cfg, struct err *err)
+/* The rules the engine itself reports (loader results, suppressions):
+ * every rule set handed in must have them. */
+static const char *const engine_reports[] = {
+    "input-object", "input-parse", "suppression-invalid"
+};
+
+struct engine *engine_new(const struct config *cfg,
+                          const struct ruleset *rules, struct err *err)
 {
     struct engine *e = calloc(1, sizeof(*e));
     size_t i, j;
 
     if (!e)
         abort();
+    for (i = 0; i < sizeof(engine_reports) / sizeof(engine_reports[0]); i++)
+        if (!ruleset_find(rules, engine_reports[i]))
+            BUG("rule '%s' is not in the rule set", engine_reports[i]);
     e->cfg = cfg;
+    e->rules = rules;
     e->verdicts = verdict_cache_new();
-    e->sev = calloc(nrules ? nrules : 1, sizeof(*e->sev));
+    e->sev = calloc(rules->n ? rules->n : 1, sizeof(*e->sev));
     if (!e->sev)
         abort();
-    for (i = 0; i < nrules; i++)
-        e->sev[i] = rules[i].default_sev;
+    for (i = 0; i < rules->n; i++)
+        e->sev[i] = rules->v[i].default_sev;
     for (j = 0; j < cfg->nsevs; j++) {
         const struct config_sev *s = &cfg->sevs[j];
-        const struct rule *r = rule_find(s->rule);
+        const struct rule *r = ruleset_find(rules, s->rule);
         enum category c;
         if (r) {
-            e->sev[rule_index(r)] = s->use_default ? r->default_sev : s->sev;
+            e->sev[rule_index(e, r)] = s->use_default ? r->default_sev
+                                                      : s->sev;
         } else if (category_parse(s->rule, &c) == 0) {
-            for (i = 0; i < nrules; i++)
-                if (rules[i].category == c)
-                    e->sev[i] = s->use_default ? rules[i].default_sev
+            for (i = 0; i < rules->n; i++)
+                if (rules->v[i].category == c)
+                    e->sev[i] = s->use_default ? rules->v[i].default_sev
                                                : s->sev;
         } else {
             err_set(err, "unknown rule or category '%s'", s->rule);
@@ -131,6 +144,11 @@ struct engine *engine_new(const struct config *cfg, struct err *err)
 const char *engine_kube_version(const struct engine *e)
 {
     return e->target.version;
+}
+
+const struct ruleset *engine_rules(const struct engine *e)
+{
+    return e->rules;
 }
 
 void engine_free(struct engine *e)
@@ -179,13 +197,13 @@ static void raw_report(struct run *r, const char *id, const char *file,
                        unsigned line, unsigned col, const struct object *o,
                        const char *path, const char *msg)
 {
-    const struct rule *rule = rule_find(id);
+    const struct rule *rule = ruleset_find(r->e->rules, id);
     struct diag *d;
     enum sev sev;
 
     if (!rule)
-        BUG("rule '%s' is not in the registry", id);
-    sev = r->e->sev[rule_index(rule)];
+        BUG("rule '%s' is not in the rule set", id);
+    sev = r->e->sev[rule_index(r->e, rule)];
     if (sev == SEV_OFF)
         return;
     d = new_diag(r, rule, sev, file, line, col);
@@ -708,10 +726,8 @@ static void check_suppressions(struct run *r, const struct object *o)
         return;
     cx.run = r;
     cx.obj = o;
-    cx.rule = rule_find("suppression-invalid");
-    if (!cx.rule)
-        return;
-    cx.sev = r->e->sev[rule_index(cx.rule)];
+    cx.rule = ruleset_find(r->e->rules, "suppression-invalid");
+    cx.sev = r->e->sev[rule_index(r->e, cx.rule)];
     if (cx.sev == SEV_OFF)
         return;
     for (i = 0; i < ann->n; i++) {
@@ -720,7 +736,7 @@ static void check_suppressions(struct run *r, const struct object *o)
         if (strncmp(a->key, SUPPRESS_PREFIX, plen) != 0)
             continue;
         id = a->key + plen;
-        if (!rule_find(id))
+        if (!ruleset_find(r->e->rules, id))
             report(&cx, a, "suppression names unknown rule '%s'", id);
         else if (!tree_text(a) || !*tree_text(a))
             report(&cx, a, "suppression of '%s' has no reason: it does not "
@@ -735,8 +751,8 @@ static void check_object(struct run *r, const struct object *o)
 
     cx.run = r;
     cx.obj = o;
-    for (k = 0; k < nrules; k++) {
-        const struct rule *rule = &rules[k];
+    for (k = 0; k < r->e->rules->n; k++) {
+        const struct rule *rule = &r->e->rules->v[k];
         if (!rule->check || !(rule->kinds & o->kind))
             continue;
         cx.rule = rule;

@@ -22,10 +22,16 @@ struct tnode;
 struct config;
 struct inventory;
 struct engine;
+struct ruleset;
 
-/* Builds an engine from a config (see config.h). Returns NULL and fills err
- * on failure (unknown gate, unknown rule id in the config...). */
-struct engine *engine_new(const struct config *cfg, struct err *err);
+/* Builds an engine from a config (see config.h) and a rule table (the
+ * front end's: rules/rules.h rules_builtin), both borrowed for the
+ * engine's life. Returns NULL and fills err on failure (unknown gate,
+ * unknown rule id in the config...). */
+struct engine *engine_new(const struct config *cfg,
+                          const struct ruleset *rules, struct err *err);
+/* The rule table the engine was built with. */
+const struct ruleset *engine_rules(const struct engine *e);
 void engine_free(struct engine *e);
 /* The target Kubernetes version, "1.34". */
 const char *engine_kube_version(const struct engine *e);

@@ -540,7 +540,7 @@ static int cmd_lint(int argc, char **argv)
         o.outs[0].file = NULL;
         o.nouts = 1;
     }
-    eng = engine_new(&o.cfg, &err);
+    eng = engine_new(&o.cfg, &rules_builtin, &err);
     if (!eng) {
         fprintf(stderr, "claimcheck: %s\n", err.msg);
         goto out;
@@ -573,6 +573,7 @@ static int cmd_lint(int argc, char **argv)
     ro.hints = !o.no_hints;
     ro.show_suppressed = o.cfg.show_suppressed;
     ro.fail_on = o.fail_on;
+    ro.rules = &rules_builtin;
     ro.kube_version = engine_kube_version(eng);
     ro.tool_version = CLAIMCHECK_VERSION;
     ro.files = in.n;
@@ -627,8 +628,8 @@ static int cmd_rules(int argc, char **argv)
     buf_init(&b, 1 << 20);
     if (json)
         buf_adds(&b, "[");
-    for (i = 0; i < nrules; i++) {
-        const struct rule *r = &rules[i];
+    for (i = 0; i < rules_builtin.n; i++) {
+        const struct rule *r = &rules_builtin.v[i];
         if (json) {
             buf_adds(&b, i ? ",\n{\"id\":" : "\n{\"id\":");
             buf_add_json_str(&b, r->id);
@@ -670,7 +671,7 @@ static int cmd_explain(int argc, char **argv)
 
     if (argc != 2)
         return usage_error("usage: claimcheck explain RULE");
-    r = rule_find(argv[1]);
+    r = ruleset_find(&rules_builtin, argv[1]);
     if (!r) {
         fprintf(stderr, "claimcheck: unknown rule '%s' (see 'claimcheck "
                 "rules')\n", argv[1]);

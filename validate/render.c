@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../rules/rules.h"
+#include "rule.h"
 #include "buf.h"
 
 #define OUT_MAX ((size_t)1 << 30)
@@ -229,8 +229,8 @@ static void render_sarif(struct buf *b, const struct diag_list *l,
     json_kv(b, "semanticVersion", o->tool_version, 1);
     buf_adds(b, "\"informationUri\":\"https://github.com/claimcheck/"
              "claimcheck\",\"rules\":[");
-    for (i = 0; i < nrules; i++) {
-        const struct rule *r = &rules[i];
+    for (i = 0; i < o->rules->n; i++) {
+        const struct rule *r = &o->rules->v[i];
         if (i)
             buf_addc(b, ',');
         buf_adds(b, "{");
@@ -255,7 +255,7 @@ static void render_sarif(struct buf *b, const struct diag_list *l,
             continue;
         buf_adds(b, k++ ? ",{" : "{");
         json_kv(b, "ruleId", d->rule->id, 1);
-        buf_addf(b, "\"ruleIndex\":%zu,", (size_t)(d->rule - rules));
+        buf_addf(b, "\"ruleIndex\":%zu,", (size_t)(d->rule - o->rules->v));
         json_kv(b, "level", sarif_level(d->sev), 1);
         buf_adds(b, "\"message\":{\"text\":");
         {

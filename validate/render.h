@@ -18,7 +18,10 @@ struct render_object {
     const char *file, *kind, *ns, *name;
 };
 
+struct ruleset;
+
 struct render_opts {
+    const struct ruleset *rules;    /* SARIF lists them all */
     int color;                  /* ANSI colours (text, on a terminal) */
     int hints;                  /* print hint lines (text) */
     int show_suppressed;        /* list suppressed findings too */

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "../certs/certs.h"
+#include "../rules/rules.h"
 #include "../validate/config.h"
 #include "../validate/engine.h"
 #include "../validate/err.h"
@@ -350,7 +351,7 @@ static int cmd_serve(int argc, char **argv)
     }
     if (build_config(&a, &cfg, &err) < 0)
         goto fail;
-    eng = engine_new(&cfg, &err);
+    eng = engine_new(&cfg, &rules_builtin, &err);
     if (!eng)
         goto fail;
     memset(&adm, 0, sizeof(adm));

@@ -24,6 +24,7 @@
 #include "../../validate/limits.h"
 #include "../../validate/load_json.h"
 #include "../../validate/tree.h"
+#include "../../rules/rules.h"
 #ifdef HAVE_ADMISSION
 #include "../../validate/buf.h"
 #include "../../validate/config.h"
@@ -132,7 +133,7 @@ static int run_admission(char **files, int nfiles)
     int i, ret = 0;
 
     config_init(&cfg);
-    e = engine_new(&cfg, &err);
+    e = engine_new(&cfg, &rules_builtin, &err);
     if (!e) {
         printf("error: engine: %s\n", err.msg);
         config_release(&cfg);

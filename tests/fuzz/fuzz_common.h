@@ -16,6 +16,7 @@
 #include "../../validate/config.h"
 #include "../../validate/engine.h"
 #include "../../validate/err.h"
+#include "../../rules/rules.h"
 
 static const char fuzz_inventory_text[] =
     "apiVersion: resource.k8s.io/v1\n"
@@ -119,7 +120,7 @@ static inline void fuzz_setup(void)
         abort();
     }
     for (i = 0; i < FUZZ_NENGINES; i++) {
-        fuzz_engines[i] = engine_new(&fuzz_cfgs[i], &err);
+        fuzz_engines[i] = engine_new(&fuzz_cfgs[i], &rules_builtin, &err);
         if (!fuzz_engines[i]) {
             fprintf(stderr, "fuzz: engine_new %d: %s\n", i, err.msg);
             abort();

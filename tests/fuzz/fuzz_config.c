@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)config_add_enable(&cfg, en, 1, &err);
         (void)config_add_enable(&cfg, en, 0, &err);
     }
-    e = engine_new(&cfg, &err);
+    e = engine_new(&cfg, &rules_builtin, &err);
     if (e) {
         struct arena a;
         struct diag_list dl;

@@ -60,6 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     memset(&ro, 0, sizeof(ro));
     ro.hints = 1;
+    ro.rules = &rules_builtin;
     ro.show_suppressed = (flags & 4) != 0;
     ro.fail_on = SEV_ERROR;
     ro.kube_version = engine_kube_version(eng);

@@ -88,7 +88,7 @@ static struct diag *add(struct diag_list *l, const char *id, enum sev sev,
                         const char *path, const char *msg)
 {
     struct diag *d = diag_list_add(l);
-    const struct rule *r = rule_find(id);
+    const struct rule *r = ruleset_find(&rules_builtin, id);
 
     d->rule = r;
     d->sev = sev;
@@ -291,7 +291,7 @@ static void test_engine(void)
     int i, n = 2000;
 
     config_init(&c);
-    e = engine_new(&c, &err);
+    e = engine_new(&c, &rules_builtin, &err);
     CHECK(e != NULL);
     if (!e)
         return;

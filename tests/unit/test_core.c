@@ -329,9 +329,9 @@ static void test_registry(void)
     size_t i, j;
     char dir[512];
 
-    CHECK(nrules > 0);
-    for (i = 0; i < nrules; i++) {
-        const struct rule *r = &rules[i];
+    CHECK(rules_builtin.n > 0);
+    for (i = 0; i < rules_builtin.n; i++) {
+        const struct rule *r = &rules_builtin.v[i];
         int id_ok = *r->id != 0;
         for (j = 0; r->id[j]; j++)
             if (!((r->id[j] >= 'a' && r->id[j] <= 'z')
@@ -340,14 +340,14 @@ static void test_registry(void)
         if (!id_ok)
             printf("rule id '%s' is not [a-z0-9-]+\n", r->id);
         CHECK(id_ok);
-        if (i > 0 && strcmp(rules[i - 1].id, r->id) >= 0)
+        if (i > 0 && strcmp(rules_builtin.v[i - 1].id, r->id) >= 0)
             printf("rules '%s' and '%s' are not sorted/unique\n",
-                   rules[i - 1].id, r->id);
-        CHECK(i == 0 || strcmp(rules[i - 1].id, r->id) < 0);
+                   rules_builtin.v[i - 1].id, r->id);
+        CHECK(i == 0 || strcmp(rules_builtin.v[i - 1].id, r->id) < 0);
         CHECK(r->summary && *r->summary);
         CHECK(r->hint && *r->hint);
         CHECK(r->why && *r->why);
-        CHECK(rule_find(r->id) == r);
+        CHECK(ruleset_find(&rules_builtin, r->id) == r);
         CHECK(r->check != NULL || r->kinds == 0);
         snprintf(dir, sizeof(dir), "tests/rules/%s", r->id);
         if (!dir_has(dir, "fail-") || !dir_has(dir, "pass-"))
@@ -356,7 +356,7 @@ static void test_registry(void)
         CHECK(dir_has(dir, "fail-"));
         CHECK(dir_has(dir, "pass-"));
     }
-    CHECK(rule_find("no-such-rule") == NULL);
+    CHECK(ruleset_find(&rules_builtin, "no-such-rule") == NULL);
 }
 
 int main(void)

@@ -17,6 +17,7 @@
 #include "../../validate/load_json.h"
 #include "../../validate/load_yaml.h"
 #include "../../validate/run.h"
+#include "../../rules/rules.h"
 #include "check.h"
 
 #include <stdio.h>
@@ -206,7 +207,7 @@ int main(void)
     struct err err;
 
     config_init(&cfg);
-    e = engine_new(&cfg, &err);
+    e = engine_new(&cfg, &rules_builtin, &err);
     CHECK(e != NULL);
     if (e)
         test_docs(&check_counts_, e);

@@ -338,7 +338,7 @@ static void test_paths_walk(void)
 
     config_init(&cfg);
     CHECK(config_set_kube_version(&cfg, "1.33", &err) == 0);
-    e = engine_new(&cfg, &err);
+    e = engine_new(&cfg, &rules_builtin, &err);
     CHECK(e != NULL);
     if (!e)
         return;
@@ -393,7 +393,7 @@ static void test_admission(void)
     config_init(&cfg);
     CHECK(config_set_kube_version(&cfg, "1.35", &err) == 0);
     CHECK(config_add_gates(&cfg, "DRAPrioritizedList=false", &err) == 0);
-    e = engine_new(&cfg, &err);
+    e = engine_new(&cfg, &rules_builtin, &err);
     CHECK(e != NULL);
     if (!e)
         return;

@@ -71,7 +71,7 @@ int main(void)
     struct err err;
 
     config_init(&cfg);
-    e = engine_new(&cfg, &err);
+    e = engine_new(&cfg, &rules_builtin, &err);
     CHECK(e != NULL);
     arena_init(&a, 64 * 1024);
 
@@ -92,7 +92,7 @@ int main(void)
         struct verdict_key forged = k3;
         struct diag_list got;
         diag_list_init(&l1, &a);
-        diag_list_add(&l1)->rule = rule_find("extended-resource-limits");
+        diag_list_add(&l1)->rule = ruleset_find(&rules_builtin, "extended-resource-limits");
         l1.v[0].sev = SEV_ERROR;
         l1.v[0].api_version = "v1";
         l1.v[0].path = "spec";

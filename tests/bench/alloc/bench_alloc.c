@@ -20,6 +20,7 @@
 #include "validate/inventory.h"
 #include "validate/load_yaml.h"
 #include "validate/tree.h"
+#include "rules/rules.h"
 
 static double now(void)
 {
@@ -86,7 +87,7 @@ int main(int argc, char **argv)
         return 2;
     }
     config_init(&cfg);
-    e = engine_new(&cfg, &err);
+    e = engine_new(&cfg, &rules_builtin, &err);
     if (!e) {
         fprintf(stderr, "%s\n", err.msg);
         return 2;
