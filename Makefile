@@ -75,7 +75,7 @@ TEST_LIBS   := $(shell $(PKG) --libs $(PKGS_TEST) 2>/dev/null)
 CFLAGS_ALL = $(WARN) $(OPT) $(SAN) $(CFLAGS) -MMD -MP
 LDFLAGS_ALL = $(SAN) $(LDFLAGS)
 
-CORE_SRC := $(filter-out validate/lint.c,$(wildcard validate/*.c validate/cel/*.c rules/*.c))
+CORE_SRC := $(filter-out validate/lint.c,$(wildcard validate/*.c validate/cel/*.c validate/k8s/*.c rules/*.c))
 HOOK_SRC := $(filter-out webhook/main.c,$(wildcard webhook/*.c certs/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 HOOK_OBJ := $(HOOK_SRC:%.c=$(BUILD)/obj/%.o)

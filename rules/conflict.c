@@ -6,7 +6,7 @@
  * driver publishes devices on it) and extended-resource-mapping (two
  * DeviceClasses map one extendedResourceName, or nodes also advertise it
  * through a device plugin). The device-plugin <-> driver map is data
- * (gate_table.c) extended by the config's devicePlugins. When a driver
+ * (validate/k8s/gates.c) extended by the config's devicePlugins. When a driver
  * cannot be determined the rules stay silent: no finding beats a guess.
  */
 #include <stdlib.h>
@@ -19,7 +19,7 @@
 #include "../validate/tree.h"
 #include "checks.h"
 #include "dra_util.h"
-#include "gate_table.h"
+#include "../validate/k8s/gates.h"
 #include "rules.h"
 
 #define IMPLICIT_PREFIX "deviceclass.resource.kubernetes.io/"

@@ -1,7 +1,7 @@
 /*
  * gates.c - the feature-gate and api-version families:
  * feature-gate-disabled, feature-gate-prerelease (gated fields, read from
- * the gated_fields table of gate_table.c, against the target's effective
+ * the gated_fields table of validate/k8s/gates.c, against the target's effective
  * gates) and api-version-unavailable, api-version-deprecated (the
  * resource.k8s.io version timeline against the target and runtime-config).
  * Gate-dependent CEL (includes(), device.allowMultipleAllocations) is the
@@ -14,7 +14,7 @@
 #include "../validate/target.h"
 #include "../validate/tree.h"
 #include "checks.h"
-#include "gate_table.h"
+#include "../validate/k8s/gates.h"
 #include "rules.h"
 
 /* ==== walking gated paths =============================================== */

@@ -321,7 +321,7 @@ static const struct rule rules[] = {
                "a claim whose firstAvailable was dropped is rejected "
                "because neither exactly nor firstAvailable remains. Fields "
                "newer than the target version are dropped the same way. "
-               "The gate table is in rules/gate_table.c; `claimcheck gates` "
+               "The gate table is in validate/k8s/gates.c; `claimcheck gates` "
                "prints it for a version. The webhook does not report it: "
                "the apiserver drops such fields before it asks.",
         .bad = "# claimcheck lint -k 1.33\nrequests:\n- name: gpu\n"

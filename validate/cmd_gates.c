@@ -1,7 +1,7 @@
 /*
  * cmd_gates.c - `claimcheck gates [-k X.Y] [-g K=V,...] [--runtime-config
  * GV=B,...] [-o text|json]`: the DRA feature gates of one Kubernetes
- * version from rules/gate_table.c (stage, default, the effective value
+ * version from validate/k8s/gates.c (stage, default, the effective value
  * after -g, lock, GA and removal versions, the fields each gate controls)
  * and the resource.k8s.io versions the apiserver serves. Flags are
  * resolved with target_init(), exactly as lint and the webhook do, so a
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../rules/gate_table.h"
+#include "k8s/gates.h"
 #include "config.h"
 #include "err.h"
 #include "object.h"

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../rules/gate_table.h"
+#include "k8s/gates.h"
 #include "allocate.h"
 #include "arena.h"
 #include "buf.h"

@@ -2,7 +2,7 @@
  * target.c - resolves the target cluster from the config: the Kubernetes
  * version, its feature gates (the table's defaults, then -g overrides with
  * kube-apiserver's rules) and the enabled resource.k8s.io versions (the
- * defaults, then --runtime-config). The data is rules/gate_table.c; this
+ * defaults, then --runtime-config). The data is validate/k8s/gates.c; this
  * file only applies it.
  */
 #include "target.h"
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../rules/gate_table.h"
+#include "k8s/gates.h"
 #include "config.h"
 #include "err.h"
 

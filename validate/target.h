@@ -2,7 +2,7 @@
  * target.h - the cluster claimcheck checks against: Kubernetes minor
  * version, effective feature gates and enabled resource.k8s.io API
  * versions. Resolved once from the config (engine_new) with the gate table
- * of rules/gate_table.h, then read-only (webhook threads share it).
+ * of validate/k8s/gates.h, then read-only (webhook threads share it).
  */
 #ifndef CLAIMCHECK_TARGET_H
 #define CLAIMCHECK_TARGET_H

@@ -1,5 +1,5 @@
 /*
- * test_gates.c - consistency of the data in rules/gate_table.c and the
+ * test_gates.c - consistency of the data in validate/k8s/gates.c and the
  * semantics target.c gives it: every gate has a well-formed stage for
  * every minor 1.26-1.37, stages only move forward (alpha, beta, GA, then
  * removed), locks sit on GA gates, alpha is never on by default; every
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../rules/gate_table.h"
+#include "../../validate/k8s/gates.h"
 #include "../../rules/rules.h"
 #include "../../validate/arena.h"
 #include "../../validate/config.h"

@@ -1,9 +1,9 @@
 /*
- * gate_table.h - the project's own data about non-stable DRA features:
+ * gates.h - the project's own data about non-stable DRA features:
  * every DRA feature gate with its stage and default per Kubernetes minor
  * (1.26-1.37; 1.37 is pre-release), the fields each gate controls per kind
  * and apiVersion shape, the resource.k8s.io version timeline and the
- * device-plugin <-> DRA driver map. The rows live in gate_table.c, written
+ * device-plugin <-> DRA driver map. The rows live in gates.c, written
  * by hand from ../shared/reference/dra-feature-gates.yaml and dra-api.md
  * §1, §2, §5; tests/unit/test_gates.c checks their consistency.
  *
@@ -11,8 +11,8 @@
  * no printing. target.c resolves a target from it; rules/gates.c,
  * rules/conflict.c and cmd_gates.c read it.
  */
-#ifndef CLAIMCHECK_GATE_TABLE_H
-#define CLAIMCHECK_GATE_TABLE_H
+#ifndef CLAIMCHECK_K8S_GATES_H
+#define CLAIMCHECK_K8S_GATES_H
 
 #include <stddef.h>
 

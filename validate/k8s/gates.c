@@ -1,5 +1,5 @@
 /*
- * gate_table.c - the rows of gate_table.h, maintained by hand from
+ * gates.c - the rows of gates.h, maintained by hand from
  * ../shared/reference/dra-feature-gates.yaml (stages: kube_features.go
  * versionedSpecs; fields: the +featureGate tags of kubernetes/api) and
  * dra-api.md §1.2, §2, §5. When the reference changes, change the row and
@@ -7,11 +7,11 @@
  * locks sit on GA gates, every path walks the objects it names, and the
  * device-plugin map is well-formed. 1.37 rows are pre-release.
  */
-#include "gate_table.h"
+#include "gates.h"
 
 #include <string.h>
 
-#include "../validate/object.h"
+#include "../object.h"
 
 /* 1.26 1.27 1.28 1.29 1.30 1.31 1.32 1.33 1.34 1.35 1.36 1.37 */
 const struct gate gate_table[] = {
