@@ -23,7 +23,7 @@ APT_PKGS  := libyaml-dev libcjson-dev libpcre2-dev pkg-config libmicrohttpd-dev 
 # then starts a second make, which parses this file again and finds them:
 # `make test` works the first time. Goals that need no package (clean, fmt,
 # deps) skip the install; so does a make started by the first one.
-NODEPS_GOALS := clean fmt deps
+NODEPS_GOALS := clean fmt deps generate
 GOALS := $(or $(MAKECMDGOALS),all)
 ifndef CLAIMCHECK_STAGE2
 ifneq ($(filter-out $(NODEPS_GOALS),$(GOALS)),)
@@ -88,7 +88,7 @@ LINT_BIN := $(BUILD)/claimcheck
 HOOK_BIN := $(BUILD)/claimcheck-webhook
 HAVE_HOOK_MAIN := $(wildcard webhook/main.c)
 
-.PHONY: all deps test run bench fuzz clean golden-update checksrc fmt
+.PHONY: all deps test run bench fuzz clean golden-update checksrc fmt generate
 # keep intermediate objects: no rebuilds, and no "rm ..." after the test
 # summary (`make test` must end with its "N passed, N failed" line)
 .SECONDARY:
@@ -137,6 +137,10 @@ bench: all
 # run them with tests/fuzz/run.sh SECONDS
 fuzz:
 	@FUZZ_BUILD=$(BUILD)/fuzz bash tests/fuzz/build.sh
+
+# generate: the C tables of validate/k8s/ from their data files (PyYAML)
+generate:
+	@python3 validate/k8s/gen.py
 
 golden-update: $(LINT_BIN)
 	@bash tests/golden.sh --update $(T)

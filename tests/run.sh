@@ -51,6 +51,7 @@ for t in build/tests/test_* build/tests/hook_test_*; do
   case "$t" in */test_cel_conformance) continue;; esac
   run_suite "unit $(basename "$t")" "$t"
 done
+run_suite "generated tables" bash tests/generated.sh
 run_suite "golden rules" bash tests/golden.sh
 run_suite "corpus" bash tests/corpus/run.sh
 run_suite "cli end-to-end" bash tests/e2e/cli.sh

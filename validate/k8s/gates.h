@@ -3,9 +3,10 @@
  * every DRA feature gate with its stage and default per Kubernetes minor
  * (1.26-1.37; 1.37 is pre-release), the fields each gate controls per kind
  * and apiVersion shape, the resource.k8s.io version timeline and the
- * device-plugin <-> DRA driver map. The rows live in gates.c, written
- * by hand from ../shared/reference/dra-feature-gates.yaml and dra-api.md
- * §1, §2, §5; tests/unit/test_gates.c checks their consistency.
+ * device-plugin <-> DRA driver map. The rows are data (gates.yaml, from
+ * ../shared/reference/dra-feature-gates.yaml and dra-api.md §1, §2, §5),
+ * generated into gates_data.c by gen.py; tests/unit/test_gates.c checks
+ * their consistency.
  *
  * Everything here is const data plus small pure lookups: no allocation,
  * no printing. target.c resolves a target from it; rules/gates.c,
@@ -16,9 +17,8 @@
 
 #include <stddef.h>
 
-#define GATE_MIN_MINOR 26           /* oldest minor in the table */
-#define GATE_MAX_MINOR 37           /* newest minor (pre-release) */
-#define GATE_RELEASED_MINOR 36      /* newest released minor: the default */
+#include "gates_data.h"          /* GATE_MIN_MINOR, GATE_MAX_MINOR,
+                                       GATE_RELEASED_MINOR */
 #define GATE_NVERSIONS (GATE_MAX_MINOR - GATE_MIN_MINOR + 1)
 
 enum gate_stage {
