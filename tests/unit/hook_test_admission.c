@@ -20,20 +20,9 @@
 #include "../../validate/load_json.h"
 #include "../../validate/tree.h"
 #include "../../webhook/admission.h"
+#include "check.h"
 
-static int passed, failed;
-
-#define CHECK(cond) check((cond), #cond, __LINE__)
-
-static void check(int ok, const char *what, int line)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL line %d: %s\n", line, what);
-}
+static CHECK_INIT;
 
 static const char review_fmt[] =
     "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
@@ -323,6 +312,5 @@ int main(void)
     test_warning_budget();
     test_wanted();
     test_engine();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return CHECK_DONE();
 }

@@ -17,20 +17,9 @@
 
 #include "../../certs/certs.h"
 #include "../../validate/err.h"
+#include "check.h"
 
-static int passed, failed;
-
-#define CHECK(cond) check((cond), #cond, __LINE__)
-
-static void check(int ok, const char *what, int line)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL line %d: %s\n", line, what);
-}
+static CHECK_INIT;
 
 /* A P-256 CA valid 2026-11-29 .. 2126-11-05 made with `openssl req -x509`
  * for these tests only (its key is public: it is right here). */
@@ -402,10 +391,8 @@ static void expect_bad(struct certs_opts *o, const char *needle)
 {
     err.msg[0] = '\0';
     CHECK(certs_generate(o, &err) == -1);
-    if (!strstr(err.msg, needle))
-        printf("FAIL: expected '%s' in '%s'\n", needle, err.msg), failed++;
-    else
-        passed++;
+    CHECK_MSG(strstr(err.msg, needle) != NULL, "expected '%s' in '%s'",
+              needle, err.msg);
 }
 
 static void test_bad_options(void)
@@ -579,12 +566,11 @@ int main(void)
     test_ca_reuse();
     test_read_errors();
     test_main();
-    if (!failed)
+    if (!CHECK_COUNTS->failed)
         rmtree(root);
     else
         printf("scratch directory kept: %s\n", root);
     while (npaths)
         free(paths[--npaths]);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return CHECK_DONE();
 }

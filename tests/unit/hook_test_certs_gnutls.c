@@ -15,20 +15,9 @@
 #include "../../certs/certs.h"
 #include "../../validate/err.h"
 #include "../../webhook/tls.h"
+#include "check.h"
 
-static int passed, failed;
-
-#define CHECK(cond) check((cond), #cond, __LINE__)
-
-static void check(int ok, const char *what, int line)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL line %d: %s\n", line, what);
-}
+static CHECK_INIT;
 
 static char root[64];
 
@@ -109,10 +98,9 @@ int main(void)
     gen_and_load("rsa2048", 2048);
     gen_and_load("rsa3072", 3072);
     test_mismatch();
-    if (!failed)
+    if (!CHECK_COUNTS->failed)
         rmtree(root);
     else
         printf("scratch directory kept: %s\n", root);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return CHECK_DONE();
 }

@@ -20,20 +20,9 @@
 #include "../../webhook/log.h"
 #include "../../webhook/metrics.h"
 #include "../../webhook/tls.h"
+#include "check.h"
 
-static int passed, failed;
-
-#define CHECK(cond) check((cond), #cond, __LINE__)
-
-static void check(int ok, const char *what, int line)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL line %d: %s\n", line, what);
-}
+static CHECK_INIT;
 
 static const char inv_text[] =
     "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
@@ -338,6 +327,5 @@ int main(void)
     test_invstore();
     test_metrics();
     test_tls();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return CHECK_DONE();
 }

@@ -9,21 +9,18 @@
  */
 #include "../../validate/cel/cel.h"
 #include "../../validate/arena.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
+static CHECK_INIT;
 
+/* what: the case; detail: why it failed, or NULL */
 static void check(int ok, const char *what, const char *detail)
 {
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+    CHECK_MSG(ok, "%s%s%s", what, detail ? ": " : "", detail ? detail : "");
 }
 
 /* ---- a sample device ---- */
@@ -940,6 +937,5 @@ int main(void)
     test_regex_gate();
     test_analysis();
     test_refs();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return CHECK_DONE();
 }

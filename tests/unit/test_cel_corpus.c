@@ -7,6 +7,7 @@
  */
 #include "../../validate/cel/cel.h"
 #include "../../validate/arena.h"
+#include "check.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -22,7 +23,8 @@ static const struct { const char *needle, *why; } exceptions[] = {
       "'object'), not a device selector" },
 };
 
-static int passed, failed, excepted;
+static CHECK_INIT;
+static int excepted;
 
 static const char *exception_for(const char *e)
 {
@@ -47,18 +49,11 @@ static void try_expr(const char *file, int line, const char *e)
     rc = cel_compile(&a, &env, e, strlen(e), &p, &err);
     if (why) {
         excepted++;
-        if (rc == 0) {
-            failed++;
-            printf("FAIL %s:%d: listed as invalid but compiles: %s\n", file,
-                   line, e);
-        } else {
-            passed++;
-        }
-    } else if (rc < 0) {
-        failed++;
-        printf("FAIL %s:%d:%u: %s\n    %s\n", file, line, err.col, err.msg, e);
+        CHECK_MSG(rc < 0, "%s:%d: listed as invalid but compiles: %s", file,
+                  line, e);
     } else {
-        passed++;
+        CHECK_MSG(rc == 0, "%s:%d:%u: %s\n    %s", file, line, err.col,
+                  err.msg, e);
     }
     if (rc == 0)
         cel_program_release(p);
@@ -203,11 +198,9 @@ int main(void)
     }
     walk(root);
     printf("corpus: %d expressions compiled as expected (%d documented "
-           "exceptions)\n", passed, excepted);
-    if (passed + failed < 40) {
-        printf("FAIL too few expressions found (%d)\n", passed + failed);
-        failed++;
-    }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+           "exceptions)\n", CHECK_COUNTS->passed, excepted);
+    CHECK_MSG(CHECK_COUNTS->passed + CHECK_COUNTS->failed >= 40,
+              "too few expressions found (%d)",
+              CHECK_COUNTS->passed + CHECK_COUNTS->failed);
+    return CHECK_DONE();
 }

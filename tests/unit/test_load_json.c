@@ -18,20 +18,9 @@
 #include "../../validate/load_json.h"
 #include "../../validate/tree.h"
 #include "json_oracle.h"
+#include "check.h"
 
-static int passed, failed;
-
-#define CHECK(cond) check((cond), #cond, __LINE__)
-
-static void check(int ok, const char *what, int line)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL line %d: %s\n", line, what);
-}
+static CHECK_INIT;
 
 static struct arena arena;
 static struct err err;
@@ -427,6 +416,5 @@ int main(void)
     test_skipping();
     test_differential();
     arena_release(&arena);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return CHECK_DONE();
 }
