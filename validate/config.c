@@ -20,7 +20,7 @@
 void config_init(struct config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-    arena_init(&cfg->arena, 16 * 1024);
+    arena_init(&cfg->arena, ARENA_SMALL_BYTES);
 }
 
 void config_release(struct config *cfg)

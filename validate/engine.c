@@ -776,7 +776,7 @@ void run_check(struct run *r)
         check_object(r, r->objs[i]);
     }
     /* pod-like documents, one at a time in a reused arena */
-    arena_init(&scratch, 64 * 1024);
+    arena_init(&scratch, ARENA_CHUNK_BYTES);
     for (i = 0; i < r->ndefer; i++) {
         arena_clear(&scratch);
         add_doc(r, &scratch, r->defer[i].file, &r->defer[i].chunk,

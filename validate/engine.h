@@ -4,8 +4,9 @@
  * A struct engine holds the resolved configuration (target Kubernetes
  * version, feature gates, runtime-config, rule severities, device-plugin map)
  * and is immutable after engine_init(), so webhook threads share one.
- * A struct inventory is an immutable snapshot of cluster objects (DeviceClasses,
- * ResourceSlices, Nodes, Namespaces, ResourceClaims, ResourceClaimTemplates);
+ * A struct inventory is an immutable snapshot of cluster objects
+ * (DeviceClasses, ResourceSlices, Nodes, Namespaces, ResourceClaims,
+ * ResourceClaimTemplates);
  * it is built once and then only read, so it can be swapped atomically.
  */
 #ifndef CLAIMCHECK_ENGINE_H

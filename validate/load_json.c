@@ -272,7 +272,8 @@ stop:
                 p += 2;
                 continue;
             }
-            if (end - p < 6 || (cp = hex4(p + 2)) > 0xffff)
+            cp = end - p < 6 ? 0x10000 : hex4(p + 2);
+            if (cp > 0xffff)
                 return jp_fail(j, p, "invalid \\u escape in string");
             if (cp == 0)
                 return err_set(j->err, "NUL character (\\u0000) in JSON "
@@ -280,9 +281,9 @@ stop:
             if (cp >= 0xdc00 && cp <= 0xdfff)
                 return jp_fail(j, p, "lone surrogate in string");
             if (cp >= 0xd800 && cp <= 0xdbff) {
-                unsigned lo;
-                if (end - p < 12 || p[6] != '\\' || p[7] != 'u'
-                    || (lo = hex4(p + 8)) < 0xdc00 || lo > 0xdfff)
+                unsigned lo = end - p < 12 || p[6] != '\\' || p[7] != 'u'
+                              ? 0 : hex4(p + 8);
+                if (lo < 0xdc00 || lo > 0xdfff)
                     return jp_fail(j, p, "lone surrogate in string");
                 p += 6;
             }

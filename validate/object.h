@@ -57,7 +57,7 @@ struct selector {
 /* A device request or a firstAvailable sub-request, normalised. */
 struct devreq {
     const char *name;               /* NULL if missing or not a string */
-    const struct tnode *node;       /* the requests[] / firstAvailable[] entry */
+    const struct tnode *node;       /* requests[] / firstAvailable[] entry */
     const struct tnode *name_node;
     const struct tnode *fields;     /* mapping holding deviceClassName etc.:
                                        v1 `exactly`, v1beta1 the request itself,

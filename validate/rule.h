@@ -30,7 +30,8 @@ struct rule {
     const char *id;             /* "shared-claim-replicas": stable forever */
     enum category category;
     enum sev default_sev;
-    unsigned kinds;             /* K_* mask of object kinds it checks; 0 = engine-driven */
+    unsigned kinds;             /* K_* mask of the kinds it checks;
+                                   0 = reported by the engine itself */
     void (*check)(struct check_ctx *cx, const struct object *obj);
     const char *summary;        /* one line, for `claimcheck rules` */
     const char *hint;           /* remediation, shown under each finding */

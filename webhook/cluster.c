@@ -21,6 +21,7 @@
 #include "../validate/buf.h"
 #include "../validate/engine.h"
 #include "../validate/err.h"
+#include "../validate/limits.h"
 #include "../validate/load_json.h"
 #include "../validate/tree.h"
 #include "invstore.h"
@@ -351,7 +352,7 @@ static int add_objects(void *cls, struct inventory *inv, struct err *err)
     size_t r, i;
     int ret = 0;
 
-    arena_init(&a, 64 * 1024);
+    arena_init(&a, ARENA_CHUNK_BYTES);
     pthread_mutex_lock(&c->mu);
     for (r = 0; r < NRES && ret == 0; r++) {
         struct objmap *m = &c->res[r].objs;
@@ -367,7 +368,7 @@ static int add_objects(void *cls, struct inventory *inv, struct err *err)
                             c->res[r].kind, o->key, e.msg);
                 }
                 arena_release(&a);
-                arena_init(&a, 64 * 1024);
+                arena_init(&a, ARENA_CHUNK_BYTES);
             }
         }
     }
@@ -531,7 +532,7 @@ static int do_list(struct resource *r, struct err *err)
             buf_release(&s.body);
             goto out;
         }
-        arena_init(&a, 64 * 1024);
+        arena_init(&a, ARENA_CHUNK_BYTES);
         if (load_json(&a, s.body.p, s.body.len, &t, err) < 0) {
             buf_release(&s.body);
             arena_release(&a);
@@ -588,7 +589,7 @@ static void handle_event(struct sink *s, const char *line, size_t len)
     const char *type, *rv;
     const struct tnode *obj;
 
-    arena_init(&a, 16 * 1024);
+    arena_init(&a, ARENA_SMALL_BYTES);
     if (load_json(&a, line, len, &t, &err) < 0) {
         log_msg(LOG_WARN, "inventory: bad watch event for %s: %s",
                 r->plural, err.msg);

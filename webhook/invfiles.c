@@ -106,7 +106,7 @@ static int walk(const char *path, int depth, int top, struct filelist *l,
         char **kids = NULL;
         size_t nk = 0, cap = 0, i;
         int rc = 0;
-        while ((e = readdir(d)) != NULL) {
+        for (e = readdir(d); e; e = readdir(d)) {
             char full[4096];
             struct stat ks;
             if (e->d_name[0] == '.')

@@ -46,9 +46,10 @@ static char *decimal(char *o, unsigned long v)
     char t[24];
     int n = 0;
 
-    do
+    do {
         t[n++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
+        v /= 10;
+    } while (v != 0);
     while (n)
         *o++ = t[--n];
     return o;

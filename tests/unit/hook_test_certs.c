@@ -86,8 +86,8 @@ static char *slurp(const char *file, size_t *len)
 
     if (!f)
         return NULL;
-    if (fseek(f, 0, SEEK_END) < 0 || (n = ftell(f)) < 0 ||
-        fseek(f, 0, SEEK_SET) < 0) {
+    n = fseek(f, 0, SEEK_END) < 0 ? -1 : ftell(f);
+    if (n < 0 || fseek(f, 0, SEEK_SET) < 0) {
         fclose(f);
         return NULL;
     }
@@ -163,7 +163,7 @@ static void rmtree(const char *dir)
 
     if (!d)
         return;
-    while ((de = readdir(d))) {
+    for (de = readdir(d); de; de = readdir(d)) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
         snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
@@ -184,7 +184,7 @@ static int count_entries(const char *dir)
 
     if (!d)
         return -1;
-    while ((de = readdir(d)))
+    for (de = readdir(d); de; de = readdir(d))
         if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
             n++;
     closedir(d);

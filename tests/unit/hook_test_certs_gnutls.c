@@ -30,7 +30,7 @@ static void rmtree(const char *dir)
 
     if (!d)
         return;
-    while ((de = readdir(d))) {
+    for (de = readdir(d); de; de = readdir(d)) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
         snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);

@@ -138,8 +138,12 @@ static void test_metrics(void)
     CHECK(strstr(b.p, "claimcheck_tls_cert_not_after_timestamp_seconds "
                  "2000000000\n") != NULL);
     /* every sample line is "name{labels} value" or "name value" */
-    for (char *line = strtok(b.p, "\n"); line; line = strtok(NULL, "\n"))
-        CHECK(line[0] == '#' || strchr(line, ' ') != NULL);
+    for (const char *line = b.p; *line; ) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        CHECK(line[0] == '#' || memchr(line, ' ', len) != NULL);
+        line += len + (eol != NULL);
+    }
     buf_release(&b);
     metrics_free(m);
 }
@@ -179,7 +183,8 @@ static int copy(const char *from, const char *to)
         fclose(a);
         return -1;
     }
-    while ((n = fread(buf, 1, sizeof(buf), a)) > 0)
+    for (n = fread(buf, 1, sizeof(buf), a); n > 0;
+         n = fread(buf, 1, sizeof(buf), a))
         fwrite(buf, 1, n, b);
     fclose(a);
     fclose(b);

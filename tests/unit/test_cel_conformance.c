@@ -52,11 +52,16 @@ static int verbose;
 
 static int b64val(int c)
 {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62;
-    if (c == '/' || c == '_') return 63;
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+' || c == '-')
+        return 62;
+    if (c == '/' || c == '_')
+        return 63;
     return -1;
 }
 
@@ -107,17 +112,20 @@ static int conv(struct arena *a, const cJSON *j, struct cel_value *out,
         *why = "malformed value";
         return -1;
     }
-    if ((c = cJSON_GetObjectItemCaseSensitive(j, "int64Value"))) {
+    c = cJSON_GetObjectItemCaseSensitive(j, "int64Value");
+    if (c) {
         *out = cel_vint(cJSON_IsString(c) ? strtoll(c->valuestring, NULL, 10)
                                           : (int64_t)c->valuedouble);
         return 0;
     }
-    if ((c = cJSON_GetObjectItemCaseSensitive(j, "uint64Value"))) {
+    c = cJSON_GetObjectItemCaseSensitive(j, "uint64Value");
+    if (c) {
         *out = cel_vuint(cJSON_IsString(c) ? strtoull(c->valuestring, NULL, 10)
                                            : (uint64_t)c->valuedouble);
         return 0;
     }
-    if ((c = cJSON_GetObjectItemCaseSensitive(j, "doubleValue"))) {
+    c = cJSON_GetObjectItemCaseSensitive(j, "doubleValue");
+    if (c) {
         double d = c->valuedouble;
         if (cJSON_IsString(c)) {
             if (!strcmp(c->valuestring, "NaN"))
@@ -132,13 +140,15 @@ static int conv(struct arena *a, const cJSON *j, struct cel_value *out,
         *out = cel_vdouble(d);
         return 0;
     }
-    if ((c = cJSON_GetObjectItemCaseSensitive(j, "stringValue"))) {
+    c = cJSON_GetObjectItemCaseSensitive(j, "stringValue");
+    if (c) {
         size_t n;
         const char *s = jstr(a, c, &n);
         *out = cel_vstr(arena_strndup(a, s, n), n);
         return 0;
     }
-    if ((c = cJSON_GetObjectItemCaseSensitive(j, "bytesValue"))) {
+    c = cJSON_GetObjectItemCaseSensitive(j, "bytesValue");
+    if (c) {
         const char *s = c->valuestring;
         size_t n = strlen(s), o = 0, i;
         char *d = arena_alloc(a, n + 1);
@@ -158,7 +168,8 @@ static int conv(struct arena *a, const cJSON *j, struct cel_value *out,
         *out = cel_vbytes(d, o);
         return 0;
     }
-    if ((c = cJSON_GetObjectItemCaseSensitive(j, "boolValue"))) {
+    c = cJSON_GetObjectItemCaseSensitive(j, "boolValue");
+    if (c) {
         *out = cel_vbool(cJSON_IsTrue(c));
         return 0;
     }
@@ -166,7 +177,8 @@ static int conv(struct arena *a, const cJSON *j, struct cel_value *out,
         *out = cel_vnull();
         return 0;
     }
-    if ((c = cJSON_GetObjectItemCaseSensitive(j, "listValue"))) {
+    c = cJSON_GetObjectItemCaseSensitive(j, "listValue");
+    if (c) {
         const cJSON *vals = cJSON_GetObjectItemCaseSensitive(c, "values");
         int n = cJSON_GetArraySize(vals), i;
         struct cel_value *items = arena_alloc(a, (size_t)(n + 1) *
@@ -182,7 +194,8 @@ static int conv(struct arena *a, const cJSON *j, struct cel_value *out,
         out->v.l = l;
         return 0;
     }
-    if ((c = cJSON_GetObjectItemCaseSensitive(j, "mapValue"))) {
+    c = cJSON_GetObjectItemCaseSensitive(j, "mapValue");
+    if (c) {
         const cJSON *ents = cJSON_GetObjectItemCaseSensitive(c, "entries");
         int n = cJSON_GetArraySize(ents), i;
         struct cel_value *k = arena_alloc(a, (size_t)(n + 1) * sizeof(*k));
@@ -203,7 +216,8 @@ static int conv(struct arena *a, const cJSON *j, struct cel_value *out,
         out->v.m = m;
         return 0;
     }
-    if ((c = cJSON_GetObjectItemCaseSensitive(j, "typeValue"))) {
+    c = cJSON_GetObjectItemCaseSensitive(j, "typeValue");
+    if (c) {
         int t = cel_type_lookup(c->valuestring, strlen(c->valuestring));
         if (t < 0) {
             *why = "protobuf message types";
@@ -447,7 +461,8 @@ static char *slurp(const char *path, size_t *len)
 
     if (!f)
         return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0) {
+    n = fseek(f, 0, SEEK_END) != 0 ? -1 : ftell(f);
+    if (n < 0) {
         fclose(f);
         return NULL;
     }

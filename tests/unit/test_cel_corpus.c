@@ -162,7 +162,7 @@ static void walk(const char *dir)
 
     if (!d)
         return;
-    while ((e = readdir(d)) != NULL) {
+    for (e = readdir(d); e; e = readdir(d)) {
         char p[4096];
         struct stat st;
         size_t l;

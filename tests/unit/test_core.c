@@ -316,7 +316,7 @@ static int dir_has(const char *dir, const char *prefix)
 
     if (!d)
         return 0;
-    while ((e = readdir(d)) != NULL)
+    for (e = readdir(d); e; e = readdir(d))
         if (!strncmp(e->d_name, prefix, strlen(prefix))
             && strstr(e->d_name, ".yaml"))
             found = 1;

@@ -314,8 +314,10 @@ static char *slurp(const char *path, size_t *n)
 
     if (!f)
         return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0
-        && fseek(f, 0, SEEK_SET) == 0 && (p = malloc((size_t)len + 1))) {
+    len = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    p = len >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)len + 1)
+                                                : NULL;
+    if (p) {
         *n = fread(p, 1, (size_t)len, f);
         p[*n] = '\0';
     }

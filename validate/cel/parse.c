@@ -202,41 +202,50 @@ static int name_is(const struct cel_node *n, const char *s)
 
 /* Builds a comprehension node for a member macro, or returns NULL when the
  * call is not a macro (then it is an ordinary call). */
+/* The macros: a receiver-style call with this name and argument count
+ * (the target not counted) expands; twovar: the first two arguments are
+ * variable names. */
+static const struct {
+    const char *name;
+    unsigned nargs;
+    int macro;
+    int twovar;
+} macros[] = {
+    {"all", 2, CEL_M_ALL, 0},
+    {"all", 3, CEL_M_ALL2, 1},
+    {"exists", 2, CEL_M_EXISTS, 0},
+    {"exists", 3, CEL_M_EXISTS2, 1},
+    {"exists_one", 2, CEL_M_EXISTS_ONE, 0},
+    {"existsOne", 2, CEL_M_EXISTS_ONE, 0},
+    {"exists_one", 3, CEL_M_EXISTS_ONE2, 1},
+    {"existsOne", 3, CEL_M_EXISTS_ONE2, 1},
+    {"map", 2, CEL_M_MAP, 0},
+    {"map", 3, CEL_M_MAP_FILTER, 0},
+    {"filter", 2, CEL_M_FILTER, 0},
+    {"transformList", 3, CEL_M_TLIST, 1},
+    {"transformList", 4, CEL_M_TLIST_FILTER, 1},
+    {"transformMap", 3, CEL_M_TMAP, 1},
+    {"transformMap", 4, CEL_M_TMAP_FILTER, 1},
+    {"optMap", 2, CEL_M_OPTMAP, 0},
+    {"optFlatMap", 2, CEL_M_OPTFLATMAP, 0},
+    {"sortBy", 2, CEL_M_SORTBY, 0},
+};
+
 static struct cel_node *macro(struct parser *ps, struct cel_node *target,
                               const char *name, size_t nl,
                               struct cel_node **a, unsigned na, unsigned off)
 {
     int m = -1, twovar = 0;
     struct cel_node *n;
+    size_t k;
 
-#define IS(s) (nl == strlen(s) && memcmp(name, s, nl) == 0)
-    if (IS("all") && na == 2) m = CEL_M_ALL;
-    else if (IS("all") && na == 3) { m = CEL_M_ALL2; twovar = 1; }
-    else if (IS("exists") && na == 2) m = CEL_M_EXISTS;
-    else if (IS("exists") && na == 3) { m = CEL_M_EXISTS2; twovar = 1; }
-    else if ((IS("exists_one") || IS("existsOne")) && na == 2)
-        m = CEL_M_EXISTS_ONE;
-    else if ((IS("exists_one") || IS("existsOne")) && na == 3) {
-        m = CEL_M_EXISTS_ONE2;
-        twovar = 1;
-    }
-    else if (IS("map") && na == 2) m = CEL_M_MAP;
-    else if (IS("map") && na == 3) m = CEL_M_MAP_FILTER;
-    else if (IS("filter") && na == 2) m = CEL_M_FILTER;
-    else if (IS("transformList") && na == 3) { m = CEL_M_TLIST; twovar = 1; }
-    else if (IS("transformList") && na == 4) {
-        m = CEL_M_TLIST_FILTER;
-        twovar = 1;
-    }
-    else if (IS("transformMap") && na == 3) { m = CEL_M_TMAP; twovar = 1; }
-    else if (IS("transformMap") && na == 4) {
-        m = CEL_M_TMAP_FILTER;
-        twovar = 1;
-    }
-    else if (IS("optMap") && na == 2) m = CEL_M_OPTMAP;
-    else if (IS("optFlatMap") && na == 2) m = CEL_M_OPTFLATMAP;
-    else if (IS("sortBy") && na == 2) m = CEL_M_SORTBY;
-#undef IS
+    for (k = 0; k < sizeof(macros) / sizeof(macros[0]); k++)
+        if (macros[k].nargs == na && strlen(macros[k].name) == nl
+            && memcmp(name, macros[k].name, nl) == 0) {
+            m = macros[k].macro;
+            twovar = macros[k].twovar;
+            break;
+        }
     if (m < 0)
         return NULL;
     if (!is_ident_node(a[0]) || (twovar && !is_ident_node(a[1]))) {

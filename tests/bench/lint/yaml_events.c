@@ -14,7 +14,10 @@ int main(int argc, char **argv)
     long events = 0;
     int done = 0;
 
-    if (argc != 2 || !(f = fopen(argv[1], "rb")))
+    if (argc != 2)
+        return 2;
+    f = fopen(argv[1], "rb");
+    if (!f)
         return 2;
     yaml_parser_initialize(&p);
     yaml_parser_set_input_file(&p, f);

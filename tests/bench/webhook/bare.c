@@ -90,13 +90,13 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
     d = MHD_start_daemon(MHD_USE_TLS | MHD_USE_EPOLL_INTERNAL_THREAD,
-                         (uint16_t)atoi(argv[3]), NULL, NULL, on_access,
+                         (uint16_t)strtoul(argv[3], NULL, 10), NULL, NULL, on_access,
                          NULL, MHD_OPTION_HTTPS_MEM_CERT, cert,
                          MHD_OPTION_HTTPS_MEM_KEY, key,
                          MHD_OPTION_HTTPS_PRIORITIES,
                          "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
                          MHD_OPTION_THREAD_POOL_SIZE,
-                         (unsigned)atoi(argv[4]), MHD_OPTION_END);
+                         (unsigned)strtoul(argv[4], NULL, 10), MHD_OPTION_END);
     if (!d)
         return 1;
     while (!stop)
