@@ -1,8 +1,8 @@
 /*
  * gates.c - the feature-gate and api-version families:
  * feature-gate-disabled, feature-gate-prerelease (gated fields, read from
- * the gated_fields table of validate/k8s/gates.c, against the target's effective
- * gates) and api-version-unavailable, api-version-deprecated (the
+ * the gated_fields table of validate/k8s/gates.yaml, against the target's
+ * effective gates) and api-version-unavailable, api-version-deprecated (the
  * resource.k8s.io version timeline against the target and runtime-config).
  * Gate-dependent CEL (includes(), device.allowMultipleAllocations) is the
  * selector rules' business, not this file's.

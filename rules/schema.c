@@ -316,8 +316,8 @@ static void check_config(struct check_ctx *cx, const struct claimspec *c,
     if (!cfg || wrong_type(cx, cfg, T_SEQ, "config") || !tree_is_seq(cfg))
         return;
     if (cfg->n > MAX_CONFIG)
-        report(cx, cfg, "%zu config entries; at most %d are allowed", (size_t)cfg->n,
-               MAX_CONFIG);
+        report(cx, cfg, "%zu config entries; at most %d are allowed",
+               (size_t)cfg->n, MAX_CONFIG);
     for (i = 0; i < cfg->n; i++) {
         const struct tnode *e = cfg->kids[i];
         const struct tnode *op = tree_get(e, "opaque");
