@@ -123,7 +123,10 @@ static size_t utf8_len(const unsigned char *s)
     return n;
 }
 
-int buf_add_json_str(struct buf *b, const char *s)
+/* go: as Go's encoding/json.Marshal writes a string (sigs.k8s.io/yaml's
+ * YAMLToJSON output): also <, > and & as \u003c..., U+2028 and U+2029
+ * escaped, DEL as it is */
+static int add_json_str(struct buf *b, const char *s, int go)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *u = (const unsigned char *)s;
@@ -135,7 +138,8 @@ int buf_add_json_str(struct buf *b, const char *s)
         int rc;
         size_t n = 1;
         /* a run of printable ASCII needing no escape goes in at once */
-        while (*run >= 0x20 && *run < 0x7f && *run != '"' && *run != '\\')
+        while (*run >= 0x20 && *run < 0x7f && *run != '"' && *run != '\\'
+               && !(go && (*run == '<' || *run == '>' || *run == '&')))
             run++;
         if (run > u) {
             if (buf_add(b, u, (size_t)(run - u)) < 0)
@@ -150,14 +154,20 @@ int buf_add_json_str(struct buf *b, const char *s)
         case '\r': rc = buf_add(b, "\\r", 2); break;
         case '\t': rc = buf_add(b, "\\t", 2); break;
         default:
-            if (*u < 0x20 || *u == 0x7f) {
+            if (*u < 0x20 || (*u == 0x7f && !go)
+                || (go && (*u == '<' || *u == '>' || *u == '&'))) {
                 char e[6] = {'\\', 'u', '0', '0', hex[*u >> 4], hex[*u & 15]};
                 rc = buf_add(b, e, 6);
+            } else if (*u == 0x7f) {
+                rc = buf_addc(b, '\x7f');
             } else {
                 n = utf8_len(u);
                 if (n == 0) {
                     rc = buf_add(b, "\\ufffd", 6);   /* invalid UTF-8 */
                     n = 1;
+                } else if (go && n == 3 && u[0] == 0xe2 && u[1] == 0x80
+                           && (u[2] == 0xa8 || u[2] == 0xa9)) {
+                    rc = buf_add(b, u[2] == 0xa8 ? "\\u2028" : "\\u2029", 6);
                 } else {
                     rc = buf_add(b, u, n);
                 }
@@ -168,6 +178,16 @@ int buf_add_json_str(struct buf *b, const char *s)
         u += n;
     }
     return buf_addc(b, '"');
+}
+
+int buf_add_json_str(struct buf *b, const char *s)
+{
+    return add_json_str(b, s, 0);
+}
+
+int buf_add_json_str_go(struct buf *b, const char *s)
+{
+    return add_json_str(b, s, 1);
 }
 
 void buf_reset(struct buf *b)

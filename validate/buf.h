@@ -30,6 +30,10 @@ int buf_vaddf(struct buf *b, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 /* Appends s as a JSON string literal (quotes and escapes included). */
 int buf_add_json_str(struct buf *b, const char *s);
+/* The same as Go's encoding/json.Marshal writes it (what the apiserver
+ * receives from kubectl): <, > and & as \u003c \u003e \u0026, U+2028 and
+ * U+2029 escaped, invalid UTF-8 as \ufffd per byte. */
+int buf_add_json_str_go(struct buf *b, const char *s);
 void buf_reset(struct buf *b);          /* len = 0, keeps memory */
 void buf_release(struct buf *b);        /* frees; buf_init again to reuse */
 

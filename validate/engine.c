@@ -669,7 +669,6 @@ static void add_doc(struct run *r, struct arena *scratch, const char *file,
                     const struct ychunk *c, unsigned doc_index)
 {
     struct ydoc d;
-    size_t j;
 
     load_yaml_chunk(scratch ? scratch : r->arena, c, &d);
     if (d.error) {
@@ -678,9 +677,6 @@ static void add_doc(struct run *r, struct arena *scratch, const char *file,
                    d.error);
         return;
     }
-    for (j = 0; j < d.nwarnings; j++)
-        raw_report(r, "input-parse", file, d.wline[j], d.wcol[j], NULL, "",
-                   d.warnings[j]);
     if (d.root)
         add_root(r, scratch, d.root, file, doc_index, NULL);
 }
@@ -689,9 +685,13 @@ void run_add_text(struct run *r, const char *file, const char *data,
                   size_t len)
 {
     struct ychunks chunks;
+    struct ychunk all;
     size_t i;
 
-    load_yaml_split(r->arena, data, len, &chunks);
+    memset(&all, 0, sizeof(all));
+    all.text = data;
+    all.len = len;
+    load_yaml_split(r->arena, &all, &chunks);
     for (i = 0; i < chunks.n; i++) {
         const struct ychunk *c = &chunks.v[i];
         if (is_template(c->text, c->len))

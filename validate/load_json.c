@@ -87,6 +87,31 @@ int utf8_valid(const char *s, size_t n)
     return 1;
 }
 
+size_t utf8_space_len(const char *s, const char *end)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = (size_t)(end - s);
+
+    if (!n)
+        return 0;
+    if (u[0] == ' ' || (u[0] >= '\t' && u[0] <= '\r'))
+        return 1;
+    if (n >= 2 && u[0] == 0xc2 && (u[1] == 0x85 || u[1] == 0xa0))
+        return 2;                               /* NEL, NBSP */
+    if (n < 3)
+        return 0;
+    if (u[0] == 0xe1 && u[1] == 0x9a && u[2] == 0x80)
+        return 3;                               /* U+1680 */
+    if (u[0] == 0xe2 && u[1] == 0x80
+        && (u[2] <= 0x8a || u[2] == 0xa8 || u[2] == 0xa9 || u[2] == 0xaf))
+        return 3;                   /* U+2000..200A, U+2028/9, U+202F */
+    if (u[0] == 0xe2 && u[1] == 0x81 && u[2] == 0x9f)
+        return 3;                               /* U+205F */
+    if (u[0] == 0xe3 && u[1] == 0x80 && u[2] == 0x80)
+        return 3;                               /* U+3000 */
+    return 0;
+}
+
 /* ---- the parser ------------------------------------------------------- */
 
 struct jp {

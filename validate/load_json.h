@@ -44,5 +44,10 @@ int load_json_skipping(struct arena *a, const char *data, size_t len,
 
 /* 1 if s[0..n) is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */
 int utf8_valid(const char *s, size_t n);
+/* Bytes of the white-space character at s (before end) as Go's
+ * unicode.IsSpace sees it (ASCII \t \n \v \f \r and space, U+0085,
+ * U+00A0 and Unicode's other spaces), 0 if s is not one: kubectl trims
+ * these around a `---` and before a JSON stream's first '{'. */
+size_t utf8_space_len(const char *s, const char *end);
 
 #endif

@@ -2,16 +2,20 @@
  * load_yaml.c - libyaml's event stream -> struct tnode trees with 1-based
  * positions. The only file that includes <yaml.h>.
  *
- * Owns: splitting a stream into documents on `---` lines (so one broken
- * document does not hide the others: libyaml cannot resume after an error),
- * the nesting cap applied while streaming events (libyaml's scanner is
- * quadratic on deep flow nesting), alias expansion under a node budget
- * (billion laughs), merge keys (`<<`, explicit keys win, as go-yaml does)
- * and duplicate keys (the last wins, as Kubernetes' decoder does; each
- * duplicate is recorded as a warning). JSON files are loaded here too: JSON
- * is valid YAML flow syntax and libyaml gives us positions, which cJSON
- * cannot (cJSON is used only for webhook bodies, where speed matters and no
- * positions exist).
+ * Owns reading YAML as kubectl does (facts: tests/k8s/decode/SPLIT.md and
+ * RESOLVE.md): the stream is split on `---` lines as apimachinery's
+ * YAMLReader splits it (a `---` line with anything but a comment after it
+ * is an error; `...` is no separator; each chunk is one document for
+ * go-yaml, which reads its first document only, so text after a `...` line
+ * up to the next `---` line is ignored), and each chunk becomes the tree
+ * sigs.k8s.io/yaml would make of it: scalars and keys resolved as go-yaml v2
+ * does (tree_resolve(), tree_json_key()), merge keys applied where `<<`
+ * stands (a key written before it is overwritten, keys after it win, in a
+ * sequence of maps the earlier wins), duplicate keys collapsed (the last
+ * wins, flagged TF_DUP). Also: the nesting cap applied while streaming
+ * events (libyaml's scanner is quadratic on deep flow nesting) and alias
+ * expansion under a node budget (billion laughs). JSON text is read by
+ * load_json.c; stream.c decides which reader a file gets.
  */
 #include "load_yaml.h"
 
@@ -21,7 +25,10 @@
 
 #include "arena.h"
 #include "limits.h"
+#include "load_json.h"
 #include "tree.h"
+
+#define YAML_MERGE_TAG "tag:yaml.org,2002:merge"
 
 /* ==== building state ==================================================== */
 
@@ -32,8 +39,7 @@ struct frame {
     int want_key;               /* map: next scalar is a key */
     const char *key;            /* map: pending key */
     unsigned key_line, key_col;
-    struct tnode **merges;      /* values of `<<` keys, applied at the end */
-    size_t nmerges, capmerges;
+    int key_merge;              /* the pending key is a merge key `<<` */
     size_t *hash;               /* map: open-addressed key index (n > 16) */
     size_t hcap;
 };
@@ -46,6 +52,7 @@ struct anchor {
 struct builder {
     struct arena *a;
     unsigned line_off;          /* lines before this chunk */
+    unsigned col_off;           /* columns before it on its first line */
     struct frame *st;           /* frame stack */
     size_t depth, stcap;
     struct anchor *anchors;
@@ -56,8 +63,9 @@ struct builder {
     struct tnode *root;
     const char *error;
     unsigned eline, ecol;
-    struct ydoc *doc;
 };
+
+#define TF_MERGED 0x80  /* while its map is built: a member a merge made */
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -65,21 +73,6 @@ static void *xrealloc(void *p, size_t n)
     if (!q)
         abort();
     return q;
-}
-
-static void add_warning(struct builder *b, unsigned line, unsigned col,
-                        const char *msg)
-{
-    struct ydoc *d = b->doc;
-    size_t n = d->nwarnings;
-
-    d->warnings = arena_grow(b->a, d->warnings, n, n + 1, sizeof(char *));
-    d->wline = arena_grow(b->a, d->wline, n, n + 1, sizeof(unsigned));
-    d->wcol = arena_grow(b->a, d->wcol, n, n + 1, sizeof(unsigned));
-    d->warnings[n] = msg;
-    d->wline[n] = line;
-    d->wcol[n] = col;
-    d->nwarnings = n + 1;
 }
 
 static size_t hash_str(const char *s)
@@ -151,20 +144,20 @@ static void frame_push_kid(struct frame *f, struct tnode *kid)
     }
 }
 
-/* Adds a member to a map frame; a duplicate key replaces the old value in
- * place (last wins) and is recorded. explicit_key = 0 for merged members,
- * which never replace. */
-static void map_put(struct builder *b, struct frame *f, struct tnode *v,
-                    int explicit_key)
+/* Adds a member to a map frame. A key set before is replaced in place:
+ * the last value wins, as in go-yaml. merged: the member comes from a merge
+ * key, which overwrites what came before it (go-yaml merges where `<<`
+ * stands); an explicit key that replaces an explicit one is a duplicate
+ * (TF_DUP), one that replaces a merged member is the merge's purpose. */
+static void map_put(struct frame *f, struct tnode *v, int merged)
 {
     size_t at = frame_find(f, v->key);
 
+    if (merged)
+        v->flags |= TF_MERGED;
     if (at != (size_t)-1) {
-        if (!explicit_key)
-            return;
-        add_warning(b, v->key_line, v->key_col,
-                    arena_printf(b->a, "duplicate key '%s': the last value "
-                                 "is used, as Kubernetes does", v->key));
+        if (!merged && !(f->kids[at]->flags & TF_MERGED))
+            v->flags |= TF_DUP;
         f->kids[at] = v;
         return;
     }
@@ -246,6 +239,39 @@ static void add_anchor(struct builder *b, const char *name, struct tnode *n)
 
 /* ==== event handling ===================================================== */
 
+/* A merge key's value: its members go into f where `<<` stands (go-yaml's
+ * decoder.merge: a mapping or an alias of one, or a sequence of those with
+ * the earlier winning). Alias values are already copies: nodes move. */
+static void apply_merge(struct builder *b, struct frame *f,
+                        struct tnode *v)
+{
+    size_t i, j;
+
+    if (v->kind == T_SEQ) {
+        for (i = 0; i < v->n; i++)
+            if (v->kids[i]->kind != T_MAP)
+                break;
+        if (i == v->n) {
+            for (i = v->n; i-- > 0;) {
+                const struct tnode *m = v->kids[i];
+                for (j = 0; j < m->n; j++) {
+                    m->kids[j]->parent = f->node;
+                    map_put(f, m->kids[j], 1);
+                }
+            }
+            return;
+        }
+    } else if (v->kind == T_MAP) {
+        for (j = 0; j < v->n; j++) {
+            v->kids[j]->parent = f->node;
+            map_put(f, v->kids[j], 1);
+        }
+        return;
+    }
+    fail(b, v->line, v->col, "map merge requires map or sequence of maps "
+         "as the value");
+}
+
 /* Attaches a finished value to the top frame (or makes it the root). */
 static void attach(struct builder *b, struct tnode *v)
 {
@@ -261,21 +287,15 @@ static void attach(struct builder *b, struct tnode *v)
         frame_push_kid(f, v);
         return;
     }
+    f->want_key = 1;
+    if (f->key_merge) {
+        apply_merge(b, f, v);
+        return;
+    }
     v->key = f->key;
     v->key_line = f->key_line;
     v->key_col = f->key_col;
-    f->want_key = 1;
-    if (strcmp(v->key, "<<") == 0 && f->key_line && !v->quoted
-        && (v->kind == T_MAP || v->kind == T_SEQ)) {
-        if (f->nmerges == f->capmerges) {
-            f->capmerges = f->capmerges ? f->capmerges * 2 : 4;
-            f->merges = xrealloc(f->merges,
-                                 f->capmerges * sizeof(*f->merges));
-        }
-        f->merges[f->nmerges++] = v;
-        return;
-    }
-    map_put(b, f, v, 1);
+    map_put(f, v, 0);
 }
 
 static void push_frame(struct builder *b, struct tnode *n)
@@ -293,35 +313,11 @@ static void push_frame(struct builder *b, struct tnode *n)
     f->n = 0;
     f->want_key = n->kind == T_MAP;
     f->key = NULL;
-    f->nmerges = 0;
+    f->key_merge = 0;
     if (f->hash) {
         free(f->hash);
         f->hash = NULL;
         f->hcap = 0;
-    }
-}
-
-static void apply_merge_source(struct builder *b, struct frame *f,
-                               const struct tnode *src)
-{
-    size_t i;
-
-    if (src->kind != T_MAP) {
-        fail(b, src->line, src->col, "merge key '<<' needs a mapping or a "
-             "sequence of mappings");
-        return;
-    }
-    b->alias_line = src->line;
-    b->alias_col = src->col;
-    for (i = 0; i < src->n && !b->error; i++) {
-        struct tnode *k = copy_tree(b, src->kids[i], 0);
-        if (!k)
-            return;
-        k->key = src->kids[i]->key;
-        k->key_line = src->kids[i]->key_line;
-        k->key_col = src->kids[i]->key_col;
-        k->parent = f->node;
-        map_put(b, f, k, 0);
     }
 }
 
@@ -331,21 +327,12 @@ static void pop_frame(struct builder *b)
     struct tnode *n = f->node;
     size_t i;
 
-    /* merged members: explicit keys win, earlier merge sources win */
-    for (i = 0; i < f->nmerges && !b->error; i++) {
-        const struct tnode *m = f->merges[i];
-        if (m->kind == T_SEQ) {
-            size_t j;
-            for (j = 0; j < m->n; j++)
-                apply_merge_source(b, f, m->kids[j]);
-        } else {
-            apply_merge_source(b, f, m);
-        }
-    }
     n->n = (unsigned)f->n;
     if (f->n) {
         n->kids = arena_alloc(b->a, f->n * sizeof(*n->kids));
         memcpy(n->kids, f->kids, f->n * sizeof(*n->kids));
+        for (i = 0; i < f->n; i++)
+            n->kids[i]->flags &= (unsigned char)~TF_MERGED;
     }
     b->depth--;
     attach(b, n);
@@ -356,9 +343,27 @@ static unsigned mline(const struct builder *b, yaml_mark_t m)
     return (unsigned)m.line + 1 + b->line_off;
 }
 
-static unsigned mcol(yaml_mark_t m)
+static unsigned mcol(const struct builder *b, yaml_mark_t m)
 {
-    return (unsigned)m.column + 1;
+    return (unsigned)m.column + 1 + (m.line == 0 ? b->col_off : 0);
+}
+
+/* The pending key of map frame f is k (a resolved scalar): its JSON name
+ * as sigs.k8s.io/yaml makes it, or a failure for a null key. */
+static void set_key(struct builder *b, struct frame *f, const struct tnode *k,
+                    unsigned line, unsigned col)
+{
+    const char *key = tree_json_key(b->a, k);
+
+    if (!key) {
+        fail(b, line, col, "a null key cannot become a JSON field name "
+             "(sigs.k8s.io/yaml refuses it)");
+        return;
+    }
+    f->key = key;
+    f->key_line = line;
+    f->key_col = col;
+    f->want_key = 0;
 }
 
 static void on_scalar(struct builder *b, const yaml_event_t *ev)
@@ -366,49 +371,45 @@ static void on_scalar(struct builder *b, const yaml_event_t *ev)
     const char *val = (const char *)ev->data.scalar.value;
     size_t len = ev->data.scalar.length;
     const char *tag = (const char *)ev->data.scalar.tag;
+    int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
     struct frame *f = b->depth ? &b->st[b->depth - 1] : NULL;
+    unsigned line = mline(b, ev->start_mark), col = mcol(b, ev->start_mark);
+    const char *why;
     struct tnode *n;
 
     if (len > LIMIT_SCALAR_BYTES) {
-        fail(b, mline(b, ev->start_mark), mcol(ev->start_mark),
-             "scalar larger than the 64 MiB limit");
+        fail(b, line, col, "scalar larger than the 64 MiB limit");
         return;
     }
+    if (f && f->node->kind == T_MAP && f->want_key
+        && memchr(val, '\0', len)) {
+        fail(b, line, col, "mapping key contains a NUL character");
+        return;
+    }
+    n = tree_new(b->a, T_STR, line, col);
+    n->str = arena_strndup(b->a, val, len);
+    /* quoted: not plain, or made a string by its tag ("!", !!str) */
+    n->quoted = !plain || (tag && (!strcmp(tag, "!")
+                                   || !strcmp(tag, YAML_STR_TAG)));
+    if (tree_resolve(b->a, n, tag, plain, &why) < 0) {
+        fail(b, line, col, why);
+        return;
+    }
+    if (ev->data.scalar.anchor)
+        add_anchor(b, (const char *)ev->data.scalar.anchor, n);
     if (f && f->node->kind == T_MAP && f->want_key) {
-        if (memchr(val, '\0', len)) {
-            fail(b, mline(b, ev->start_mark), mcol(ev->start_mark),
-                 "mapping key contains a NUL character");
+        /* go-yaml's isMerge: a plain `<<` or one tagged !!merge */
+        if (!strcmp(n->str, "<<")
+            && ((plain && !tag) || (tag && !strcmp(tag, YAML_MERGE_TAG)))) {
+            f->key_merge = 1;
+            f->want_key = 0;
             return;
         }
-        f->key = arena_strndup(b->a, val, len);
-        f->key_line = mline(b, ev->start_mark);
-        f->key_col = mcol(ev->start_mark);
-        f->want_key = 0;
-        if (ev->data.scalar.anchor) {
-            n = tree_new(b->a, T_STR, f->key_line, f->key_col);
-            n->str = f->key;
-            add_anchor(b, (const char *)ev->data.scalar.anchor, n);
-        }
-        /* a quoted "<<" is an ordinary key; mark plain merge keys */
-        if (strcmp(f->key, "<<") == 0
-            && ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-            f->key_line = 0;
+        f->key_merge = 0;
+        set_key(b, f, n, line, col);
         return;
     }
     b->nodes++;
-    n = tree_new(b->a, T_STR, mline(b, ev->start_mark), mcol(ev->start_mark));
-    n->str = arena_strndup(b->a, val, len);
-    n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
-    if (tag) {
-        if (strcmp(tag, YAML_STR_TAG) == 0 || strcmp(tag, "!") == 0) {
-            n->quoted = 1;
-        } else if (strncmp(tag, "tag:yaml.org,2002:", 18) == 0) {
-            n->quoted = 0;   /* !!int, !!bool...: resolve from the text */
-        }
-    }
-    tree_resolve_scalar(n);
-    if (ev->data.scalar.anchor)
-        add_anchor(b, (const char *)ev->data.scalar.anchor, n);
     attach(b, n);
 }
 
@@ -417,32 +418,37 @@ static void on_alias(struct builder *b, const yaml_event_t *ev)
     const char *name = (const char *)ev->data.alias.anchor;
     struct tnode *src = find_anchor(b, name);
     struct frame *f = b->depth ? &b->st[b->depth - 1] : NULL;
+    unsigned line = mline(b, ev->start_mark), col = mcol(b, ev->start_mark);
     struct tnode *n;
+    size_t k;
 
     if (!src) {
-        fail(b, mline(b, ev->start_mark), mcol(ev->start_mark),
-             arena_printf(b->a, "found undefined alias '%s'", name));
+        fail(b, line, col, arena_printf(b->a, "unknown anchor '%s' "
+                                        "referenced", name));
         return;
     }
-    if (f && f->node->kind == T_MAP && f->want_key) {
-        if (src->kind == T_MAP || src->kind == T_SEQ) {
-            fail(b, mline(b, ev->start_mark), mcol(ev->start_mark),
-                 "a mapping key must be a scalar");
+    for (k = 0; k < b->depth; k++)
+        if (b->st[k].node == src) {
+            fail(b, line, col, arena_printf(b->a, "anchor '%s' value "
+                                            "contains itself", name));
             return;
         }
-        f->key = src->str;
-        f->key_line = mline(b, ev->start_mark);
-        f->key_col = mcol(ev->start_mark);
-        f->want_key = 0;
+    if (f && f->node->kind == T_MAP && f->want_key) {
+        if (src->kind == T_MAP || src->kind == T_SEQ) {
+            fail(b, line, col, "a mapping key must be a scalar");
+            return;
+        }
+        f->key_merge = 0;
+        set_key(b, f, src, line, col);
         return;
     }
-    b->alias_line = mline(b, ev->start_mark);
-    b->alias_col = mcol(ev->start_mark);
+    b->alias_line = line;
+    b->alias_col = col;
     n = copy_tree(b, src, 0);
     if (!n)
         return;
-    n->line = mline(b, ev->start_mark);
-    n->col = mcol(ev->start_mark);
+    n->line = line;
+    n->col = col;
     attach(b, n);
 }
 
@@ -453,18 +459,18 @@ static void on_start(struct builder *b, const yaml_event_t *ev, enum tkind k,
     struct tnode *n;
 
     if (f && f->node->kind == T_MAP && f->want_key) {
-        fail(b, mline(b, ev->start_mark), mcol(ev->start_mark),
+        fail(b, mline(b, ev->start_mark), mcol(b, ev->start_mark),
              "a mapping key must be a scalar, not a mapping or sequence");
         return;
     }
     if (b->depth >= LIMIT_NEST_DEPTH) {
-        fail(b, mline(b, ev->start_mark), mcol(ev->start_mark),
+        fail(b, mline(b, ev->start_mark), mcol(b, ev->start_mark),
              arena_printf(b->a, "nesting deeper than %d levels",
                           LIMIT_NEST_DEPTH));
         return;
     }
     b->nodes++;
-    n = tree_new(b->a, k, mline(b, ev->start_mark), mcol(ev->start_mark));
+    n = tree_new(b->a, k, mline(b, ev->start_mark), mcol(b, ev->start_mark));
     if (anchor)
         add_anchor(b, anchor, n);
     push_frame(b, n);
@@ -514,23 +520,30 @@ static size_t utf8_invalid_at(const char *data, size_t len)
 
 /* Parses one chunk (one document, possibly with a leading `---`). */
 static void parse_chunk(struct arena *a, const char *data, size_t len,
-                        unsigned line_off, struct ydoc *doc)
+                        unsigned line_off, unsigned col_off, struct ydoc *doc)
 {
     yaml_parser_t p;
     yaml_event_t ev;
     struct builder b;
-    int done = 0, docs = 0;
+    int done = 0, utf16;
     size_t i, bad;
 
     memset(&b, 0, sizeof(b));
     b.a = a;
     b.line_off = line_off;
-    b.doc = doc;
+    b.col_off = col_off;
     doc->line = line_off + 1;
-    doc->col = 1;
-    bad = utf8_invalid_at(data, len);
+    doc->col = col_off + 1;
+    /* UTF-16 with a byte order mark: libyaml (like go-yaml) transcodes
+     * it; kubectl's reader finds no `---` line in it, so a UTF-16 file is
+     * one chunk and its first document is all that is read */
+    utf16 = len >= 2 && (((unsigned char)data[0] == 0xff
+                          && (unsigned char)data[1] == 0xfe)
+                         || ((unsigned char)data[0] == 0xfe
+                             && (unsigned char)data[1] == 0xff));
+    bad = utf16 ? (size_t)-1 : utf8_invalid_at(data, len);
     if (bad != (size_t)-1) {
-        unsigned line = line_off + 1, col = 1;
+        unsigned line = line_off + 1, col = col_off + 1;
         for (i = 0; i < bad; i++) {
             if (data[i] == '\n') {
                 line++;
@@ -553,8 +566,7 @@ static void parse_chunk(struct arena *a, const char *data, size_t len,
     while (!done && !b.error) {
         if (!yaml_parser_parse(&p, &ev)) {
             const char *ctx = p.context ? p.context : NULL;
-            fail(&b, (unsigned)p.problem_mark.line + 1 + line_off,
-                 (unsigned)p.problem_mark.column + 1,
+            fail(&b, mline(&b, p.problem_mark), mcol(&b, p.problem_mark),
                  ctx ? arena_printf(a, "%s (%s)", p.problem ? p.problem
                                     : "syntax error", ctx)
                      : arena_strdup(a, p.problem ? p.problem
@@ -563,12 +575,10 @@ static void parse_chunk(struct arena *a, const char *data, size_t len,
         }
         switch (ev.type) {
         case YAML_STREAM_END_EVENT:
+        case YAML_DOCUMENT_END_EVENT:
+            /* go-yaml reads the first document only: what follows a
+             * `...` line in the same chunk is never parsed */
             done = 1;
-            break;
-        case YAML_DOCUMENT_START_EVENT:
-            if (++docs > 1)
-                fail(&b, mline(&b, ev.start_mark), mcol(ev.start_mark),
-                     "unexpected second document in one chunk");
             break;
         case YAML_SCALAR_EVENT:
             on_scalar(&b, &ev);
@@ -591,7 +601,7 @@ static void parse_chunk(struct arena *a, const char *data, size_t len,
             break;
         case YAML_NO_EVENT:
         case YAML_STREAM_START_EVENT:
-        case YAML_DOCUMENT_END_EVENT:
+        case YAML_DOCUMENT_START_EVENT:
             break;
         }
         yaml_event_delete(&ev);
@@ -599,7 +609,6 @@ static void parse_chunk(struct arena *a, const char *data, size_t len,
     yaml_parser_delete(&p);
     for (i = 0; i < b.stcap; i++) {
         free(b.st[i].kids);
-        free(b.st[i].merges);
         free(b.st[i].hash);
     }
     free(b.st);
@@ -620,16 +629,8 @@ static void parse_chunk(struct arena *a, const char *data, size_t len,
 
 /* ==== splitting ========================================================== */
 
-static int is_marker(const char *p, const char *end, char c)
-{
-    if (end - p < 3 || p[0] != c || p[1] != c || p[2] != c)
-        return 0;
-    return end - p == 3 || p[3] == ' ' || p[3] == '\t' || p[3] == '\n'
-           || p[3] == '\r';
-}
-
-/* 1 if the text has only blanks, comments and directives so far */
-static int chunk_is_preamble(const char *p, const char *end)
+/* 1 if the text has only blank and comment lines */
+static int chunk_is_blank(const char *p, const char *end)
 {
     while (p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -638,63 +639,123 @@ static int chunk_is_preamble(const char *p, const char *end)
             eol = end;
         while (q < eol && (*q == ' ' || *q == '\t' || *q == '\r'))
             q++;
-        if (q < eol && *q != '#' && *q != '%')
+        if (q < eol && *q != '#')
             return 0;
         p = eol + (eol < end);
     }
     return 1;
 }
 
-static void add_chunk(struct arena *a, struct ychunks *out, size_t *cap,
-                      const char *start, const char *end, unsigned line)
+static struct ychunk *new_chunk(struct arena *a, struct ychunks *out,
+                                size_t *cap)
 {
     struct ychunk *c;
 
-    if (chunk_is_preamble(start, end) && !is_marker(start, end, '-'))
-        return;     /* nothing but comments: no document */
     if (out->n == *cap) {
         size_t ncap = *cap ? *cap * 2 : 8;
         out->v = arena_grow(a, out->v, out->n, ncap, sizeof(*out->v));
         *cap = ncap;
     }
     c = &out->v[out->n++];
+    memset(c, 0, sizeof(*c));
+    return c;
+}
+
+static void add_chunk(struct arena *a, struct ychunks *out, size_t *cap,
+                      const char *start, const char *end, unsigned line,
+                      unsigned col)
+{
+    struct ychunk *c;
+
+    if (chunk_is_blank(start, end))
+        return;     /* nothing but comments: kubectl skips its null */
+    c = new_chunk(a, out, cap);
     c->text = start;
     c->len = (size_t)(end - start);
     c->line_off = line;
+    c->col_off = col;
 }
 
-void load_yaml_split(struct arena *a, const char *data, size_t len,
+/* What follows `---` on a separator line, trimmed as Go's strings.TrimSpace
+ * trims; *n its length. */
+static const char *separator_rest(const char *p, const char *eol, size_t *n)
+{
+    size_t k;
+
+    for (k = utf8_space_len(p, eol); k; k = utf8_space_len(p, eol))
+        p += k;
+    while (eol > p) {
+        const char *q = eol - 1;
+        while (q > p && ((unsigned char)*q & 0xc0) == 0x80)
+            q--;
+        if (utf8_space_len(q, eol) != (size_t)(eol - q))
+            break;
+        eol = q;
+    }
+    *n = (size_t)(eol - p);
+    return p;
+}
+
+void load_yaml_split(struct arena *a, const struct ychunk *in,
                      struct ychunks *out)
 {
-    const char *p = data, *end = data + len, *start;
-    unsigned line = 0, start_line = 0;
+    const char *p = in->text, *end = in->text + in->len, *start;
+    unsigned line = in->line_off, start_line, start_col = in->col_off;
+    int have = 0;           /* kubectl's buffer holds a line */
     size_t cap = 0;
 
     out->v = NULL;
     out->n = 0;
-    if (len >= 3 && (unsigned char)p[0] == 0xef
+    if (in->len >= 3 && (unsigned char)p[0] == 0xef
         && (unsigned char)p[1] == 0xbb && (unsigned char)p[2] == 0xbf)
         p += 3;
     start = p;
+    start_line = line;
     while (p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         const char *next = eol ? eol + 1 : end;
-        if (is_marker(p, eol ? eol : end, '-') && p > start
-            && !chunk_is_preamble(start, p)) {
-            add_chunk(a, out, &cap, start, p, start_line);
-            start = p;
-            start_line = line;
-        } else if (is_marker(p, eol ? eol : end, '.')) {
-            /* document end: the next document starts after this line */
-            add_chunk(a, out, &cap, start, next, start_line);
+        const char *rest;
+        size_t n;
+
+        if (!eol)
+            eol = end;
+        if (eol - p < 3 || memcmp(p, "---", 3) != 0) {
+            have = 1;
+            p = next;
+            line++;
+            continue;
+        }
+        rest = separator_rest(p + 3, eol, &n);
+        if (n && *rest != '#') {
+            /* kubectl stops the file here; we report it and read on, the
+             * text after the `---` with the next document */
+            struct ychunk *c;
+            add_chunk(a, out, &cap, start, p, start_line, start_col);
+            c = new_chunk(a, out, &cap);
+            c->text = p;
+            c->line_off = line;
+            c->error = arena_printf(a, "invalid document separator '%.*s': "
+                                    "kubectl accepts only '---' alone or "
+                                    "followed by a comment", (int)(eol - p),
+                                    p);
+            have = p[3] == ' ' || p[3] == '\t';  /* still a YAML marker */
+            start = have ? p : next;
+            start_line = have ? line : line + 1;
+            start_col = 0;
+        } else if (have) {
+            add_chunk(a, out, &cap, start, p, start_line, start_col);
             start = next;
             start_line = line + 1;
+            start_col = 0;
+            have = 0;
+        } else {
+            have = 1;   /* a `---` with nothing before it stays */
         }
         p = next;
         line++;
     }
     if (start < end)
-        add_chunk(a, out, &cap, start, end, start_line);
+        add_chunk(a, out, &cap, start, end, start_line, start_col);
 }
 
 void load_yaml_chunk(struct arena *a, const struct ychunk *c, struct ydoc *d)
@@ -702,16 +763,26 @@ void load_yaml_chunk(struct arena *a, const struct ychunk *c, struct ydoc *d)
     memset(d, 0, sizeof(*d));
     d->text = c->text;
     d->text_len = c->len;
-    parse_chunk(a, c->text, c->len, c->line_off, d);
+    if (c->error) {
+        d->error = c->error;
+        d->line = c->line_off + 1;
+        d->col = c->col_off + 1;
+        return;
+    }
+    parse_chunk(a, c->text, c->len, c->line_off, c->col_off, d);
 }
 
 void load_yaml(struct arena *a, const char *data, size_t len,
                struct ydocs *out)
 {
     struct ychunks chunks;
+    struct ychunk all;
     size_t i;
 
-    load_yaml_split(a, data, len, &chunks);
+    memset(&all, 0, sizeof(all));
+    all.text = data;
+    all.len = len;
+    load_yaml_split(a, &all, &chunks);
     out->n = chunks.n;
     out->v = chunks.n ? arena_alloc(a, chunks.n * sizeof(*out->v)) : NULL;
     for (i = 0; i < chunks.n; i++)

@@ -1,9 +1,12 @@
 /*
- * load_yaml.h - YAML (and JSON-as-YAML) text -> document trees with
- * positions. The only file that includes <yaml.h> is load_yaml.c.
+ * load_yaml.h - YAML text -> document trees with positions, read as kubectl
+ * reads a manifest (tests/k8s/decode/SPLIT.md, RESOLVE.md). The only file
+ * that includes <yaml.h> is load_yaml.c.
  *
- * A stream is split into documents on `---` lines FIRST, so a document that
- * does not parse is reported on its own and the others are still loaded.
+ * A stream is split into documents on `---` lines FIRST, as apimachinery's
+ * YAMLReader splits it, so a document that does not parse is reported on
+ * its own and the others are still loaded. Each chunk is one document
+ * (go-yaml reads the first; text after `...` in the same chunk is ignored).
  * Limits (validate/limits.h): nesting depth, alias expansion budget.
  */
 #ifndef CLAIMCHECK_LOAD_YAML_H
@@ -18,9 +21,6 @@ struct ydoc {
     struct tnode *root;     /* NULL: empty document, or error below */
     const char *error;      /* parse error message (arena-owned) or NULL */
     unsigned line, col;     /* error position; else the document's start */
-    const char **warnings;  /* non-fatal problems (duplicate keys...) */
-    unsigned *wline, *wcol;
-    size_t nwarnings;
     const char *text;       /* the document's source text (not copied) */
     size_t text_len;
 };
@@ -35,6 +35,9 @@ struct ychunk {
     const char *text;       /* points into the caller's data */
     size_t len;
     unsigned line_off;      /* lines before it in the stream */
+    unsigned col_off;       /* columns before it on its first line */
+    const char *error;      /* not a document: a problem of the stream at
+                               line_off + 1 (a bad `---` line) */
 };
 
 struct ychunks {
@@ -42,8 +45,13 @@ struct ychunks {
     size_t n;
 };
 
-/* Splits data into document chunks (comment-only parts are dropped). */
-void load_yaml_split(struct arena *a, const char *data, size_t len,
+/* Splits the text of `in` (a file, or what follows its JSON objects,
+ * positioned by in's offsets) into document chunks as kubectl's YAMLReader
+ * does: a line starting with `---` ends the document before it when that
+ * one has a line (else it stays in it); only a comment may follow the
+ * `---`, anything else is an error chunk. Comment-only chunks are dropped
+ * (kubectl skips their null documents). */
+void load_yaml_split(struct arena *a, const struct ychunk *in,
                      struct ychunks *out);
 /* Parses one chunk into *d (positions relative to the whole stream). */
 void load_yaml_chunk(struct arena *a, const struct ychunk *c, struct ydoc *d);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,10 +82,20 @@ int tree_true(const struct tnode *n)
 
 int tree_int(const struct tnode *n, long long *out)
 {
-    if (!n || n->kind != T_INT)
+    if (!n)
         return -1;
-    *out = n->ival;
-    return 0;
+    if (n->kind == T_INT && !(n->flags & TF_UINT)) {
+        *out = n->ival;
+        return 0;
+    }
+    /* 2^63 is exact in a double; [-2^63, 2^63) converts without overflow */
+    if (n->kind == T_FLOAT && n->fval == floor(n->fval)
+        && n->fval >= -9223372036854775808.0
+        && n->fval < 9223372036854775808.0) {
+        *out = (long long)n->fval;
+        return 0;
+    }
+    return -1;
 }
 
 const char *tree_kind_name(const struct tnode *n)
@@ -131,171 +142,669 @@ struct tnode *tree_new(struct arena *a, enum tkind kind, unsigned line,
     return n;
 }
 
-/* YAML 1.1 core types as go-yaml v2 (and so sigs.k8s.io/yaml) resolves them */
-static int is_one_of(const char *s, const char *const *list)
+/* ==== go-yaml v2 resolution (RESOLVE.md; go-yaml resolve.go) ============= */
+
+/* What a text resolves to, as go-yaml's resolve() returns it */
+enum rtag { R_STR, R_BOOL, R_INT, R_FLOAT, R_NULL, R_TIMESTAMP };
+
+static const char *const rtag_name[] = {
+    "!!str", "!!bool", "!!int", "!!float", "!!null", "!!timestamp"
+};
+
+struct resolved {
+    enum rtag tag;
+    long long ival;
+    unsigned long long uval;    /* R_INT past INT64_MAX */
+    int is_uint;
+    double fval;
+    int boolean;
+};
+
+/* resolve.go's exact map: case-sensitive, these spellings only */
+static int resolve_map(const char *s, struct resolved *r)
 {
-    for (; *list; list++)
-        if (strcmp(s, *list) == 0)
+    static const char *const trues[] = {"y", "Y", "yes", "Yes", "YES",
+        "true", "True", "TRUE", "on", "On", "ON", NULL};
+    static const char *const falses[] = {"n", "N", "no", "No", "NO",
+        "false", "False", "FALSE", "off", "Off", "OFF", NULL};
+    static const char *const nulls[] = {"", "~", "null", "Null", "NULL",
+        NULL};
+    static const char *const nans[] = {".nan", ".NaN", ".NAN", NULL};
+    static const char *const infs[] = {".inf", ".Inf", ".INF", "+.inf",
+        "+.Inf", "+.INF", NULL};
+    static const char *const ninfs[] = {"-.inf", "-.Inf", "-.INF", NULL};
+    const char *const *l;
+
+    for (l = trues; *l; l++)
+        if (!strcmp(s, *l)) {
+            r->tag = R_BOOL;
+            r->boolean = 1;
             return 1;
+        }
+    for (l = falses; *l; l++)
+        if (!strcmp(s, *l)) {
+            r->tag = R_BOOL;
+            r->boolean = 0;
+            return 1;
+        }
+    for (l = nulls; *l; l++)
+        if (!strcmp(s, *l)) {
+            r->tag = R_NULL;
+            return 1;
+        }
+    for (l = nans; *l; l++)
+        if (!strcmp(s, *l)) {
+            r->tag = R_FLOAT;
+            r->fval = NAN;
+            return 1;
+        }
+    for (l = infs; *l; l++)
+        if (!strcmp(s, *l)) {
+            r->tag = R_FLOAT;
+            r->fval = HUGE_VAL;
+            return 1;
+        }
+    for (l = ninfs; *l; l++)
+        if (!strcmp(s, *l)) {
+            r->tag = R_FLOAT;
+            r->fval = -HUGE_VAL;
+            return 1;
+        }
     return 0;
 }
 
-static int parse_int_text(const char *s, long long *out, int *overflow)
+/* Go's strconv.ParseUint(s, 0, 64) on text without underscores: a 0x/0o/0b
+ * prefix (any case) with at least one digit after it, a leading 0 for
+ * octal, else decimal; no sign. 0, or -1 (syntax or range). */
+static int go_parse_uint(const char *s, unsigned long long *out)
 {
-    char clean[80];
-    size_t j = 0;
-    const char *p = s;
-    int base = 10, neg = 0;
-    char *end;
-    unsigned long long v;
+    unsigned base = 10;
+    unsigned long long v = 0;
 
-    *overflow = 0;
-    if (*p == '+' || *p == '-') {
-        neg = *p == '-';
-        p++;
-    }
-    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-        base = 16;
-        p += 2;
-    } else if (p[0] == '0' && (p[1] == 'o')) {
-        base = 8;
-        p += 2;
-    } else if (p[0] == '0' && (p[1] == 'b')) {
-        base = 2;
-        p += 2;
-    } else if (p[0] == '0' && p[1]) {
-        base = 8;       /* YAML 1.1 octal: 0755 */
-        p += 1;
-    }
-    if (!*p)
+    if (!*s)
         return -1;
-    for (; *p; p++) {
-        if (*p == '_')
-            continue;
-        if (j + 1 >= sizeof(clean))
-            return -1;
-        clean[j++] = *p;
+    if (s[0] == '0') {
+        char c = (char)(s[1] | 0x20);
+        if (s[1] && s[2] && (c == 'b' || c == 'o' || c == 'x')) {
+            base = c == 'b' ? 2 : c == 'o' ? 8 : 16;
+            s += 2;
+        } else {
+            base = 8;
+            s += 1;
+        }
     }
-    clean[j] = '\0';
-    for (size_t i = 0; i < j; i++) {
-        int d = clean[i];
-        int ok = base == 16 ? ((d >= '0' && d <= '9') || (d >= 'a' && d <= 'f')
-                               || (d >= 'A' && d <= 'F'))
-               : base == 8 ? (d >= '0' && d <= '7')
-               : base == 2 ? (d == '0' || d == '1')
-               : (d >= '0' && d <= '9');
-        if (!ok)
+    for (; *s; s++) {
+        unsigned d;
+        char c = *s;
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')
+            d = (unsigned)((c | 0x20) - 'a' + 10);
+        else
             return -1;
+        if (d >= base)
+            return -1;
+        if (v > (ULLONG_MAX - d) / base)
+            return -1;
+        v = v * base + d;
     }
-    errno = 0;
-    v = strtoull(clean, &end, base);
-    if (errno == ERANGE || *end) {
-        *overflow = 1;
+    *out = v;
+    return 0;
+}
+
+/* Go's strconv.ParseInt(s, 0, 64): an optional sign, then as ParseUint */
+static int go_parse_int(const char *s, long long *out)
+{
+    unsigned long long u;
+    int neg = 0;
+
+    if (*s == '+' || *s == '-') {
+        neg = *s == '-';
+        s++;
+    }
+    if (go_parse_uint(s, &u) < 0)
         return -1;
-    }
     if (neg) {
-        if (v > (unsigned long long)LLONG_MAX + 1) {
-            *overflow = 1;
+        if (u > (unsigned long long)LLONG_MAX + 1)
             return -1;
-        }
-        *out = v == (unsigned long long)LLONG_MAX + 1 ? LLONG_MIN
-                                                      : -(long long)v;
+        *out = u == (unsigned long long)LLONG_MAX + 1 ? LLONG_MIN
+                                                      : -(long long)u;
     } else {
-        if (v > (unsigned long long)LLONG_MAX) {
-            *overflow = 1;
+        if (u > (unsigned long long)LLONG_MAX)
             return -1;
-        }
-        *out = (long long)v;
+        *out = (long long)u;
     }
     return 0;
 }
 
-static int looks_float(const char *s)
+/* ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ (resolve.go's
+ * yamlStyleFloat) */
+static int yaml_style_float(const char *s)
 {
     const char *p = s;
-    int digits = 0, dot = 0, exp = 0;
 
     if (*p == '+' || *p == '-')
         p++;
-    if (!strcmp(p, ".inf") || !strcmp(p, ".Inf") || !strcmp(p, ".INF"))
-        return 1;
-    for (; *p; p++) {
-        if (*p >= '0' && *p <= '9')
-            digits++;
-        else if (*p == '_' && digits)
-            continue;
-        else if (*p == '.' && !dot && !exp)
-            dot = 1;
-        else if ((*p == 'e' || *p == 'E') && digits && !exp) {
-            exp = 1;
-            if (p[1] == '+' || p[1] == '-')
-                p++;
-            if (!p[1])
-                return 0;
-        } else
+    if (*p == '.') {
+        p++;
+        if (*p < '0' || *p > '9')
             return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    } else {
+        if (*p < '0' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (*p == '.') {
+            p++;
+            while (*p >= '0' && *p <= '9')
+                p++;
+        }
     }
-    return digits > 0 && (dot || exp);
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (*p < '0' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return *p == '\0';
 }
 
-void tree_resolve_scalar(struct tnode *n)
+/* Go's strconv.ParseFloat(s, 64) for decimal text (the callers checked the
+ * syntax): 0, or -1 when the value is out of range (1e400; an underflow to
+ * 0 or a denormal is not an error in Go). */
+static int go_parse_float(const char *s, double *out)
 {
-    static const char *const nulls[] = {"", "~", "null", "Null", "NULL", 0};
-    static const char *const trues[] = {"true", "True", "TRUE", "yes", "Yes",
-        "YES", "on", "On", "ON", "y", "Y", 0};
-    static const char *const falses[] = {"false", "False", "FALSE", "no",
-        "No", "NO", "off", "Off", "OFF", "n", "N", 0};
-    const char *s = n->str;
-    long long iv;
-    int overflow;
+    char *end;
+    double v;
 
+    errno = 0;
+    v = strtod(s, &end);
+    if (*end)
+        return -1;
+    if (errno == ERANGE && isinf(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The text of hint '.' for ParseFloat: "." then digits (underscores only
+ * between digits, as Go allows), an optional exponent. */
+static int dot_float(const char *in, char *clean, size_t cap)
+{
+    size_t j = 0;
+    const char *p;
+
+    for (p = in; *p; p++) {
+        if (*p == '_') {
+            if (p == in || p[-1] < '0' || p[-1] > '9' || p[1] < '0'
+                || p[1] > '9')
+                return 0;
+            continue;
+        }
+        if (j + 1 >= cap)
+            return 0;
+        clean[j++] = *p;
+    }
+    clean[j] = '\0';
+    return clean[0] == '.' && clean[1] >= '0' && clean[1] <= '9'
+           && yaml_style_float(clean);
+}
+
+/* "YYYY-M-D" then optional [Tt ]H:M:S[.frac] then, for T/t, Z or +hh:mm
+ * (resolve.go's allowedTimestampFormats through Go's time.Parse) */
+static int is_timestamp(const char *s)
+{
+    const char *p = s;
+    int i, n, sep;
+
+    for (i = 0; i < 4; i++)
+        if (p[i] < '0' || p[i] > '9')
+            return 0;
+    p += 4;
+    for (n = 0; n < 2; n++) {
+        if (*p++ != '-')
+            return 0;
+        for (i = 0; *p >= '0' && *p <= '9'; i++, p++)
+            ;
+        if (i < 1 || i > 2)
+            return 0;
+    }
+    if (!*p)
+        return 1;
+    sep = *p;
+    if (sep != 'T' && sep != 't' && sep != ' ')
+        return 0;
+    p++;
+    for (n = 0; n < 3; n++) {
+        if (n && *p++ != ':')
+            return 0;
+        for (i = 0; *p >= '0' && *p <= '9'; i++, p++)
+            ;
+        if (i < 1 || i > 2)
+            return 0;
+    }
+    if (*p == '.') {
+        p++;
+        for (i = 0; *p >= '0' && *p <= '9'; i++, p++)
+            ;
+        if (i < 1)
+            return 0;
+    }
+    if (sep == ' ')
+        return *p == '\0';
+    if (*p == 'Z')
+        return p[1] == '\0';
+    if (*p != '+' && *p != '-')
+        return 0;
+    return p[1] >= '0' && p[1] <= '9' && p[2] >= '0' && p[2] <= '9'
+           && p[3] == ':' && p[4] >= '0' && p[4] <= '9' && p[5] >= '0'
+           && p[5] <= '9' && p[6] == '\0';
+}
+
+/* resolve.go's resolve(tag, in) for a resolvable tag: what the text is.
+ * want: the explicit tag (-1: none; R_STR: "!!str") */
+static void resolve_text(const char *in, int want, struct resolved *r)
+{
+    char hint, clean[128];
+    size_t j = 0;
+    const char *p;
+
+    memset(r, 0, sizeof(*r));
+    r->tag = R_STR;
+    if (want == (int)R_STR)
+        return;
+    hint = !*in ? 'N' : (*in == '+' || *in == '-') ? 'S'
+           : (*in >= '0' && *in <= '9') ? 'D'
+           : strchr("yYnNtTfFoO~", *in) ? 'M' : *in == '.' ? '.' : 0;
+    if (!hint)
+        return;
+    if (resolve_map(in, r))
+        return;
+    if (hint == '.') {
+        double f;
+        if (dot_float(in, clean, sizeof(clean))
+            && go_parse_float(clean, &f) == 0) {
+            r->tag = R_FLOAT;
+            r->fval = f;
+        }
+        return;
+    }
+    if (hint != 'S' && hint != 'D')
+        return;
+    if ((want < 0 || want == (int)R_TIMESTAMP) && is_timestamp(in)) {
+        r->tag = R_TIMESTAMP;
+        return;
+    }
+    for (p = in; *p; p++) {
+        if (*p == '_')
+            continue;
+        if (j + 1 >= sizeof(clean))
+            return;     /* longer than any number: a string */
+        clean[j++] = *p;
+    }
+    clean[j] = '\0';
+    if (go_parse_int(clean, &r->ival) == 0) {
+        r->tag = R_INT;
+        return;
+    }
+    if (go_parse_uint(clean, &r->uval) == 0) {
+        r->tag = R_INT;
+        r->is_uint = 1;
+        return;
+    }
+    if (yaml_style_float(clean) && go_parse_float(clean, &r->fval) == 0)
+        r->tag = R_FLOAT;
+}
+
+/* Go's base64.StdEncoding (padding required, \r and \n ignored) into out
+ * (room for strlen(in) bytes); -1 for invalid data. */
+static int base64_decode(const char *in, char *out, size_t *n)
+{
+    unsigned acc = 0, bits = 0, chars = 0, pad = 0;
+    size_t k = 0;
+
+    for (; *in; in++) {
+        int v;
+        char c = *in;
+        if (c == '\r' || c == '\n')
+            continue;
+        chars++;
+        if (c == '=') {
+            pad++;
+            continue;
+        }
+        if (pad)
+            return -1;
+        if (c >= 'A' && c <= 'Z')
+            v = c - 'A';
+        else if (c >= 'a' && c <= 'z')
+            v = c - 'a' + 26;
+        else if (c >= '0' && c <= '9')
+            v = c - '0' + 52;
+        else if (c == '+')
+            v = 62;
+        else if (c == '/')
+            v = 63;
+        else
+            return -1;
+        acc = (acc << 6) | (unsigned)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[k++] = (char)((acc >> bits) & 0xff);
+        }
+    }
+    if (chars % 4 || pad > 2 || (pad && (acc & ((1u << bits) - 1))))
+        return -1;
+    *n = k;
+    return 0;
+}
+
+#define YAML_TAG "tag:yaml.org,2002:"
+
+int tree_resolve(struct arena *a, struct tnode *n, const char *tag, int plain,
+                 const char **why)
+{
+    static const char *const names[] = {"str", "bool", "int", "float",
+        "null", "timestamp"};
+    struct resolved r;
+    int want = -1;
+    size_t i;
+
+    *why = NULL;
     n->kind = T_STR;
-    if (n->quoted)
-        return;
-    if (is_one_of(s, nulls)) {
+    if (!tag) {
+        if (!plain)
+            return 0;
+    } else if (strncmp(tag, YAML_TAG, strlen(YAML_TAG)) != 0) {
+        return 0;       /* "!", !local, other schemes: the text */
+    } else {
+        const char *t = tag + strlen(YAML_TAG);
+        if (!strcmp(t, "binary")) {
+            char *out = arena_alloc(a, strlen(n->str) + 1);
+            size_t len;
+            if (base64_decode(n->str, out, &len) < 0) {
+                *why = "!!binary value contains invalid base64 data";
+                return -1;
+            }
+            out[len] = '\0';    /* a NUL byte inside ends the string */
+            n->str = out;
+            return 0;
+        }
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+            if (!strcmp(t, names[i]))
+                want = (int)i;
+        if (want < 0)
+            return 0;   /* !!set, !!map, !!merge ...: the text */
+    }
+    resolve_text(n->str, want, &r);
+    if (want >= 0 && want != (int)r.tag && want != (int)R_STR) {
+        if (want == (int)R_FLOAT && r.tag == R_INT && !r.is_uint) {
+            r.tag = R_FLOAT;    /* the one conversion go-yaml allows */
+            r.fval = (double)r.ival;
+        } else {
+            *why = arena_printf(a, "cannot decode %s `%s` as a %s",
+                                rtag_name[r.tag], n->str, rtag_name[want]);
+            return -1;
+        }
+    }
+    switch (r.tag) {
+    case R_STR:
+    case R_TIMESTAMP:   /* into interface{}, go-yaml gives back the text */
+        n->kind = T_STR;
+        break;
+    case R_BOOL:
+        n->kind = T_BOOL;
+        n->boolean = r.boolean;
+        break;
+    case R_NULL:
         n->kind = T_NULL;
+        break;
+    case R_INT:
+        n->kind = T_INT;
+        if (r.is_uint) {
+            n->ival = (long long)r.uval;
+            n->flags |= TF_UINT;
+        } else {
+            n->ival = r.ival;
+        }
+        break;
+    case R_FLOAT:
+        n->kind = T_FLOAT;
+        n->fval = r.fval;
+        break;
+    }
+    return 0;
+}
+
+/* ==== JSON text as Go's encoding/json writes it =========================== */
+
+/* Shortest decimal digits that read back as v (as float32 if f32): the
+ * digits without trailing zeros in digs, *dp the decimal point position
+ * (v = 0.digs x 10^dp). v is finite and not 0. */
+static void shortest_digits(double v, int f32, char *digs, int *dp)
+{
+    char tmp[40], *e;
+    int prec, nd = 0;
+    size_t i;
+
+    for (prec = 1; prec <= 17; prec++) {
+        double back;
+        snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, fabs(v));
+        back = strtod(tmp, NULL);
+        if (f32 ? (float)back == (float)fabs(v) : back == fabs(v))
+            break;
+    }
+    e = strchr(tmp, 'e');
+    for (i = 0; tmp + i < e; i++)
+        if (tmp[i] != '.')
+            digs[nd++] = tmp[i];
+    while (nd > 1 && digs[nd - 1] == '0')
+        nd--;
+    digs[nd] = '\0';
+    *dp = (int)strtol(e + 1, NULL, 10) + 1;
+}
+
+/* strconv.AppendFloat(v, fmt, -1, f32 ? 32 : 64) for fmt 'f', 'e' and 'g':
+ * the shortest digits that read back as v, placed as Go places them */
+static void go_format_float(struct buf *b, double v, char fmt, int f32)
+{
+    char digs[24];
+    int dp, nd, i;
+
+    if (signbit(v))
+        buf_addc(b, '-');
+    if (v == 0) {
+        buf_addc(b, '0');
         return;
     }
-    /* go-yaml v2 resolves y/n as strings in practice for map values; only
-     * the long forms are booleans there. Keep y/Y/n/N strings. */
-    if (is_one_of(s, trues) && strcmp(s, "y") && strcmp(s, "Y")) {
-        n->kind = T_BOOL;
-        n->boolean = 1;
+    shortest_digits(v, f32, digs, &dp);
+    nd = (int)strlen(digs);
+    if (fmt == 'g') {
+        /* shortest 'g' decides with precision 6, as Go's ftoa.go */
+        int exp = dp - 1;
+        fmt = exp < -4 || exp >= 6 ? 'e' : 'f';
+    }
+    if (fmt == 'e') {
+        int exp = dp - 1;
+        buf_addc(b, digs[0]);
+        if (nd > 1) {
+            buf_addc(b, '.');
+            buf_add(b, digs + 1, (size_t)(nd - 1));
+        }
+        buf_addf(b, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
         return;
     }
-    if (is_one_of(s, falses) && strcmp(s, "n") && strcmp(s, "N")) {
-        n->kind = T_BOOL;
-        n->boolean = 0;
+    if (dp <= 0) {
+        buf_add(b, "0.", 2);
+        for (i = 0; i < -dp; i++)
+            buf_addc(b, '0');
+        buf_add(b, digs, (size_t)nd);
+    } else if (dp >= nd) {
+        buf_add(b, digs, (size_t)nd);
+        for (i = nd; i < dp; i++)
+            buf_addc(b, '0');
+    } else {
+        buf_add(b, digs, (size_t)dp);
+        buf_addc(b, '.');
+        buf_add(b, digs + dp, (size_t)(nd - dp));
+    }
+}
+
+/* encoding/json's floatEncoder: 'f', or 'e' below 1e-6 and from 1e21 on,
+ * with the exponent's leading zero dropped (e-07 -> e-7) */
+static void json_float(struct buf *b, double v)
+{
+    double av = fabs(v);
+    size_t at = b->len;
+
+    if (av != 0 && (av < 1e-6 || av >= 1e21)) {
+        go_format_float(b, v, 'e', 0);
+        if (b->len >= at + 4 && b->p[b->len - 4] == 'e'
+            && b->p[b->len - 3] == '-' && b->p[b->len - 2] == '0') {
+            b->p[b->len - 2] = b->p[b->len - 1];
+            b->len--;
+            b->p[b->len] = '\0';
+        }
         return;
     }
-    if ((s[0] >= '0' && s[0] <= '9') || s[0] == '-' || s[0] == '+'
-        || s[0] == '.') {
-        if (parse_int_text(s, &iv, &overflow) == 0) {
-            n->kind = T_INT;
-            n->ival = iv;
-            return;
-        }
-        if (overflow || looks_float(s)) {
-            /* an integer beyond int64 becomes a float, as in go-yaml */
-            char clean[128];
-            size_t j = 0;
-            for (const char *p = s; *p && j + 1 < sizeof(clean); p++)
-                if (*p != '_')
-                    clean[j++] = *p;
-            clean[j] = '\0';
-            if (strstr(clean, "inf") || strstr(clean, "Inf")
-                || strstr(clean, "INF"))
-                n->fval = clean[0] == '-' ? -HUGE_VAL : HUGE_VAL;
-            else
-                n->fval = strtod(clean, NULL);
-            n->kind = T_FLOAT;
-            return;
-        }
-        if (!strcmp(s, ".nan") || !strcmp(s, ".NaN") || !strcmp(s, ".NAN")) {
-            n->kind = T_FLOAT;
-            n->fval = NAN;
-        }
+    go_format_float(b, v, 'f', 0);
+}
+
+/* a scalar's JSON text into b; -1 for NaN and infinities */
+static int scalar_json(struct buf *b, const struct tnode *n)
+{
+    switch ((enum tkind)n->kind) {
+    case T_NULL:
+        return buf_adds(b, "null");
+    case T_BOOL:
+        return buf_adds(b, n->boolean ? "true" : "false");
+    case T_INT:
+        if (n->flags & TF_JSON)
+            return buf_adds(b, n->str);
+        if (n->flags & TF_UINT)
+            return buf_addf(b, "%llu", (unsigned long long)n->ival);
+        return buf_addf(b, "%lld", n->ival);
+    case T_FLOAT:
+        if (!isfinite(n->fval))
+            return -1;
+        if (n->flags & TF_JSON)
+            return buf_adds(b, n->str);
+        json_float(b, n->fval);
+        return 0;
+    case T_STR:
+        return buf_add_json_str_go(b, n->str);
+    case T_MAP:
+    case T_SEQ:
+        return -1;
     }
+    return -1;
+}
+
+const char *tree_json_text(struct arena *a, const struct tnode *n)
+{
+    struct buf b;
+    const char *out = NULL;
+
+    if (!n)
+        return NULL;
+    buf_init(&b, LIMIT_SCALAR_BYTES);
+    if (scalar_json(&b, n) == 0)
+        out = arena_strndup(a, b.p, b.len);
+    buf_release(&b);
+    return out;
+}
+
+const char *tree_json_key(struct arena *a, const struct tnode *k)
+{
+    struct buf b;
+    const char *out;
+
+    switch ((enum tkind)k->kind) {
+    case T_STR:
+        return k->str;
+    case T_NULL:
+        return NULL;
+    case T_BOOL:
+        return k->boolean ? "true" : "false";
+    case T_FLOAT:
+        if (isnan(k->fval))
+            return ".nan";
+        if (isinf(k->fval))
+            return k->fval > 0 ? ".inf" : "-.inf";
+        buf_init(&b, 64);
+        go_format_float(&b, k->fval, 'g', 1);
+        out = arena_strndup(a, b.p, b.len);
+        buf_release(&b);
+        return out;
+    case T_INT:
+        if (k->flags & TF_UINT)
+            return arena_printf(a, "%llu", (unsigned long long)k->ival);
+        return arena_printf(a, "%lld", k->ival);
+    case T_MAP:
+    case T_SEQ:
+        return NULL;
+    }
+    return NULL;
+}
+
+static int cmp_kids(const void *x, const void *y)
+{
+    const struct tnode *const *a = x, *const *b = y;
+
+    return strcmp((*a)->key, (*b)->key);
+}
+
+int tree_to_json(struct buf *out, const struct tnode *n, const char **why)
+{
+    unsigned i;
+
+    *why = NULL;
+    if (n->kind == T_SEQ) {
+        buf_addc(out, '[');
+        for (i = 0; i < n->n; i++) {
+            if (i)
+                buf_addc(out, ',');
+            if (tree_to_json(out, n->kids[i], why) < 0)
+                return -1;
+        }
+        return buf_addc(out, ']');
+    }
+    if (n->kind == T_MAP) {
+        const struct tnode **kids = malloc((n->n ? n->n : 1) * sizeof(*kids));
+        int rc = 0;
+        if (!kids)
+            abort();
+        memcpy(kids, n->kids, n->n * sizeof(*kids));
+        qsort(kids, n->n, sizeof(*kids), cmp_kids);
+        buf_addc(out, '{');
+        for (i = 0; i < n->n && rc == 0; i++) {
+            if (i)
+                buf_addc(out, ',');
+            buf_add_json_str_go(out, kids[i]->key);
+            buf_addc(out, ':');
+            rc = tree_to_json(out, kids[i], why);
+        }
+        free(kids);
+        if (rc < 0)
+            return -1;
+        return buf_addc(out, '}');
+    }
+    if (scalar_json(out, n) < 0) {
+        if (n->kind == T_FLOAT)
+            *why = isnan(n->fval) ? "json: unsupported value: NaN"
+                   : n->fval > 0 ? "json: unsupported value: +Inf"
+                                 : "json: unsupported value: -Inf";
+        else
+            *why = "output too large";
+        return -1;
+    }
+    return 0;
 }
 
 static int plain_key(const char *k)

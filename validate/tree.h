@@ -4,12 +4,16 @@
  * see one API with positions, whatever the input format (jq's jv made the
  * same choice). Every node is arena-owned and immutable after loading.
  *
- * Scalars keep their source text in str/len (NUL-terminated); the resolved
- * type is in kind (YAML 1.1 resolution as sigs.k8s.io/yaml does it: yes/on
- * are booleans unless quoted). Maps keep keys in source order; a duplicate
- * key keeps the LAST value, as Kubernetes' decoder does (the loader reports
- * the duplicate). line/col are 1-based; 0 means unknown (JSON from the
- * webhook carries no positions).
+ * Scalars keep their source text in str (NUL-terminated; a string's str is
+ * its value); the resolved type is in kind, resolved as Kubernetes reads a
+ * manifest: go-yaml v2's YAML 1.1 rules for YAML (tree_resolve(), facts in
+ * tests/k8s/decode/RESOLVE.md: y/yes/on are booleans unless quoted, 0x10,
+ * 0o17, 017 and 1_000 integers, 2.0 a float), JSON's for JSON. Keys are the
+ * strings sigs.k8s.io/yaml gives them (`yes:` is "true", `1.0:` is "1").
+ * Maps keep keys in source order; a duplicate key keeps the LAST value at
+ * the first one's place, as Kubernetes' decoder does, and is flagged
+ * TF_DUP. line/col are 1-based; 0 means unknown (JSON from the webhook
+ * carries no positions).
  */
 #ifndef CLAIMCHECK_TREE_H
 #define CLAIMCHECK_TREE_H
@@ -17,8 +21,18 @@
 #include <stddef.h>
 
 struct arena;
+struct buf;
 
 enum tkind { T_NULL, T_BOOL, T_INT, T_FLOAT, T_STR, T_MAP, T_SEQ };
+
+enum tflag {
+    TF_DUP = 1 << 0,    /* a map member whose key was set before in the same
+                           map: this last value replaced the earlier ones */
+    TF_UINT = 1 << 1,   /* T_INT above INT64_MAX (YAML up to 2^64 - 1):
+                           ival holds the uint64's bits */
+    TF_JSON = 1 << 2,   /* read from JSON text: a number's str is its
+                           literal, which the apiserver sees as written */
+};
 
 struct tnode {                  /* 64 bytes: millions of them per big input */
     const struct tnode *parent; /* NULL at a document root */
@@ -35,6 +49,7 @@ struct tnode {                  /* 64 bytes: millions of them per big input */
     unsigned n;                 /* number of kids */
     unsigned char kind;         /* enum tkind */
     unsigned char quoted;       /* scalar was quoted or tagged !!str */
+    unsigned char flags;        /* enum tflag bits */
 };
 
 /* Map member lookup (exact, case-sensitive); NULL if n is not a map or the
@@ -52,7 +67,10 @@ int tree_is_seq(const struct tnode *n);
 int tree_is_scalar(const struct tnode *n);
 /* 1 if n is T_BOOL true, 0 otherwise. */
 int tree_true(const struct tnode *n);
-/* T_INT value into *out; -1 if n is not an int. */
+/* The value an integer field gets from n into *out: a T_INT within
+ * int64, or a T_FLOAT with an integral value (kubectl sends YAML's 2.0 and
+ * 1e1, and JSON's too after its unstructured round trip, as 2 and 10);
+ * -1 otherwise (strings, 2.5, values past int64). */
 int tree_int(const struct tnode *n, long long *out);
 /* Human name of the node's type: "string", "mapping", "sequence", ... */
 const char *tree_kind_name(const struct tnode *n);
@@ -68,10 +86,34 @@ char *tree_path(struct arena *a, const struct tnode *root,
  * else the value's. */
 void tree_pos(const struct tnode *n, unsigned *line, unsigned *col);
 
+/* The JSON text of a scalar as the apiserver receives it: for YAML, as
+ * sigs.k8s.io/yaml's YAMLToJSON writes it (numbers as Go's encoding/json
+ * prints the value: 2.0 -> 2, 1e3 -> 1000, 1e21 -> 1e+21, 0x10 -> 16);
+ * for JSON (TF_JSON), a number's literal as written. Strings are quoted and
+ * escaped as encoding/json does. NULL for NaN and infinities (JSON has
+ * none: YAMLToJSON fails on them), maps and sequences. Arena-owned. */
+const char *tree_json_text(struct arena *a, const struct tnode *n);
+/* Appends the subtree as YAMLToJSON writes it (map keys sorted, as Go's
+ * encoding/json writes a map). 0, or -1 with *why (static text) when a
+ * NaN or infinity has no JSON form or out is full. */
+int tree_to_json(struct buf *out, const struct tnode *n, const char **why);
+
 /* Builders, used by the loaders only. */
 struct tnode *tree_new(struct arena *a, enum tkind kind, unsigned line,
                        unsigned col);
-/* Resolves a plain (unquoted, untagged) scalar's type from its text. */
-void tree_resolve_scalar(struct tnode *n);
+/* Resolves a YAML scalar whose text is in n->str exactly as go-yaml v2
+ * decodes it into interface{}: tag is libyaml's (NULL: none; "!" and local
+ * tags make a string; !!str/!!int/!!float/!!bool/!!null/!!timestamp must
+ * fit the text; !!binary is base64-decoded), plain is 1 for an unquoted
+ * plain scalar (the only style that is resolved without a tag). Returns 0,
+ * or -1 with *why (arena-owned) for text its tag does not admit (go-yaml
+ * fails the document: "cannot decode !!str `abc` as a !!int"). */
+int tree_resolve(struct arena *a, struct tnode *n, const char *tag, int plain,
+                 const char **why);
+/* The JSON object key sigs.k8s.io/yaml makes of a resolved key scalar:
+ * strings as they are, integers in decimal, floats with float32 precision
+ * (1.0 -> "1", 3.14159265359 -> "3.1415927"), booleans "true"/"false".
+ * NULL for a null key (`~:`), which YAMLToJSON refuses. Arena-owned. */
+const char *tree_json_key(struct arena *a, const struct tnode *k);
 
 #endif

@@ -123,18 +123,27 @@ static void test_documents(void)
     struct ydocs d;
 
     arena_init(&a, 4096);
+    /* a comment-only document is dropped (kubectl skips its null) */
     d = load(&a, "a: 1\n---\nb: [\n---\nc: 3\n...\n---\n# only a comment\n");
-    CHECK(d.n == 4);
+    CHECK(d.n == 3);
     CHECK(d.v[0].root && !d.v[0].error);
     CHECK(d.v[1].error != NULL && d.v[1].line >= 3);
     CHECK(d.v[2].root && tree_get(d.v[2].root, "c"));
-    CHECK((!d.v[3].root || d.v[3].root->kind == T_NULL) && !d.v[3].error);
+    /* `...` is no separator: go-yaml reads the first document only */
+    d = load(&a, "a: 1\n...\nb: 2\n---\nc: 3\n");
+    CHECK(d.n == 2 && d.v[0].root && tree_get(d.v[0].root, "a")
+          && !tree_get(d.v[0].root, "b") && tree_get(d.v[1].root, "c"));
     d = load(&a, "");
     CHECK(d.n == 0);
     d = load(&a, "\xef\xbb\xbf" "a: 1\n");    /* BOM */
     CHECK(d.n == 1 && d.v[0].root);
+    /* kubectl's reader cuts a directive from its document: an error */
     d = load(&a, "%YAML 1.1\n---\na: 1\n");
-    CHECK(d.n == 1 && d.v[0].root && !d.v[0].error);
+    CHECK(d.n == 2 && d.v[0].error && d.v[1].root && !d.v[1].error);
+    /* only a comment may follow `---`: the rest is still read */
+    d = load(&a, "a: 1\n--- !!map\nb: 2\n");
+    CHECK(d.n == 3 && d.v[0].root && d.v[1].error && d.v[1].line == 2
+          && strstr(d.v[1].error, "!!map") && tree_get(d.v[2].root, "b"));
     arena_release(&a);
 }
 
@@ -182,23 +191,24 @@ static void test_limits(void)
                  "g: [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\n");
     CHECK(d.n == 1 && d.v[0].error && strstr(d.v[0].error, "alias"));
     d = load(&a, "a: *nope\n");
-    CHECK(d.n == 1 && d.v[0].error && strstr(d.v[0].error, "undefined alias"));
-    /* merge keys: explicit keys win */
-    d = load(&a, "base: &b {x: 1, y: 2}\nm:\n  <<: *b\n  y: 3\n");
+    CHECK(d.n == 1 && d.v[0].error && strstr(d.v[0].error, "unknown anchor"));
+    /* merge keys: keys after `<<` win (tests/k8s/decode has the rest) */
+    d = load(&a, "base: &b {x: 1, z: 2}\nm:\n  <<: *b\n  z: 3\n");
     CHECK(d.n == 1 && d.v[0].root);
     {
         long long v;
         const struct tnode *m = tree_get(d.v[0].root, "m");
         CHECK(tree_int(tree_get(m, "x"), &v) == 0 && v == 1);
-        CHECK(tree_int(tree_get(m, "y"), &v) == 0 && v == 3);
+        CHECK(tree_int(tree_get(m, "z"), &v) == 0 && v == 3);
         CHECK(m->n == 2);
     }
-    /* duplicate keys: last wins, recorded */
+    /* duplicate keys: last wins, flagged */
     d = load(&a, "a: 1\na: 2\n");
-    CHECK(d.n == 1 && d.v[0].nwarnings == 1);
+    CHECK(d.n == 1 && d.v[0].root && d.v[0].root->n == 1);
     {
         long long v;
         CHECK(tree_int(tree_get(d.v[0].root, "a"), &v) == 0 && v == 2);
+        CHECK(tree_get(d.v[0].root, "a")->flags & TF_DUP);
     }
     /* NUL bytes, binary garbage, invalid UTF-8 */
     d.n = 0;
@@ -208,18 +218,19 @@ static void test_limits(void)
     CHECK(d.n == 1 && d.v[0].error);
     d = load(&a, "a: \xc3\x28\n");
     CHECK(d.n == 1 && d.v[0].error && strstr(d.v[0].error, "UTF-8"));
-    /* many empty documents */
+    /* many empty documents: a `---` with nothing before it stays in the
+     * next document, as in kubectl's reader, so they come in pairs */
     {
         struct buf b;
         buf_init(&b, 1 << 20);
         for (i = 0; i < 10000; i++)
             buf_adds(&b, "---\n");
         load_yaml(&a, b.p, b.len, &d);
-        CHECK(d.n == 10000);
+        CHECK(d.n == 5000);
         for (i = 0; i < d.n && !d.v[i].error
              && (!d.v[i].root || d.v[i].root->kind == T_NULL); i++)
             ;
-        CHECK(i == 10000);
+        CHECK(i == 5000);
         buf_release(&b);
     }
     /* a big map keeps lookups right (hashing past 16 keys) */
@@ -232,7 +243,8 @@ static void test_limits(void)
         load_yaml(&a, b.p, b.len, &d);
         CHECK(d.n == 1 && d.v[0].root && d.v[0].root->n == 5000);
         CHECK_STR(tree_str(tree_get(d.v[0].root, "k42")), "dup");
-        CHECK(d.v[0].nwarnings == 1);
+        CHECK(tree_get(d.v[0].root, "k42")->flags & TF_DUP);
+        CHECK(!(tree_get(d.v[0].root, "k41")->flags & TF_DUP));
         buf_release(&b);
     }
     arena_release(&a);
