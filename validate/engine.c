@@ -20,6 +20,7 @@
 #include "inventory.h"
 #include "limits.h"
 #include "load_yaml.h"
+#include "stream.h"
 #include "object.h"
 #include "rule.h"
 #include "run.h"
@@ -40,7 +41,7 @@ struct engine {
 
 struct deferred {               /* a pod/workload document, parsed later */
     const char *file;
-    struct ychunk chunk;
+    struct sdoc doc;
     unsigned doc_index;
 };
 
@@ -666,11 +667,11 @@ static int pod_like_chunk(const char *s, size_t len)
 }
 
 static void add_doc(struct run *r, struct arena *scratch, const char *file,
-                    const struct ychunk *c, unsigned doc_index)
+                    const struct sdoc *s, unsigned doc_index)
 {
     struct ydoc d;
 
-    load_yaml_chunk(scratch ? scratch : r->arena, c, &d);
+    stream_load_doc(scratch ? scratch : r->arena, s, &d);
     if (d.error) {
         r->parse_errors++;
         raw_report(r, "input-parse", file, d.line, d.col, NULL, "",
@@ -684,19 +685,16 @@ static void add_doc(struct run *r, struct arena *scratch, const char *file,
 void run_add_text(struct run *r, const char *file, const char *data,
                   size_t len)
 {
-    struct ychunks chunks;
-    struct ychunk all;
+    struct sdocs docs;
     size_t i;
 
-    memset(&all, 0, sizeof(all));
-    all.text = data;
-    all.len = len;
-    load_yaml_split(r->arena, &all, &chunks);
-    for (i = 0; i < chunks.n; i++) {
-        const struct ychunk *c = &chunks.v[i];
-        if (is_template(c->text, c->len))
+    stream_split(r->arena, data, len, STREAM_PEEK, &docs);
+    for (i = 0; i < docs.n; i++) {
+        const struct sdoc *s = &docs.v[i];
+        const struct ychunk *c = &s->chunk;
+        if (!s->json && is_template(c->text, c->len))
             continue;
-        if (pod_like_chunk(c->text, c->len)) {
+        if (!s->json && pod_like_chunk(c->text, c->len)) {
             struct deferred *df;
             if (r->ndefer == r->capdefer) {
                 size_t cap = r->capdefer ? r->capdefer * 2 : 64;
@@ -706,11 +704,11 @@ void run_add_text(struct run *r, const char *file, const char *data,
             }
             df = &r->defer[r->ndefer++];
             df->file = file;
-            df->chunk = *c;
+            df->doc = *s;
             df->doc_index = (unsigned)i;
             continue;
         }
-        add_doc(r, NULL, file, c, (unsigned)i);
+        add_doc(r, NULL, file, s, (unsigned)i);
     }
 }
 
@@ -779,7 +777,7 @@ void run_check(struct run *r)
     arena_init(&scratch, ARENA_CHUNK_BYTES);
     for (i = 0; i < r->ndefer; i++) {
         arena_clear(&scratch);
-        add_doc(r, &scratch, r->defer[i].file, &r->defer[i].chunk,
+        add_doc(r, &scratch, r->defer[i].file, &r->defer[i].doc,
                 r->defer[i].doc_index);
     }
     arena_release(&scratch);

@@ -20,6 +20,7 @@
 #include "err.h"
 #include "load_yaml.h"
 #include "object.h"
+#include "stream.h"
 #include "tree.h"
 #include "verdict.h"
 
@@ -85,7 +86,7 @@ int inventory_add_text(struct inventory *inv, const char *file,
     struct ydocs docs;
     size_t i;
 
-    load_yaml(&inv->arena, data, len, &docs);
+    stream_load(&inv->arena, data, len, &docs);
     for (i = 0; i < docs.n; i++)
         if (docs.v[i].error)
             return err_set(err, "%s:%u:%u: %s", file, docs.v[i].line,

@@ -7,17 +7,24 @@
  *
  * Strict RFC 8259 as Go's encoding/json reads it (the apiserver's side):
  * no leading zeros, no "1." or ".5", whitespace is space/tab/CR/LF only,
- * one value then only whitespace. Kubernetes' decoder choices where the
- * RFC is loose: a duplicate key keeps the LAST value (at the first one's
- * place in key order), keys are case-sensitive. Our own limits: nesting is
+ * one value then only whitespace (or, for a stream, the next value).
+ * Kubernetes' decoder choices where the RFC is loose: a duplicate key keeps
+ * the LAST value (at the first one's place in key order, flagged TF_DUP),
+ * keys are case-sensitive, a number is an integer only when written
+ * without fraction or exponent and within int64 (sigs.k8s.io/json's
+ * PreserveInts; its literal stays in str). Our own limits: nesting is
  * capped at LIMIT_NEST_DEPTH, strings must be valid UTF-8 without NUL (raw
- * or \u0000) and without lone surrogates, numbers are at most
- * JSON_NUMBER_MAX characters. Errors name the byte offset, line and column.
+ * or \u0000) and without lone surrogates and at most LIMIT_SCALAR_BYTES,
+ * numbers are at most JSON_NUMBER_MAX characters. Errors name the byte
+ * offset, line and column. Positions of nodes are optional (the linter
+ * wants them, the webhook's hot path does not): when asked, they are
+ * counted on from one node to the next, one more pass over the bytes.
  * tests/unit/test_load_json.c and tests/fuzz/fuzz_json.c check this parser
  * against cJSON (tests/fuzz/json_oracle.c) on every input both accept.
  */
 #include "load_json.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,11 +36,12 @@
 #include "limits.h"
 #include "tree.h"
 
-#define MAX_EXACT_INT 9007199254740992.0    /* 2^53 */
 #define SMALL_MAP 16        /* maps up to this size dedupe by linear scan */
 #define JSON_NUMBER_MAX 63  /* characters in one number (cJSON's limit too) */
 #define STACK_INLINE 256    /* scratch stack slots before it goes to malloc */
 #define NODE_BLOCK 32       /* nodes taken from the arena at a time */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 int utf8_valid(const char *s, size_t n)
 {
@@ -125,18 +133,45 @@ struct jp {
     struct tnode scratch;           /* the node of discarded values */
     struct tnode *free_nodes;       /* the rest of the current node block */
     size_t nfree;
+    int positions;                  /* nodes get line/col */
+    unsigned line0, col0;           /* the position of b */
+    const unsigned char *pos_at;    /* pos_of()'s last answer was for... */
+    unsigned pos_line, pos_col;     /* ... this line and column */
+    unsigned err_line, err_col;     /* where the failure is */
     /* scratch stack of finished kids of the open containers: a container
      * copies its run into an exact-size arena array when it closes */
     struct tnode **stk, *inline_stk[STACK_INLINE];
     size_t top, cap;
 };
 
+/* The 1-based line and column (in characters) of at, counted on from the
+ * last answer (positions only grow while parsing), so a document costs
+ * one more pass over its bytes, and none when positions are off. */
+static void pos_of(struct jp *j, const unsigned char *at, unsigned *line,
+                   unsigned *col)
+{
+    const unsigned char *q = j->pos_at;
+
+    for (; q < at; q++) {
+        if (*q == '\n') {
+            j->pos_line++;
+            j->pos_col = 1;
+        } else if ((*q & 0xc0) != 0x80) {
+            j->pos_col++;
+        }
+    }
+    j->pos_at = q;
+    *line = j->pos_line + j->line0 - 1;
+    *col = j->pos_col + (j->pos_line == 1 ? j->col0 - 1 : 0);
+}
+
 /* -1 with "invalid JSON at byte N (line L, column C): what". Line and
- * column are counted only here, on the error path. */
+ * column are counted again here, from the start, on the error path only
+ * (at may be before the current line). */
 static int jp_fail(struct jp *j, const unsigned char *at, const char *what)
 {
     const unsigned char *q, *ls = j->b;
-    unsigned line = 1;
+    unsigned line = 1, col = 1;
 
     if (at > j->end)
         at = j->end;
@@ -145,8 +180,13 @@ static int jp_fail(struct jp *j, const unsigned char *at, const char *what)
             line++;
             ls = q + 1;
         }
-    return err_set(j->err, "invalid JSON at byte %zu (line %u, column %zu): "
-                   "%s", (size_t)(at - j->b), line, (size_t)(at - ls) + 1,
+    for (q = ls; q < at; q++)
+        if ((*q & 0xc0) != 0x80)
+            col++;
+    j->err_line = line + j->line0 - 1;
+    j->err_col = col + (line == 1 ? j->col0 - 1 : 0);
+    return err_set(j->err, "invalid JSON at byte %zu (line %u, column %u): "
+                   "%s", (size_t)(at - j->b), j->err_line, j->err_col,
                    what);
 }
 
@@ -284,8 +324,12 @@ static int scan_string(struct jp *j, const char **out)
 stop:
         if (p >= end)
             return jp_fail(j, s - 1, "unterminated string");
-        if (*p == '"')
+        if (*p == '"') {
+            if ((size_t)(p - s) > LIMIT_SCALAR_BYTES)
+                return jp_fail(j, s - 1, "scalar larger than the 64 MiB "
+                               "limit");
             break;
+        }
         if (*p == '\\') {
             unsigned cp;
             if (end - p < 2)
@@ -301,8 +345,7 @@ stop:
             if (cp > 0xffff)
                 return jp_fail(j, p, "invalid \\u escape in string");
             if (cp == 0)
-                return err_set(j->err, "NUL character (\\u0000) in JSON "
-                               "string at byte %zu", (size_t)(p - j->b));
+                return jp_fail(j, p, "NUL character (\\u0000) in string");
             if (cp >= 0xdc00 && cp <= 0xdfff)
                 return jp_fail(j, p, "lone surrogate in string");
             if (cp >= 0xd800 && cp <= 0xdbff) {
@@ -315,16 +358,13 @@ stop:
             p += 6;
             continue;
         }
-        if (*p < 0x20) {
-            return err_set(j->err, "control character in JSON string at "
-                           "byte %zu", (size_t)(p - j->b));
-        }
+        if (*p < 0x20)
+            return jp_fail(j, p, "control character in string");
         /* a multi-byte UTF-8 sequence */
         {
             size_t n = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
             if ((size_t)(end - p) < n || !utf8_valid((const char *)p, n))
-                return err_set(j->err, "invalid UTF-8 in JSON string at "
-                               "byte %zu", (size_t)(p - j->b));
+                return jp_fail(j, p, "invalid UTF-8 in string");
             p += n;
         }
     }
@@ -346,7 +386,6 @@ static int scan_number(struct jp *j, struct tnode *n)
     int integral = 1;
     size_t len;
     char tmp[JSON_NUMBER_MAX + 1];
-    double v;
 
     if (p < end && *p == '-')
         p++;
@@ -378,8 +417,9 @@ static int scan_number(struct jp *j, struct tnode *n)
     if (len > JSON_NUMBER_MAX)
         return jp_fail(j, s, "number longer than 63 characters");
     j->p = p;
-    /* the common case: a plain integer that a double holds exactly */
-    if (integral && len <= 15 && !(len == 2 && s[0] == '-' && s[1] == '0')) {
+    n->flags |= TF_JSON;
+    /* the common case: an integer of at most 18 digits fits int64 */
+    if (integral && len <= 18) {
         long long iv = 0;
         size_t i = s[0] == '-';
         for (; i < len; i++)
@@ -392,21 +432,28 @@ static int scan_number(struct jp *j, struct tnode *n)
     }
     memcpy(tmp, s, len);
     tmp[len] = '\0';
-    v = strtod(tmp, NULL);
-    if (!isfinite(v))
-        return err_set(j->err, "JSON number out of range at byte %zu",
-                       (size_t)(s - j->b));
+    errno = 0;
+    if (integral) {
+        long long iv = strtoll(tmp, NULL, 10);
+        if (errno != ERANGE) {
+            n->kind = T_INT;
+            n->ival = iv;
+        } else {
+            integral = 0;
+        }
+    }
+    if (!integral) {
+        /* past int64, or with fraction or exponent: a float64, as
+         * sigs.k8s.io/json reads it into interface{} */
+        n->kind = T_FLOAT;
+        n->fval = strtod(tmp, NULL);
+        if (!isfinite(n->fval))
+            return jp_fail(j, s, "number out of range");
+    }
     if (j->discard)
         return 0;
-    if (v == floor(v) && fabs(v) < MAX_EXACT_INT) {
-        n->kind = T_INT;
-        n->ival = (long long)v;     /* ival/fval share storage */
-        n->str = arena_printf(j->a, "%lld", n->ival);
-    } else {
-        n->kind = T_FLOAT;
-        n->fval = v;
-        n->str = arena_printf(j->a, "%.17g", v);
-    }
+    n->str = j->copy + (s - j->b);
+    j->copy[p - j->b] = '\0';
     return 0;
 }
 
@@ -441,10 +488,15 @@ static void close_map(struct jp *j, struct tnode *m, size_t from)
 
         kid->parent = m;
         if (!table) {
-            for (k = 0; k < m->n && dup < 0; k++)
-                if (m->kids[k]->key[0] == kid->key[0]
-                    && strcmp(m->kids[k]->key, kid->key) == 0)
+            /* two bytes before strcmp: a key's second byte is its NUL or
+             * still inside the copy when the first is not NUL */
+            const char *key = kid->key;
+            for (k = 0; k < m->n && dup < 0; k++) {
+                const char *o = m->kids[k]->key;
+                if (o[0] == key[0]
+                    && (!key[0] || (o[1] == key[1] && !strcmp(o, key))))
                     dup = (long)k;
+            }
         } else {
             for (k = hash_key(kid->key) & mask; table[k];
                  k = (k + 1) & mask)
@@ -455,9 +507,10 @@ static void close_map(struct jp *j, struct tnode *m, size_t from)
             if (dup < 0)
                 table[k] = m->n + 1;
         }
-        if (dup >= 0)
+        if (dup >= 0) {
+            kid->flags |= TF_DUP;
             m->kids[dup] = kid;     /* Kubernetes keeps the last value */
-        else
+        } else
             m->kids[m->n++] = kid;
     }
     j->top = from;
@@ -479,8 +532,9 @@ static void close_seq(struct jp *j, struct tnode *s, size_t from)
 static struct tnode *parse_value(struct jp *j);
 
 /* A node, or the scratch node while discarding (checked, not kept). */
-static struct tnode *node_new(struct jp *j, enum tkind kind)
+static inline struct tnode *node_new(struct jp *j, enum tkind kind)
 {
+    static const struct tnode zero = {0};
     struct tnode *n;
 
     if (j->discard) {
@@ -494,7 +548,7 @@ static struct tnode *node_new(struct jp *j, enum tkind kind)
         n = j->free_nodes++;
         j->nfree--;
     }
-    memset(n, 0, sizeof(*n));
+    *n = zero;      /* a few wide stores: cheaper than a memset call */
     n->kind = (unsigned char)kind;
     n->str = "";
     return n;
@@ -519,8 +573,8 @@ static struct tnode *parse_container(struct jp *j, int is_map)
     unsigned char close = is_map ? '}' : ']';
 
     if (++j->depth > LIMIT_NEST_DEPTH) {
-        err_set(j->err, "JSON nesting deeper than %d at byte %zu",
-                LIMIT_NEST_DEPTH, (size_t)(j->p - j->b));
+        jp_fail(j, j->p, "nesting deeper than " STR(LIMIT_NEST_DEPTH)
+                " levels");
         return NULL;
     }
     j->p++;
@@ -533,6 +587,7 @@ static struct tnode *parse_container(struct jp *j, int is_map)
     for (;;) {
         const char *key = NULL;
         struct tnode *v;
+        unsigned kline = 0, kcol = 0;
 
         if (is_map) {
             if (j->p >= j->end || *j->p != '"') {
@@ -540,6 +595,8 @@ static struct tnode *parse_container(struct jp *j, int is_map)
                         : "expected a string key");
                 return NULL;
             }
+            if (j->positions)
+                pos_of(j, j->p, &kline, &kcol);
             if (scan_string(j, &key) < 0)
                 return NULL;
             skip_ws(j);
@@ -558,6 +615,10 @@ static struct tnode *parse_container(struct jp *j, int is_map)
             v = parse_value(j);
             if (v && !j->discard) {
                 v->key = key;
+                if (j->positions) {
+                    v->key_line = kline;
+                    v->key_col = kcol;
+                }
                 push(j, v);
             }
         }
@@ -599,42 +660,107 @@ static int literal(struct jp *j, const char *word, size_t len)
 static struct tnode *parse_value(struct jp *j)
 {
     struct tnode *n;
+    unsigned line = 0, col = 0;
 
     if (j->p >= j->end) {
         jp_fail(j, j->p, "unexpected end of input");
         return NULL;
     }
+    /* one test per value when positions are off: the webhook's case */
+    if (j->positions)
+        pos_of(j, j->p, &line, &col);
     switch (*j->p) {
     case '{':
-        return parse_container(j, 1);
     case '[':
-        return parse_container(j, 0);
+        n = parse_container(j, *j->p == '{');
+        break;
     case '"':
         n = node_new(j, T_STR);
         n->quoted = 1;
-        return scan_string(j, &n->str) < 0 ? NULL : n;
+        if (scan_string(j, &n->str) < 0)
+            return NULL;
+        break;
     case 't':
     case 'f':
         n = node_new(j, T_BOOL);
         n->boolean = *j->p == 't';
         n->str = n->boolean ? "true" : "false";
-        return literal(j, n->str, n->boolean ? 4 : 5) < 0 ? NULL : n;
+        if (literal(j, n->str, n->boolean ? 4 : 5) < 0)
+            return NULL;
+        break;
     case 'n':
         n = node_new(j, T_NULL);
         n->str = "null";
-        return literal(j, "null", 4) < 0 ? NULL : n;
+        if (literal(j, "null", 4) < 0)
+            return NULL;
+        break;
     case '\0':
-        err_set(j->err, "NUL byte in JSON text at byte %zu",
-                (size_t)(j->p - j->b));
+        jp_fail(j, j->p, "NUL byte");
         return NULL;
     default:
-        if (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')) {
-            n = node_new(j, T_INT);
-            return scan_number(j, n) < 0 ? NULL : n;
+        if (*j->p != '-' && (*j->p < '0' || *j->p > '9')) {
+            jp_fail(j, j->p, "unexpected character");
+            return NULL;
         }
-        jp_fail(j, j->p, "unexpected character");
-        return NULL;
+        n = node_new(j, T_INT);
+        if (scan_number(j, n) < 0)
+            return NULL;
     }
+    if (n && j->positions) {
+        n->line = line;
+        n->col = col;
+    }
+    return n;
+}
+
+int load_json_read(struct arena *a, struct json_in *in, struct tnode **out,
+                   struct err *err)
+{
+    struct jp j;
+    struct tnode *t;
+
+    *out = NULL;
+    in->used = 0;
+    in->err_line = in->err_col = 0;
+    memset(&j, 0, offsetof(struct jp, inline_stk));
+    j.a = a;
+    j.err = err;
+    j.b = j.p = j.pos_at = (const unsigned char *)in->data;
+    j.end = j.b + in->len;
+    j.pos_line = j.pos_col = 1;
+    j.positions = in->line != 0;
+    j.line0 = in->line ? in->line : 1;
+    j.col0 = in->line ? in->col : 1;
+    if (!in->data || in->len == 0) {
+        jp_fail(&j, j.p, "empty JSON text");
+        in->err_line = in->line ? j.err_line : 0;
+        in->err_col = in->line ? j.err_col : 0;
+        return -1;
+    }
+    j.copy = in->copy ? in->copy : arena_strndup(a, in->data, in->len);
+    j.skip = in->skip;
+    j.stk = j.inline_stk;
+    j.top = 0;
+    j.cap = STACK_INLINE;
+    skip_ws(&j);
+    t = parse_value(&j);
+    if (t) {
+        in->used = (size_t)(j.p - j.b);
+        skip_ws(&j);
+        if (!in->stream && j.p != j.end) {
+            jp_fail(&j, j.p, "trailing data after the value");
+            t = NULL;
+        }
+    }
+    if (j.stk != j.inline_stk)
+        free(j.stk);
+    if (!t) {
+        in->err_line = in->line ? j.err_line : 0;
+        in->err_col = in->line ? j.err_col : 0;
+        return -1;
+    }
+    *out = t;
+    return 0;
 }
 
 int load_json(struct arena *a, const char *data, size_t len,
@@ -647,37 +773,11 @@ int load_json_skipping(struct arena *a, const char *data, size_t len,
                        const struct json_skip *skip, struct tnode **out,
                        struct err *err)
 {
-    struct jp j;
-    struct tnode *t;
+    struct json_in in;
 
-    *out = NULL;
-    if (!data || len == 0)
-        return err_set(err, "empty JSON text");
-    memset(&j, 0, offsetof(struct jp, inline_stk));
-    j.a = a;
-    j.err = err;
-    j.b = j.p = (const unsigned char *)data;
-    j.end = j.b + len;
-    j.copy = arena_strndup(a, data, len);
-    j.skip = skip;
-    j.discard = 0;
-    j.stk = j.inline_stk;
-    j.top = 0;
-    j.cap = STACK_INLINE;
-    skip_ws(&j);
-    t = parse_value(&j);
-    if (t) {
-        skip_ws(&j);
-        if (j.p != j.end) {
-            err_set(err, "trailing data after JSON value at byte %zu",
-                    (size_t)(j.p - j.b));
-            t = NULL;
-        }
-    }
-    if (j.stk != j.inline_stk)
-        free(j.stk);
-    if (!t)
-        return -1;
-    *out = t;
-    return 0;
+    memset(&in, 0, sizeof(in));
+    in.data = data;
+    in.len = len;
+    in.skip = skip;
+    return load_json_read(a, &in, out, err);
 }

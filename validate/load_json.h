@@ -1,16 +1,20 @@
 /*
  * load_json.h - JSON text -> claimcheck's document tree (tree.h).
  *
- * claimcheck's own one-pass parser (load_json.c): the webhook's hot path.
- * The result follows Kubernetes' decoder: keys are case-sensitive, a
- * duplicate key keeps the LAST value, trailing data after the value is an
- * error, the grammar is strict RFC 8259 (as Go's encoding/json). Our
- * limits: nesting is capped at LIMIT_NEST_DEPTH (limits.h), strings must be
- * valid UTF-8 without NUL (raw or \u0000) or lone surrogates, a number has
- * at most 63 characters. Numbers that are integral with |v| < 2^53 become
- * T_INT (ival), other finite numbers T_FLOAT; scalar nodes keep a text
- * rendering in str. No positions: every line/col is 0 (errors name the
- * byte, line and column). Checked against cJSON by tests/unit/json_oracle.h.
+ * claimcheck's own one-pass parser (load_json.c): the webhook's hot path,
+ * and the linter's reader of JSON manifests. The result follows
+ * Kubernetes' decoder: keys are case-sensitive, a duplicate key keeps the
+ * LAST value (flagged TF_DUP), trailing data after the value is an error,
+ * the grammar is strict RFC 8259 (as Go's encoding/json). Our limits:
+ * nesting is capped at LIMIT_NEST_DEPTH (limits.h), strings must be valid
+ * UTF-8 without NUL (raw or \u0000) or lone surrogates and at most 64 MiB,
+ * a number has at most 63 characters. A number written without fraction
+ * or exponent that fits int64 is T_INT, any other finite one T_FLOAT (as
+ * sigs.k8s.io/json reads them into interface{}); a number's str is its
+ * literal (TF_JSON).
+ * Positions only when asked (load_json_read()); load_json() gives every
+ * line/col 0, and errors name the byte, line and column. Checked against
+ * cJSON by tests/unit/json_oracle.h.
  */
 #ifndef CLAIMCHECK_LOAD_JSON_H
 #define CLAIMCHECK_LOAD_JSON_H
@@ -41,6 +45,27 @@ struct json_skip {
 int load_json_skipping(struct arena *a, const char *data, size_t len,
                        const struct json_skip *skip, struct tnode **out,
                        struct err *err);
+
+/* Everything load_json_read() can be asked, and what it says back. */
+struct json_in {
+    const char *data;           /* the text, data[0..len) */
+    size_t len;
+    char *copy;                 /* NULL, or a writable copy of data that
+                                   strings are cut out of (the values of one
+                                   stream share one; else one is made) */
+    unsigned line, col;         /* the position of data[0], 1-based; line 0:
+                                   nodes get no positions (the webhook) */
+    const struct json_skip *skip;   /* may be NULL */
+    int stream;                 /* 1: read one value; text may follow it */
+    size_t used;                /* out: bytes up to the end of the value */
+    unsigned err_line, err_col; /* out: where a failure is (with line) */
+};
+
+/* The general form: one JSON value of in->data into *out (arena-owned).
+ * 0, or -1 with err filled and, when positions were asked,
+ * in->err_line/err_col. */
+int load_json_read(struct arena *a, struct json_in *in, struct tnode **out,
+                   struct err *err);
 
 /* 1 if s[0..n) is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */
 int utf8_valid(const char *s, size_t n);

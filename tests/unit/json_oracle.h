@@ -163,17 +163,22 @@ static int json_tree_equal(const struct tnode *x, const struct tnode *y)
 {
     unsigned i;
 
-    if (x->kind != y->kind || x->n != y->n || x->quoted != y->quoted
-        || strcmp(x->str, y->str) != 0)
+    if ((x->kind == T_INT || x->kind == T_FLOAT)
+        && (y->kind == T_INT || y->kind == T_FLOAT)) {
+        /* cJSON keeps a double only: numbers compare by value (ours keep
+         * the literal and tell 2.0 from 2, as sigs.k8s.io/json does) */
+        double a = x->kind == T_INT ? (double)x->ival : x->fval;
+        double b = y->kind == T_INT ? (double)y->ival : y->fval;
+        if (a != b || x->n || y->n)
+            return 0;
+    } else if (x->kind != y->kind || x->n != y->n || x->quoted != y->quoted
+               || strcmp(x->str, y->str) != 0) {
         return 0;
+    }
     if ((x->key == NULL) != (y->key == NULL)
         || (x->key && strcmp(x->key, y->key) != 0))
         return 0;
-    if (x->kind == T_INT && x->ival != y->ival)
-        return 0;
     if (x->kind == T_BOOL && x->boolean != y->boolean)
-        return 0;
-    if (x->kind == T_FLOAT && memcmp(&x->fval, &y->fval, sizeof(double)))
         return 0;
     for (i = 0; i < x->n; i++)
         if (x->kids[i]->parent != x || y->kids[i]->parent != y

@@ -2,7 +2,7 @@
  * test_decode.c - claimcheck's manifest reader against Kubernetes' own
  * decoder tables, transcribed in tests/k8s/decode/: go-yaml v2 resolution
  * (resolve.yaml), sigs.k8s.io/yaml (yaml2json.yaml) and apimachinery's
- * stream reading (split.yaml). Each input is read as claimcheck reads it
+ * stream reading as kubectl uses it (split.yaml, through stream.c). Each input is read as claimcheck reads it
  * and the tree rendered as YAMLToJSON writes JSON (tree_to_json()); the
  * result must be the JSON, or the error, Kubernetes gives. Every case
  * agrees or is skipped with its reason printed here ("skip ...").
@@ -16,6 +16,7 @@
 #include "../../validate/arena.h"
 #include "../../validate/buf.h"
 #include "../../validate/load_yaml.h"
+#include "../../validate/stream.h"
 #include "../../validate/tree.h"
 #include "check.h"
 
@@ -284,9 +285,10 @@ static void run_yaml2json(struct arena *a)
         const char *got, *colon, *want;
         char fname[64];
 
+        colon = dec ? strchr(dec, ':') : NULL;
         if (fatal_for(c, "Unmarshal") || tree_get(c, "options") || !dec
-            || !into || dec[0] != '{' || strchr(dec, ',')
-            || !(colon = strchr(dec, ':')) || colon - dec - 1 >= 63) {
+            || !into || dec[0] != '{' || strchr(dec, ',') || !colon
+            || colon - dec - 1 >= 63) {
             skip("yaml2json.yaml", name, "decodes into Go values with "
                  "sigs.k8s.io/yaml.Unmarshal (case-insensitive Go field "
                  "matching, Go types); the API path decodes YAMLToJSON's "
@@ -334,13 +336,282 @@ static void run_yaml2json(struct arena *a)
     }
 }
 
+/* ==== split.yaml: apimachinery's stream readers ========================== */
+
+/* A stream as claimcheck reads it (peek: the JSON guess's reach; 0: YAML
+ * only, as NewYAMLToJSONDecoder): the documents as JSON, one per line,
+ * empty and null ones left out (kubectl skips them: SPLIT.md 4), and
+ * whether a document failed and whether the reader ended in JSON mode. */
+struct read_result {
+    struct buf docs;        /* JSON texts, '\n' after each */
+    int errors;
+    int json;               /* every document was JSON */
+    size_t before_error;    /* documents before the first error */
+    const char *first_error;    /* its message */
+    int first_error_json;       /* ... is the JSON reader's */
+};
+
+static void read_stream(struct arena *a, const char *text, size_t peek,
+                        struct read_result *r)
+{
+    struct sdocs docs;
+    size_t i, n = 0;
+
+    memset(r, 0, sizeof(*r));
+    buf_init(&r->docs, 1 << 20);
+    stream_split(a, text, strlen(text), peek, &docs);
+    r->json = docs.n > 0;
+    for (i = 0; i < docs.n; i++) {
+        struct ydoc d;
+        const char *why;
+        size_t at = r->docs.len;
+        r->json &= docs.v[i].json;
+        stream_load_doc(a, &docs.v[i], &d);
+        if (d.error) {
+            if (!r->errors++) {
+                r->before_error = n;
+                r->first_error = d.error;
+                r->first_error_json = docs.v[i].json
+                                      || d.error == docs.v[i].error;
+            }
+            continue;
+        }
+        if (!d.root || d.root->kind == T_NULL
+            || (d.root->kind == T_MAP && !d.root->n))
+            continue;
+        if (tree_to_json(&r->docs, d.root, &why) < 0) {
+            r->docs.len = at;
+            if (!r->errors++)
+                r->before_error = n;
+            continue;
+        }
+        buf_addc(&r->docs, '\n');
+        n++;
+    }
+    if (!r->errors)
+        r->before_error = n;
+}
+
+/* The expected documents, '\n'-joined, without '{}' (see read_stream) */
+static void want_docs(const struct tnode *list, struct buf *out,
+                      size_t *n)
+{
+    size_t i;
+
+    buf_init(out, 1 << 20);
+    *n = 0;
+    for (i = 0; tree_is_seq(list) && i < list->n; i++) {
+        const char *d = tree_str(list->kids[i]);
+        if (!d || !strcmp(d, "{}"))
+            continue;
+        buf_adds(out, d);
+        buf_addc(out, '\n');
+        ++*n;
+    }
+}
+
+/* kubectl stops at an error (and loses the document before a bad `---`);
+ * claimcheck reports it and reads on: what kubectl returned must be what
+ * claimcheck read before its first error. */
+static void compare_stream(const char *name, const struct read_result *r,
+                           const struct tnode *want_list, int want_error,
+                           const char *want_mode)
+{
+    struct buf want;
+    size_t nwant, i, off = 0;
+
+    want_docs(want_list, &want, &nwant);
+    for (i = 0; i < nwant && off <= r->docs.len; i++) {
+        const char *nl = memchr(r->docs.p + off, '\n', r->docs.len - off);
+        if (!nl)
+            break;
+        off = (size_t)(nl - r->docs.p) + 1;
+    }
+    if (want_error)
+        CHECK_MSG(r->errors && nwant <= r->before_error
+                  && !strncmp(r->docs.p, want.p, want.len),
+                  "split.yaml %s: got %d errors and\n%s(%zu before the "
+                  "first error), want an error after\n%s", name,
+                  r->errors, r->docs.p, r->before_error, want.p);
+    else
+        CHECK_MSG(!r->errors && !strcmp(r->docs.p, want.p),
+                  "split.yaml %s: got %d errors and\n%swant\n%s", name,
+                  r->errors, r->docs.p, want.p);
+    if (want_mode)
+        CHECK_MSG(!strcmp(want_mode, r->json ? "json" : "yaml"),
+                  "split.yaml %s: ended in %s mode, want %s", name,
+                  r->json ? "json" : "yaml", want_mode);
+    if (want_error && r->before_error > nwant)
+        printf("note split.yaml %s: claimcheck also read %zu document(s) "
+               "kubectl loses at its error\n", name,
+               r->before_error - nwant);
+    buf_release(&want);
+}
+
+static void run_split(struct arena *a)
+{
+    const struct tnode *root = data_file(a, DATA "split.yaml");
+    const struct tnode *sec = tree_get(root, "yaml_or_json_decoder");
+    size_t i;
+
+    CHECK(tree_is_seq(sec) && sec->n > 20);
+    for (i = 0; sec && i < sec->n; i++) {
+        const struct tnode *c = sec->kids[i];
+        const struct tnode *obs = tree_get(c, "observed");
+        struct read_result r;
+        long long peek;
+
+        CHECK(tree_int(tree_get(c, "buffer_size"), &peek) == 0);
+        read_stream(a, field(c, "stream"), (size_t)peek, &r);
+        compare_stream(field(c, "case"), &r, tree_get(obs, "documents"),
+                       field(obs, "error") != NULL, field(obs, "decoder"));
+        buf_release(&r.docs);
+    }
+    sec = tree_get(root, "split_yaml_document");
+    for (i = 0; sec && i < sec->n; i++)
+        skip("split.yaml", field(sec->kids[i], "case"), "the apiserver's "
+             "watch/stream framer (splitYAMLDocument), not how kubectl "
+             "reads a file");
+    sec = tree_get(root, "decoders");
+    for (i = 0; sec && i < sec->n; i++) {
+        const struct tnode *c = sec->kids[i];
+        const char *name = field(c, "case"), *reader = field(c, "reader");
+        const struct tnode *exp = tree_get(c, "expect");
+        const struct tnode *obs = tree_get(c, "observed");
+        struct read_result r;
+
+        if (!strcmp(reader, "NewYAMLToJSONDecoder")) {
+            read_stream(a, field(c, "stream"), 0, &r);
+            compare_stream(name, &r, tree_get(exp, "documents"),
+                           tree_get(exp, "error_type") != NULL, NULL);
+        } else if (!strcmp(reader, "NewYAMLOrJSONDecoder")) {
+            const char *type = field(obs, "error_type");
+            long long peek;
+            if (!type)
+                type = field(exp, "error_type");
+            CHECK(type && tree_int(tree_get(c, "buffer_size"), &peek) == 0);
+            read_stream(a, field(c, "stream"), (size_t)peek, &r);
+            compare_stream(name, &r, NULL, 1, NULL);
+            /* when both readers fail, kubectl reports the JSON error */
+            CHECK_MSG(type && r.errors
+                      && (strcmp(type, "JSONSyntaxError") == 0)
+                         == r.first_error_json,
+                      "split.yaml %s: the first error is %s's, want a %s",
+                      name, r.first_error_json ? "JSON" : "YAML", type);
+            if (field(exp, "error") && strstr(field(exp, "error"), "offset ")
+                && r.first_error) {
+                /* Go's offset counts the bytes read, the bad one too: our
+                 * byte is that one's index */
+                const char *off = strstr(field(exp, "error"), "offset ") + 7;
+                char at[32];
+                snprintf(at, sizeof(at), "byte %ld ",
+                         strtol(off, NULL, 10) - 1);
+                CHECK_MSG(strstr(r.first_error, at) != NULL, "split.yaml "
+                          "%s: '%s' does not name the %s", name,
+                          r.first_error, at);
+            }
+        } else if (!strcmp(reader, "GuessJSONStream")) {
+            long long peek;
+            CHECK(tree_int(tree_get(c, "buffer_size"), &peek) == 0);
+            read_stream(a, field(c, "stream"), (size_t)peek, &r);
+            CHECK_MSG(r.json == tree_true(tree_get(exp, "is_json")),
+                      "split.yaml %s: JSON guess", name);
+        } else {
+            skip("split.yaml", name, "the apiserver's document framer "
+                 "(NewDocumentDecoder, bufio.Scanner), not how kubectl "
+                 "reads a file");
+            continue;
+        }
+        buf_release(&r.docs);
+    }
+    sec = tree_get(root, "unmarshal");
+    for (i = 0; sec && i < sec->n; i++) {
+        const struct tnode *c = sec->kids[i];
+        const char *name = field(c, "case"), *text = field(c, "yaml");
+        const char *expect = field(c, "expect");
+        struct ychunk ch;
+        struct ydoc d;
+        const struct tnode *v;
+
+        if (!strstr(expect, "is int64")) {
+            skip("split.yaml", name, "a Go map with int keys as the target, "
+                 "not the interface{} decoding manifests get");
+            continue;
+        }
+        memset(&ch, 0, sizeof(ch));
+        ch.text = text;
+        ch.len = strlen(text);
+        load_yaml_chunk(a, &ch, &d);
+        v = d.root;
+        if (tree_is_map(v) || tree_is_seq(v))
+            v = v->kids[0];
+        CHECK_MSG(v && v->kind == T_INT, "split.yaml %s: %s", name, expect);
+    }
+}
+
+/* SPLIT.md section 6: the splits observed with kubectl's reader (4096
+ * peek), as rows: the stream, the documents ('\n' after each, empty and
+ * null ones left out), whether kubectl fails */
+static const struct {
+    const char *stream, *docs;
+    int error;
+} observed_splits[] = {
+    {"a: 1\n...\nb: 2\n", "{\"a\":1}\n", 0},
+    {"a: 1\n...\n---\nb: 2\n", "{\"a\":1}\n{\"b\":2}\n", 0},
+    {"a: 1\n... # end\nb: 2\n", "{\"a\":1}\n", 0},
+    {"--- !!map\na: 1\n", "", 1},
+    {"a: 1\n--- |\n  text\n", "", 1},
+    {"a: 1\n----\nb: 2\n", "", 1},
+    {"a: 1\n ---\nb: 2\n", "{\"a\":\"1 ---\",\"b\":2}\n", 0},
+    {"a: 1\n---#c\nb: 2\n", "{\"a\":1}\n{\"b\":2}\n", 0},
+    {"---\n# only a comment\n---\na: 1\n", "{\"a\":1}\n", 0},
+    {"# leading comment\n---\na: 1\n", "{\"a\":1}\n", 0},
+    {"# leading comment\n{\"a\": 1}\n", "{\"a\":1}\n", 0},
+    {"---\n---\na: 1\n", "{\"a\":1}\n", 0},
+    {"a: 1\n---\n\n---\nb: 2\n", "{\"a\":1}\n{\"b\":2}\n", 0},
+    {"null\n---\na: 1\n", "{\"a\":1}\n", 0},
+    {"a: 1\r\n---\r\nb: 2\r\n", "{\"a\":1}\n{\"b\":2}\n", 0},
+    {"\xef\xbb\xbf" "a: 1\n---\nb: 2\n", "{\"a\":1}\n{\"b\":2}\n", 0},
+    {"%YAML 1.1\n---\na: 1\n", "", 1},
+    {"{\"a\": 1}\n{\"b\": 2}\n", "{\"a\":1}\n{\"b\":2}\n", 0},
+    {"{\"a\": 1}\n---\n{\"b\": 2}\n{\"c\": 3}\n",
+     "{\"a\":1}\n{\"b\":2}\n", 0},
+    {"{\"a\": 1, \"a\": 2}\n", "{\"a\":2}\n", 0},
+    {"a: 1\na: 2\n", "{\"a\":2}\n", 0},
+};
+
+static void run_observed_splits(struct arena *a)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(observed_splits) / sizeof(observed_splits[0]);
+         i++) {
+        struct read_result r;
+        read_stream(a, observed_splits[i].stream, STREAM_PEEK, &r);
+        if (observed_splits[i].error)
+            CHECK_MSG(r.errors && !strncmp(r.docs.p, observed_splits[i].docs,
+                                           strlen(observed_splits[i].docs)),
+                      "SPLIT.md row %zu: got %d errors and\n%s", i + 1,
+                      r.errors, r.docs.p);
+        else
+            CHECK_MSG(!r.errors && !strcmp(r.docs.p, observed_splits[i].docs),
+                      "SPLIT.md row %zu: got %d errors and\n%swant\n%s",
+                      i + 1, r.errors, r.docs.p, observed_splits[i].docs);
+        buf_release(&r.docs);
+    }
+}
+
 int main(void)
 {
     struct arena a;
 
+    setvbuf(stdout, NULL, _IOLBF, 0);
+
     arena_init(&a, 1 << 20);
     run_resolve(&a);
     run_yaml2json(&a);
+    run_split(&a);
+    run_observed_splits(&a);
     arena_release(&a);
     printf("%d passed, %d failed, %d skipped\n", check_counts_.passed,
            check_counts_.failed, skips);

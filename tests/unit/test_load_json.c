@@ -72,6 +72,84 @@ static void test_case_and_dups(void)
     CHECK(t && strcmp(tree_str(tree_get(t, "kind")), "C") == 0);
     CHECK(t && strcmp(tree_str(tree_get(t, "Kind")), "A") == 0);
     CHECK(t && tree_get(t, "KIND") == NULL);
+    CHECK(t && (tree_get(t, "kind")->flags & TF_DUP)
+          && !(tree_get(t, "Kind")->flags & TF_DUP));
+}
+
+/* positions, when asked: 1-based, in characters, from a given start */
+static void test_positions(void)
+{
+    static const char text[] = "{\"a\": [1, \"\xc3\xa9\", {\"b\": true}],\n"
+                               "  \"c\":\n    null}";
+    struct json_in in;
+    struct tnode *t;
+    const struct tnode *a, *c;
+
+    memset(&in, 0, sizeof(in));
+    in.data = text;
+    in.len = strlen(text);
+    in.line = 3;            /* the text starts at line 3, column 5 */
+    in.col = 5;
+    CHECK(load_json_read(&arena, &in, &t, &err) == 0);
+    if (!t)
+        return;
+    CHECK(t->line == 3 && t->col == 5);
+    a = tree_get(t, "a");
+    CHECK(a->key_line == 3 && a->key_col == 6);
+    CHECK(a->line == 3 && a->col == 11);
+    CHECK(a->kids[1]->col == 15);
+    /* after the 2-byte e-acute, columns count characters */
+    CHECK(tree_get(a->kids[2], "b")->key_col == 21);
+    CHECK(tree_get(a->kids[2], "b")->col == 26);
+    c = tree_get(t, "c");
+    CHECK(c->key_line == 4 && c->key_col == 3);
+    CHECK(c->line == 5 && c->col == 5);
+    /* errors are positioned the same way */
+    memset(&in, 0, sizeof(in));
+    in.data = "{\n  \"a\": 1,\n}";
+    in.len = strlen(in.data);
+    in.line = 10;
+    in.col = 1;
+    CHECK(load_json_read(&arena, &in, &t, &err) < 0);
+    CHECK(in.err_line == 12 && in.err_col == 1);
+    /* without positions, nodes have none */
+    t = ps("{\"a\": 1}");
+    CHECK(t && t->line == 0 && tree_get(t, "a")->key_line == 0);
+}
+
+/* a stream: one value, and where it ends */
+static void test_stream(void)
+{
+    static const char text[] = "{\"a\": 1}\n{\"b\": \"x\"} 7";
+    char *copy = arena_strndup(&arena, text, sizeof(text) - 1);
+    struct json_in in;
+    struct tnode *t;
+    size_t off = 0;
+    int n = 0;
+
+    while (off < sizeof(text) - 1) {
+        memset(&in, 0, sizeof(in));
+        in.data = text + off;
+        in.len = sizeof(text) - 1 - off;
+        in.copy = copy + off;
+        in.stream = 1;
+        in.line = 1;
+        in.col = 1;
+        if (load_json_read(&arena, &in, &t, &err) < 0)
+            break;
+        n++;
+        off += in.used;
+        while (off < sizeof(text) - 1 && (text[off] == ' '
+                                          || text[off] == '\n'))
+            off++;
+    }
+    CHECK(n == 3 && off == sizeof(text) - 1);
+    CHECK(t && t->kind == T_INT && t->ival == 7);
+    memset(&in, 0, sizeof(in));
+    in.data = text;
+    in.len = sizeof(text) - 1;
+    CHECK(load_json_read(&arena, &in, &t, &err) < 0);   /* not a stream */
+    CHECK(strstr(err.msg, "trailing"));
 }
 
 static void test_big_map_dups(void)
@@ -143,12 +221,27 @@ static void test_numbers(void)
     CHECK(strcmp(t->kids[0]->str, "1") == 0);
     CHECK(t->kids[1]->kind == T_INT && t->kids[1]->ival == -7);
     CHECK(t->kids[2]->kind == T_FLOAT && t->kids[2]->fval == 2.5);
-    CHECK(t->kids[3]->kind == T_INT && t->kids[3]->ival == 1000);
+    /* an integer only without fraction or exponent, as sigs.k8s.io/json's
+     * PreserveInts reads it; the literal is kept */
+    CHECK(t->kids[3]->kind == T_FLOAT && t->kids[3]->fval == 1000
+          && strcmp(t->kids[3]->str, "1e3") == 0);
     CHECK(t->kids[4]->kind == T_INT
           && t->kids[4]->ival == 9007199254740991LL);
-    CHECK(t->kids[5]->kind == T_FLOAT);
+    CHECK(t->kids[5]->kind == T_INT            /* exact past 2^53 */
+          && t->kids[5]->ival == 9007199254740993LL);
     CHECK(t->kids[6]->kind == T_INT && t->kids[6]->ival == 3000000000LL);
-    CHECK(t->kids[7]->kind == T_INT);
+    CHECK(t->kids[7]->kind == T_FLOAT && strcmp(t->kids[7]->str, "1.0") == 0);
+    CHECK(t->kids[0]->flags & TF_JSON);
+    t = ps("[9223372036854775807, -9223372036854775808, "
+           "9223372036854775808]");
+    CHECK(t && t->n == 3);
+    if (t && t->n == 3) {
+        CHECK(t->kids[0]->kind == T_INT
+              && t->kids[0]->ival == 9223372036854775807LL);
+        CHECK(t->kids[1]->kind == T_INT
+              && t->kids[1]->ival == -9223372036854775807LL - 1);
+        CHECK(t->kids[2]->kind == T_FLOAT);
+    }
     CHECK(ps("[1e400]") == NULL);
 }
 
@@ -212,11 +305,11 @@ static void test_escapes_and_errors(void)
     CHECK(t && t->n == 6);
     if (t && t->n == 6) {
         CHECK(t->kids[0]->kind == T_INT && t->kids[0]->ival == 0
-              && strcmp(t->kids[0]->str, "0") == 0);
+              && strcmp(t->kids[0]->str, "-0") == 0);
         CHECK(t->kids[2]->kind == T_FLOAT && t->kids[2]->fval == -1.5e-3);
         CHECK(t->kids[3]->ival == 123456789012345LL);
         CHECK(t->kids[4]->kind == T_INT && t->kids[4]->ival == 1234567890123456LL);
-        CHECK(t->kids[5]->kind == T_INT && strcmp(t->kids[5]->str, "100") == 0);
+        CHECK(t->kids[5]->kind == T_FLOAT && strcmp(t->kids[5]->str, "1E2") == 0);
     }
     {
         char num[80];
@@ -408,6 +501,8 @@ int main(void)
     arena_init(&arena, 0);
     test_basic();
     test_case_and_dups();
+    test_positions();
+    test_stream();
     test_big_map_dups();
     test_trailing();
     test_depth();
