@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""gen.py - writes the C tables of validate/k8s/ from the data files beside it.
+"""gen.py - writes the C tables of validate/k8s/ from the data files beside it
+(gates.yaml -> gates_data.[ch], fields.txt -> fields_data.[ch]).
 
     python3 validate/k8s/gen.py            # regenerate (make generate)
     python3 validate/k8s/gen.py --check    # exit 1 if a generated file is stale
@@ -97,15 +98,122 @@ def gen_gates(d):
     return {"gates_data.h": "".join(h), "gates_data.c": "".join(c)}
 
 
-GENERATORS = [("gates.yaml", gen_gates)]
+# ==== fields.txt ==========================================================
+
+LEAVES = {"string": "KL_STRING", "int32": "KL_INT32", "int64": "KL_INT64",
+          "bool": "KL_BOOL", "float64": "KL_FLOAT64",
+          "quantity": "KL_QUANTITY", "intorstring": "KL_INTORSTRING",
+          "time": "KL_TIME", "microtime": "KL_MICROTIME",
+          "duration": "KL_DURATION", "rawextension": "KL_RAW",
+          "bytes": "KL_BYTES"}
+FIELD_MIN_MINOR, FIELD_MAX_MINOR = 26, 37
+
+
+def minors_mask(text, where):
+    """'*' or '1.31,1.33-1.37' -> a bit per minor from FIELD_MIN_MINOR"""
+    if text == "*":
+        return (1 << (FIELD_MAX_MINOR - FIELD_MIN_MINOR + 1)) - 1
+    mask = 0
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        lo = int(lo.split(".")[1])
+        hi = int(hi.split(".")[1]) if hi else lo
+        if not FIELD_MIN_MINOR <= lo <= hi <= FIELD_MAX_MINOR:
+            fail("fields.txt:%d: minors %s outside 1.%d-1.%d" %
+                 (where, text, FIELD_MIN_MINOR, FIELD_MAX_MINOR))
+        for m in range(lo, hi + 1):
+            mask |= 1 << (m - FIELD_MIN_MINOR)
+    return mask
+
+
+def parse_fields(text):
+    kinds, types, order, cur = [], {}, [], None
+    for n, line in enumerate(text.split("\n"), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        w = line.split()
+        if line.startswith("kind "):
+            kinds.append((w[1], w[2], w[3], w[4], minors_mask(w[5], n), n))
+        elif line.startswith("type "):
+            cur = (w[1], w[2])
+            if cur in types:
+                fail("fields.txt:%d: type %s %s twice" % (n, w[1], w[2]))
+            types[cur] = []
+            order.append(cur)
+        elif line.startswith("  field ") and cur:
+            types[cur].append((w[1], w[2], minors_mask(w[3], n), n))
+        else:
+            fail("fields.txt:%d: not a kind, type or field line" % n)
+    return kinds, types, order
+
+
+def go_pkg(pkg):
+    return pkg.split("/")[-1]       # core/v1 -> v1, resource.k8s.io/v1beta2
+
+
+def gen_fields(text):
+    kinds, types, order = parse_fields(text)
+    index = {t: i for i, t in enumerate(order)}
+    h = [HEAD.format(src="fields.txt"),
+         "#ifndef CLAIMCHECK_K8S_FIELDS_DATA_H\n",
+         "#define CLAIMCHECK_K8S_FIELDS_DATA_H\n\n",
+         "#define FIELD_MIN_MINOR %d          /* minors bit 0 */\n"
+         % FIELD_MIN_MINOR,
+         "#define FIELD_MAX_MINOR %d\n" % FIELD_MAX_MINOR,
+         "#define K8S_KIND_COUNT %d\n" % len(kinds),
+         "#define K8S_TYPE_COUNT %d\n" % len(order),
+         "\n#endif\n"]
+    c = [HEAD.format(src="fields.txt"), '#include "fields.h"\n\n']
+    fields, rows = [], []
+    for t in order:
+        pkg, name = t
+        first = len(fields)
+        for fname, ftype, mask, n in sorted(types[t], key=lambda f: f[0]):
+            wrap, base = "", ftype.rstrip("?")
+            while True:
+                if base.startswith("[]"):
+                    wrap, base = wrap + "L", base[2:]
+                elif base.startswith("map[string]"):
+                    wrap, base = wrap + "M", base[len("map[string]"):]
+                else:
+                    break
+            base = base.rstrip("?")
+            if base in LEAVES:
+                leaf, tix = LEAVES[base], 0
+            else:
+                ref = tuple(base.split(":", 1)) if ":" in base else (pkg, base)
+                if ref not in index:
+                    fail("fields.txt:%d: no type %s %s" % (n, ref[0], ref[1]))
+                leaf, tix = "KL_STRUCT", index[ref]
+            fields.append("    {%s, %s, %s, %d, 0x%03x},\n" % (
+                c_str(fname), c_str(wrap), leaf, tix, mask))
+        rows.append("    {%s, %d, %d},\n" % (
+            c_str(go_pkg(pkg) + "." + name), first, len(fields) - first))
+    c.append("const struct k8s_field k8s_fields[] = {\n")
+    c.extend(fields)
+    c.append("};\n\nconst struct k8s_type k8s_types[] = {\n")
+    c.extend(rows)
+    c.append("};\n\n/* sorted by apiVersion, then kind */\n"
+             "const struct k8s_kind k8s_kinds[] = {\n")
+    for av, kind, pkg, root, mask, n in sorted(kinds,
+                                               key=lambda k: (k[0], k[1])):
+        if (pkg, root) not in index:
+            fail("fields.txt:%d: no type %s %s" % (n, pkg, root))
+        c.append("    {%s, %s, %d, 0x%03x},\n" % (
+            c_str(av), c_str(kind), index[(pkg, root)], mask))
+    c.append("};\n")
+    return {"fields_data.h": "".join(h), "fields_data.c": "".join(c)}
+
+
+GENERATORS = [("gates.yaml", gen_gates, True), ("fields.txt", gen_fields, False)]
 
 
 def main():
     check = "--check" in sys.argv[1:]
     stale = []
-    for src, fn in GENERATORS:
+    for src, fn, is_yaml in GENERATORS:
         with open(os.path.join(HERE, src)) as f:
-            data = yaml.safe_load(f)
+            data = yaml.safe_load(f) if is_yaml else f.read()
         for name, text in fn(data).items():
             path = os.path.join(HERE, name)
             old = open(path).read() if os.path.exists(path) else None
