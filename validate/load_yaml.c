@@ -375,7 +375,8 @@ static void on_scalar(struct builder *b, const yaml_event_t *ev)
     struct frame *f = b->depth ? &b->st[b->depth - 1] : NULL;
     unsigned line = mline(b, ev->start_mark), col = mcol(b, ev->start_mark);
     const char *why;
-    struct tnode *n;
+    struct tnode *n, key;
+    int is_key;
 
     if (len > LIMIT_SCALAR_BYTES) {
         fail(b, line, col, "scalar larger than the 64 MiB limit");
@@ -386,7 +387,17 @@ static void on_scalar(struct builder *b, const yaml_event_t *ev)
         fail(b, line, col, "mapping key contains a NUL character");
         return;
     }
-    n = tree_new(b->a, T_STR, line, col);
+    is_key = f && f->node->kind == T_MAP && f->want_key;
+    if (is_key) {
+        /* a key is resolved in a node of its own only if an alias may
+         * copy it later: its JSON name is all the tree keeps */
+        memset(&key, 0, sizeof(key));
+        key.line = line;
+        key.col = col;
+        n = &key;
+    } else {
+        n = tree_new(b->a, T_STR, line, col);
+    }
     n->str = arena_strndup(b->a, val, len);
     /* quoted: not plain, or made a string by its tag ("!", !!str) */
     n->quoted = !plain || (tag && (!strcmp(tag, "!")
@@ -395,9 +406,14 @@ static void on_scalar(struct builder *b, const yaml_event_t *ev)
         fail(b, line, col, why);
         return;
     }
-    if (ev->data.scalar.anchor)
+    if (ev->data.scalar.anchor) {
+        if (is_key) {
+            n = tree_new(b->a, T_STR, line, col);
+            *n = key;
+        }
         add_anchor(b, (const char *)ev->data.scalar.anchor, n);
-    if (f && f->node->kind == T_MAP && f->want_key) {
+    }
+    if (is_key) {
         /* go-yaml's isMerge: a plain `<<` or one tagged !!merge */
         if (!strcmp(n->str, "<<")
             && ((plain && !tag) || (tag && !strcmp(tag, YAML_MERGE_TAG)))) {

@@ -175,6 +175,8 @@ static int resolve_map(const char *s, struct resolved *r)
     static const char *const ninfs[] = {"-.inf", "-.Inf", "-.INF", NULL};
     const char *const *l;
 
+    if (strlen(s) > 5)
+        return 0;       /* longer than every spelling of the map */
     for (l = trues; *l; l++)
         if (!strcmp(s, *l)) {
             r->tag = R_BOOL;
