@@ -9,6 +9,10 @@
 struct check_ctx;
 struct object;
 
+/* fields.c */
+void check_unknown_field(struct check_ctx *cx, const struct object *o);
+void check_input_types(struct check_ctx *cx, const struct object *o);
+
 /* schema.c */
 void check_claim_schema(struct check_ctx *cx, const struct object *o);
 void check_extended_resource_limits(struct check_ctx *cx,

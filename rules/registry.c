@@ -352,17 +352,35 @@ static const struct rule rules[] = {
         .id = "input-object",
         .category = CAT_INPUT,
         .default_sev = SEV_ERROR,
-        .kinds = 0,
-        .check = NULL,
-        .summary = "a document meant as a Kubernetes object is not one",
-        .hint = "give the document both apiVersion and kind as strings, and "
-                "make metadata and spec mappings",
-        .why = "A document with apiVersion but no kind (or the reverse), or "
-               "with metadata/spec of the wrong type, is rejected by kubectl "
-               "and the apiserver. Documents with neither apiVersion nor kind "
-               "(CI files, Helm values) are skipped quietly.",
-        .bad = "apiVersion: v1\nmetadata:\n  name: trainer\n",
-        .good = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: trainer\n",
+        .kinds = K_ALL | K_OTHER,
+        .check = check_input_types,
+        .summary = "a document meant as a Kubernetes object is not one, or a "
+                   "field holds a value of the wrong type",
+        .hint = "give the document apiVersion and kind (case-sensitive), and "
+                "each field the type its API wants: quote strings that look "
+                "like numbers or booleans (\"2\", \"yes\"), leave numbers and "
+                "booleans unquoted",
+        .why = "A document with apiVersion but no kind (or the reverse), a "
+               "kind kubectl cannot map, or a field whose value has the wrong "
+               "JSON type is rejected by kubectl and the apiserver: it decodes "
+               "the object into its Go types, and `count: \"2\"`, "
+               "`adminAccess: \"true\"`, a list where a mapping belongs or "
+               "an unquoted `yes` as a label value (a YAML 1.1 boolean) all "
+               "fail there, with the message shown. A float with an integral "
+               "value (2.0, 1e1) is an integer in a manifest, as kubectl "
+               "sends it, but not in the raw JSON of an API request. "
+               "Documents with neither apiVersion nor kind (CI files, Helm "
+               "values) are skipped quietly.",
+        .bad = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+               "metadata:\n  name: gpus\n  labels:\n    shared: yes\n"
+               "spec:\n  devices:\n    requests:\n    - name: gpu\n"
+               "      exactly:\n        deviceClassName: gpu.example.com\n"
+               "        count: \"2\"\n",
+        .good = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+                "metadata:\n  name: gpus\n  labels:\n    shared: \"yes\"\n"
+                "spec:\n  devices:\n    requests:\n    - name: gpu\n"
+                "      exactly:\n        deviceClassName: gpu.example.com\n"
+                "        count: 2\n",
     },
     {
         .id = "input-parse",
@@ -370,14 +388,16 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = 0,
         .check = NULL,
-        .summary = "YAML or JSON that does not parse (or has duplicate keys)",
+        .summary = "YAML or JSON that does not parse as kubectl reads it",
         .hint = "fix the syntax at the position shown; the other documents "
                 "of the file are still checked",
-        .why = "A document that does not parse cannot be applied. Each "
-               "document of a multi-document file is parsed on its own, so "
-               "one broken document does not hide findings in the others. "
-               "Duplicate keys are reported too: kubectl's strict decoding "
-               "rejects them, and otherwise the last value silently wins.",
+        .why = "A document that does not parse cannot be applied. Files are "
+               "read as kubectl reads them: split on `---` lines (a `---` "
+               "followed by anything but a comment stops kubectl), each "
+               "document resolved as sigs.k8s.io/yaml resolves it (YAML 1.1), "
+               "and a file starting with '{' read as a stream of JSON "
+               "values. Each document is parsed on its own, so one broken "
+               "document does not hide findings in the others.",
         .bad = "metadata:\n  name: [unclosed\n",
         .good = "metadata:\n  name: closed\n",
     },
@@ -615,6 +635,36 @@ static const struct rule rules[] = {
                "\"\"\n",
         .good = "annotations:\n  ignore.claimcheck.dev/shared-claim-replicas: "
                 "\"IMEX channel is shared on purpose\"\n",
+    },
+    {
+        .id = "unknown-field",
+        .category = CAT_SCHEMA,
+        .default_sev = SEV_ERROR,
+        .kinds = K_ALL | K_OTHER,
+        .check = check_unknown_field,
+        .summary = "a field the kind and version do not have, or a key set "
+                   "twice (kubectl's default --validate=strict)",
+        .hint = "fix the field's name (names are case-sensitive) or its "
+                "indentation; write each key once",
+        .why = "Since 1.27 kubectl validates strictly by default "
+               "(--validate=strict): the apiserver rejects an object with a "
+               "field its type has in no Kubernetes version, naming the "
+               "field's path, and with --validate=false the field is dropped "
+               "silently, so the object behaves as if it were never set. "
+               "Names are case-sensitive: ResourceClaims is not "
+               "resourceClaims. A field that exists in another Kubernetes "
+               "version than the target is feature-gate-disabled's to "
+               "report. A key written twice in one mapping is collapsed by "
+               "kubectl before it sends the object (the last value wins), so "
+               "it is a warning: the earlier value is lost without a word. "
+               "Kinds claimcheck has no field table for (ConfigMaps, custom "
+               "resources) are not checked.",
+        .bad = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+               "metadata:\n  name: gpu\nspec:\n  devices:\n    requests:\n"
+               "    - name: gpu\n      exactly:\n"
+               "        deviceClasName: gpu.example.com   # unknown field\n",
+        .good = "    - name: gpu\n      exactly:\n"
+                "        deviceClassName: gpu.example.com\n",
     },
 };
 

@@ -128,9 +128,10 @@ static void check_exact(struct check_ctx *cx, const struct devreq *r,
         mode = NULL;
     }
     if (r->count_node && r->count_node->kind != T_NULL) {
-        if (r->count_node->kind != T_INT) {
-            report(cx, r->count_node, "count must be an integer, not %s",
-                   tree_kind_desc(r->count_node));
+        long long v;
+        if (tree_int(r->count_node, &v) < 0) {
+            /* no integer (2.0 is one: kubectl sends it as 2): input-object
+             * says so in the apiserver's words */
         } else if (mode && !strcmp(mode, "All")) {
             if (r->count != 0)
                 report(cx, r->count_node, "count must not be set with "
@@ -140,10 +141,6 @@ static void check_exact(struct check_ctx *cx, const struct devreq *r,
                    "allocationMode: ExactCount, not %lld", r->count);
         }
     }
-    if (r->admin_node && r->admin_node->kind != T_BOOL
-        && r->admin_node->kind != T_NULL)
-        report(cx, r->admin_node, "adminAccess must be a boolean, not %s",
-               tree_kind_desc(r->admin_node));
     check_tolerations(cx, r->tolerations);
     wrong_type(cx, r->capacity, T_MAP, "capacity");
 }

@@ -259,9 +259,11 @@ static void vreport(struct check_ctx *cx, const struct tnode *at,
     d->details = details;
     d->ndetails = ndetails;
     sup = suppression(o, cx->rule->id);
-    if (sup && tree_text(sup) && *tree_text(sup)) {
+    if (sup && tree_str(sup) && *tree_str(sup)) {
+        /* an annotation value that is no string (`yes`) is no reason:
+         * the apiserver rejects the object */
         d->suppressed = 1;
-        d->suppress_reason = arena_strdup(r->arena, tree_text(sup));
+        d->suppress_reason = arena_strdup(r->arena, tree_str(sup));
     }
 }
 
@@ -273,6 +275,20 @@ void report(struct check_ctx *cx, const struct tnode *at, const char *fmt,
     va_start(ap, fmt);
     vreport(cx, at, 0, 0, NULL, 0, fmt, ap);
     va_end(ap);
+}
+
+void report_capped(struct check_ctx *cx, enum sev max, const struct tnode *at,
+                   const char *fmt, ...)
+{
+    enum sev sev = cx->sev;
+    va_list ap;
+
+    if (cx->sev > max)
+        cx->sev = max;
+    va_start(ap, fmt);
+    vreport(cx, at, 0, 0, NULL, 0, fmt, ap);
+    va_end(ap);
+    cx->sev = sev;
 }
 
 void report_details(struct check_ctx *cx, const struct tnode *at,
@@ -557,6 +573,8 @@ static void add_one(struct run *r, struct arena *scratch,
         return;
     case OBJ_OTHER:
         r->nk8s++;
+        o->kind = K_OTHER;      /* only rules that read the tree see it */
+        check_object(r, o);
         return;
     case OBJ_BAD:
         r->nk8s++;
@@ -761,7 +779,8 @@ static void check_object(struct run *r, const struct object *o)
             return;
         rule->check(&cx, o);
     }
-    check_suppressions(r, o);
+    if (o->kind != K_OTHER)
+        check_suppressions(r, o);
 }
 
 void run_check(struct run *r)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "suggest.h"
 #include "tree.h"
 
 struct kind_desc {
@@ -285,6 +286,25 @@ static struct podspec *read_podspec(struct arena *a, const struct tnode *spec,
 
 /* ==== recognition ======================================================= */
 
+/* "'kind' is set but 'apiVersion' is missing", naming the key that was
+ * probably meant (`apiversion:`, case-sensitive like every field name) */
+static const char *missing(struct arena *a, const struct tnode *root,
+                           const char *set, const char *want)
+{
+    size_t i;
+
+    for (i = 0; i < root->n; i++) {
+        struct suggest s;
+        suggest_init(&s, root->kids[i]->key);
+        suggest_add(&s, want);
+        if (suggest_best(&s))
+            return arena_printf(a, "'%s' is set but '%s' is missing: did "
+                                "you mean '%s' instead of '%s'?", set, want,
+                                want, root->kids[i]->key);
+    }
+    return arena_printf(a, "'%s' is set but '%s' is missing", set, want);
+}
+
 enum object_status object_read(struct arena *a, const struct tnode *root,
                                const char *file, unsigned doc_index,
                                struct object *o,
@@ -306,12 +326,12 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
         return OBJ_NOT_K8S;
     if (!kd) {
         *bad_at = av;
-        *why = "'apiVersion' is set but 'kind' is missing";
+        *why = missing(a, root, "apiVersion", "kind");
         return OBJ_BAD;
     }
     if (!av) {
         *bad_at = kd;
-        *why = "'kind' is set but 'apiVersion' is missing";
+        *why = missing(a, root, "kind", "apiVersion");
         return OBJ_BAD;
     }
     if (!tree_str(av) || !*av->str) {

@@ -41,6 +41,11 @@ enum kind_bit {
 #define K_CLAIMLIKE (K_CLAIM | K_TEMPLATE)
 #define K_DRA (K_CLAIM | K_TEMPLATE | K_CLASS | K_SLICE)
 #define K_ALL 0x3fffu
+/* A Kubernetes object of a kind claimcheck does not model (a ConfigMap, a
+ * PodTemplate, a mistyped kind): only rules that read the tree itself see
+ * it (strict decoding); it is no cross-object reference, no checked object
+ * in reports, and no suppression is checked on it. */
+#define K_OTHER (1u << 31)
 
 /* resource.k8s.io request shape */
 enum dra_shape {

@@ -65,6 +65,13 @@ void report_details(struct check_ctx *cx, const struct tnode *at,
                     const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* The same as report(), at severity max when the rule's is higher: for a
+ * rule's lesser findings (unknown-field's duplicate keys, which kubectl
+ * collapses, are warnings where unknown fields are errors). */
+void report_capped(struct check_ctx *cx, enum sev max, const struct tnode *at,
+                   const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* The same as report(), positioned at line:col inside the value of `at`
  * (e.g. the token of a CEL expression that fails); the path is at's. */
 void report_at(struct check_ctx *cx, const struct tnode *at, unsigned line,

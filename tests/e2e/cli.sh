@@ -290,7 +290,7 @@ spec:
         deviceClassName: gpu.example.com
         count: 99999999999999999999999
 EOF
-expect_rc "number out of range" 1 "$bin" lint "$tmp/range.yaml"; contains "range" "count must be an integer, not a number"
+expect_rc "number out of range" 1 "$bin" lint "$tmp/range.yaml"; contains "range" "cannot unmarshal number 1e\\+23 into Go struct field ExactDeviceRequest"
 python3 - "$tmp/big.yaml" <<'PY'
 import sys
 pod = """apiVersion: v1

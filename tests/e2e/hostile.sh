@@ -122,7 +122,7 @@ check yaml-nul-byte lint "$w/nul.yaml" 2 'input-parse.*control characters' 100
 printf 'apiVersion: v1\nkind: Pod\nmetadata:\n\tname: tabbed\nspec: {containers: []}\n' >"$w/tabs.yaml"
 check yaml-tab-indent lint "$w/tabs.yaml" 2 'input-parse.*cannot start any token' 100
 printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: a, name: b}\nspec: {containers: []}\n' >"$w/dup.yaml"
-check yaml-duplicate-key lint "$w/dup.yaml" 0 "1 object in 1 file" 100
+check yaml-duplicate-key lint "$w/dup.yaml" 0 "warning\\[unknown-field\\].*duplicate field 'metadata.name'" 100
 cat >"$w/huge-num.yaml" <<'Y'
 apiVersion: apps/v1
 kind: Deployment
@@ -186,7 +186,7 @@ check json-escaped-nul-webhook-json json "$w/nul-esc.json" 2 'NUL character' 100
 printf '{\t"apiVersion":\t"v1",\t"kind": "ConfigMap",\t"metadata":\t{"name": "t"}}' >"$w/tabs.json"
 check json-tabs lint "$w/tabs.json" 0 '1 object in 1 file' 100
 printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"},"spec":{"containers":[]}}' >"$w/dup.json"
-check json-duplicate-key lint "$w/dup.json" 0 "1 object in 1 file" 100
+check json-duplicate-key lint "$w/dup.json" 0 "warning\\[unknown-field\\].*duplicate field 'metadata.name'" 100
 check json-duplicate-key-webhook-json json "$w/dup.json" 0 'ok: mapping' 100
 printf '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"h"},"spec":{"replicas":99999999999999999999999999999,"template":{"spec":{"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":1e999}}}]}}}}' >"$w/huge-num.json"
 check json-huge-numbers lint "$w/huge-num.json" '0|1' 'object in 1 file' 100

@@ -21,12 +21,12 @@ static CHECK_INIT;
 
 static const char pod_a[] =
 "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-abc12\n"
-"  generateName: web-\n  uid: 1111\n  resourceVersion: '5'\n"
+"  generateName: web-\n  uid: '1111'\n  resourceVersion: '5'\n"
 "spec:\n  containers:\n  - name: c\n    image: busybox\n"
 "    resources:\n      requests:\n        nvidia.com/gpu: 1\n";
 static const char pod_b[] =     /* same spec, other name and uid */
 "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-xyz89\n"
-"  generateName: web-\n  uid: 2222\n  resourceVersion: '9'\n"
+"  generateName: web-\n  uid: '2222'\n  resourceVersion: '9'\n"
 "spec:\n  containers:\n  - name: c\n    image: busybox\n"
 "    resources:\n      requests:\n        nvidia.com/gpu: 1\n";
 static const char pod_c[] =     /* another spec: no finding */
