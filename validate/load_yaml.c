@@ -19,6 +19,7 @@
  */
 #include "load_yaml.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -423,6 +424,15 @@ static void on_scalar(struct builder *b, const yaml_event_t *ev)
         }
         f->key_merge = 0;
         set_key(b, f, n, line, col);
+        return;
+    }
+    if (n->kind == T_FLOAT && !isfinite(n->fval)) {
+        /* YAMLToJSON cannot write it: kubectl fails the document */
+        fail(b, line, col, arena_printf(b->a, "'%s' has no JSON form, so "
+                                        "kubectl cannot convert the document "
+                                        "(json: unsupported value: %s)",
+                                        n->str, isnan(n->fval) ? "NaN"
+                                        : n->fval > 0 ? "+Inf" : "-Inf"));
         return;
     }
     b->nodes++;
