@@ -161,57 +161,43 @@ struct resolved {
 };
 
 /* resolve.go's exact map: case-sensitive, these spellings only */
+static const struct {
+    const char *spelling;
+    enum rtag tag;
+    int sign;           /* R_BOOL: the value; R_FLOAT: 0 NaN, +1, -1 Inf */
+} resolve_table[] = {
+    {"y", R_BOOL, 1}, {"Y", R_BOOL, 1}, {"yes", R_BOOL, 1},
+    {"Yes", R_BOOL, 1}, {"YES", R_BOOL, 1}, {"true", R_BOOL, 1},
+    {"True", R_BOOL, 1}, {"TRUE", R_BOOL, 1}, {"on", R_BOOL, 1},
+    {"On", R_BOOL, 1}, {"ON", R_BOOL, 1},
+    {"n", R_BOOL, 0}, {"N", R_BOOL, 0}, {"no", R_BOOL, 0},
+    {"No", R_BOOL, 0}, {"NO", R_BOOL, 0}, {"false", R_BOOL, 0},
+    {"False", R_BOOL, 0}, {"FALSE", R_BOOL, 0}, {"off", R_BOOL, 0},
+    {"Off", R_BOOL, 0}, {"OFF", R_BOOL, 0},
+    {"", R_NULL, 0}, {"~", R_NULL, 0}, {"null", R_NULL, 0},
+    {"Null", R_NULL, 0}, {"NULL", R_NULL, 0},
+    {".nan", R_FLOAT, 0}, {".NaN", R_FLOAT, 0}, {".NAN", R_FLOAT, 0},
+    {".inf", R_FLOAT, 1}, {".Inf", R_FLOAT, 1}, {".INF", R_FLOAT, 1},
+    {"+.inf", R_FLOAT, 1}, {"+.Inf", R_FLOAT, 1}, {"+.INF", R_FLOAT, 1},
+    {"-.inf", R_FLOAT, -1}, {"-.Inf", R_FLOAT, -1}, {"-.INF", R_FLOAT, -1},
+};
+
 static int resolve_map(const char *s, struct resolved *r)
 {
-    static const char *const trues[] = {"y", "Y", "yes", "Yes", "YES",
-        "true", "True", "TRUE", "on", "On", "ON", NULL};
-    static const char *const falses[] = {"n", "N", "no", "No", "NO",
-        "false", "False", "FALSE", "off", "Off", "OFF", NULL};
-    static const char *const nulls[] = {"", "~", "null", "Null", "NULL",
-        NULL};
-    static const char *const nans[] = {".nan", ".NaN", ".NAN", NULL};
-    static const char *const infs[] = {".inf", ".Inf", ".INF", "+.inf",
-        "+.Inf", "+.INF", NULL};
-    static const char *const ninfs[] = {"-.inf", "-.Inf", "-.INF", NULL};
-    const char *const *l;
+    size_t i;
 
     if (strlen(s) > 5)
         return 0;       /* longer than every spelling of the map */
-    for (l = trues; *l; l++)
-        if (!strcmp(s, *l)) {
-            r->tag = R_BOOL;
-            r->boolean = 1;
-            return 1;
-        }
-    for (l = falses; *l; l++)
-        if (!strcmp(s, *l)) {
-            r->tag = R_BOOL;
-            r->boolean = 0;
-            return 1;
-        }
-    for (l = nulls; *l; l++)
-        if (!strcmp(s, *l)) {
-            r->tag = R_NULL;
-            return 1;
-        }
-    for (l = nans; *l; l++)
-        if (!strcmp(s, *l)) {
-            r->tag = R_FLOAT;
-            r->fval = NAN;
-            return 1;
-        }
-    for (l = infs; *l; l++)
-        if (!strcmp(s, *l)) {
-            r->tag = R_FLOAT;
-            r->fval = HUGE_VAL;
-            return 1;
-        }
-    for (l = ninfs; *l; l++)
-        if (!strcmp(s, *l)) {
-            r->tag = R_FLOAT;
-            r->fval = -HUGE_VAL;
-            return 1;
-        }
+    for (i = 0; i < sizeof(resolve_table) / sizeof(resolve_table[0]); i++) {
+        if (strcmp(s, resolve_table[i].spelling))
+            continue;
+        r->tag = resolve_table[i].tag;
+        r->boolean = resolve_table[i].sign;
+        if (r->tag == R_FLOAT)
+            r->fval = resolve_table[i].sign ? resolve_table[i].sign
+                                              * HUGE_VAL : NAN;
+        return 1;
+    }
     return 0;
 }
 

@@ -1,46 +1,42 @@
 /*
  * fields.c - lookups in the generated field tables (fields_data.c): kinds
- * by apiVersion and kind, fields by name, both by binary search.
+ * by apiVersion and kind, fields by name, both with bsearch.
  */
 #include "fields.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+static int cmp_kind(const void *key, const void *elem)
+{
+    const struct k8s_kind *k = key, *e = elem;
+    int c = strcmp(k->api_version, e->api_version);
+
+    return c ? c : strcmp(k->kind, e->kind);
+}
 
 const struct k8s_kind *k8s_kind_find(const char *api_version,
                                      const char *kind)
 {
-    size_t lo = 0, hi = K8S_KIND_COUNT;
+    struct k8s_kind key = {api_version, kind, 0, 0};
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct k8s_kind *k = &k8s_kinds[mid];
-        int c = strcmp(api_version, k->api_version);
-        if (!c)
-            c = strcmp(kind, k->kind);
-        if (!c)
-            return k;
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return NULL;
+    return bsearch(&key, k8s_kinds, K8S_KIND_COUNT, sizeof(k8s_kinds[0]),
+                   cmp_kind);
+}
+
+static int cmp_field(const void *key, const void *elem)
+{
+    return strcmp(key, ((const struct k8s_field *)elem)->name);
 }
 
 const struct k8s_field *k8s_field_find(const struct k8s_type *t,
                                        const char *name)
 {
-    size_t lo = t->first, hi = (size_t)t->first + t->n;
+    const struct k8s_field *f = bsearch(name, k8s_fields + t->first, t->n,
+                                        sizeof(k8s_fields[0]), cmp_field);
 
-    /* the first row of the name: a lower bound */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(k8s_fields[mid].name, name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < (size_t)t->first + t->n && !strcmp(k8s_fields[lo].name, name))
-        return &k8s_fields[lo];
-    return NULL;
+    /* the first row of the name: its rows for other minors follow it */
+    while (f && f > k8s_fields + t->first && !strcmp(f[-1].name, name))
+        f--;
+    return f;
 }
