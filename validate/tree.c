@@ -768,7 +768,8 @@ int tree_to_json(struct buf *out, const struct tnode *n, const char **why)
         int rc = 0;
         if (!kids)
             abort();
-        memcpy(kids, n->kids, n->n * sizeof(*kids));
+        if (n->n)
+            memcpy(kids, n->kids, n->n * sizeof(*kids));
         qsort(kids, n->n, sizeof(*kids), cmp_kids);
         buf_addc(out, '{');
         for (i = 0; i < n->n && rc == 0; i++) {
