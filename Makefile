@@ -1,7 +1,9 @@
 # claimcheck - plain Makefile (redis/kilo style). Sources are picked up by
 # directory, so adding a file needs no edit here:
-#   validate/*.c validate/cel/*.c rules/*.c  -> build/libcore.a (linter core)
-#   validate/lint.c                          -> build/claimcheck (main)
+#   validate/*.c validate/cel/*.c validate/k8s/*.c rules/*.c
+#                                            -> build/libcore.a (the core)
+#   lint/*.c (not main.c)                    -> build/liblint.a (linter front end)
+#   lint/main.c                              -> build/claimcheck
 #   webhook/*.c certs/*.c (not main.c)       -> build/libhook.a
 #   webhook/main.c                           -> build/claimcheck-webhook
 #   tests/unit/test_*.c                      -> build/tests/test_* (core)
@@ -75,9 +77,11 @@ TEST_LIBS   := $(shell $(PKG) --libs $(PKGS_TEST) 2>/dev/null)
 CFLAGS_ALL = $(WARN) $(OPT) $(SAN) $(CFLAGS) -MMD -MP
 LDFLAGS_ALL = $(SAN) $(LDFLAGS)
 
-CORE_SRC := $(filter-out validate/lint.c,$(wildcard validate/*.c validate/cel/*.c validate/k8s/*.c rules/*.c))
+CORE_SRC := $(wildcard validate/*.c validate/cel/*.c validate/k8s/*.c rules/*.c)
+LINT_SRC := $(filter-out lint/main.c,$(wildcard lint/*.c))
 HOOK_SRC := $(filter-out webhook/main.c,$(wildcard webhook/*.c certs/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+LINT_OBJ := $(LINT_SRC:%.c=$(BUILD)/obj/%.o)
 HOOK_OBJ := $(HOOK_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 HUNIT_SRC := $(wildcard tests/unit/hook_test_*.c)
@@ -102,11 +106,15 @@ $(BUILD)/libcore.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(BUILD)/liblint.a: $(LINT_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 $(BUILD)/libhook.a: $(HOOK_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(LINT_BIN): $(BUILD)/obj/validate/lint.o $(BUILD)/libcore.a
+$(LINT_BIN): $(BUILD)/obj/lint/main.o $(BUILD)/liblint.a $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CORE_LIBS)
 
 $(HOOK_BIN): $(BUILD)/obj/webhook/main.o $(BUILD)/libhook.a $(BUILD)/libcore.a
@@ -151,7 +159,7 @@ checksrc:
 	@bash tests/checksrc.sh
 
 fmt:
-	clang-format -i validate/*.[ch] validate/cel/*.[ch] rules/*.[ch] webhook/*.[ch] certs/*.[ch]
+	clang-format -i validate/*.[ch] validate/cel/*.[ch] rules/*.[ch] lint/*.[ch] webhook/*.[ch] certs/*.[ch]
 
 clean:
 	rm -rf $(BUILD)

@@ -44,7 +44,7 @@ base="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 \
   -fno-omit-frame-pointer -Wall -Wextra -Wno-unused-parameter $san"
 cflags="$base -fsanitize=fuzzer-no-link -DCLAIMCHECK_FUZZING"
 
-core_src=$(ls validate/*.c validate/cel/*.c rules/*.c | grep -v '^validate/lint.c$')
+core_src=$(ls validate/*.c validate/cel/*.c validate/k8s/*.c rules/*.c lint/*.c | grep -v '^lint/main.c$')
 hook_src=""
 if [ -f webhook/admission.h ] && grep -q 'admission_handle' webhook/admission.h; then
   hook_src=$(ls webhook/*.c certs/*.c 2>/dev/null | grep -v '^webhook/main.c$')

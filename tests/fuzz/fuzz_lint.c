@@ -16,7 +16,7 @@
 #include "../../validate/arena.h"
 #include "../../validate/diag.h"
 #include "../../validate/limits.h"
-#include "../../validate/render.h"
+#include "../../lint/render.h"
 #include "../../validate/run.h"
 #include "fuzz_common.h"
 

@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "cel/cel.h"
-#include "config.h"
-#include "err.h"
-#include "inventory.h"
-#include "load_yaml.h"
-#include "object.h"
-#include "target.h"
-#include "tree.h"
+#include "../validate/arena.h"
+#include "../validate/cel/cel.h"
+#include "../validate/config.h"
+#include "../validate/err.h"
+#include "../validate/inventory.h"
+#include "../validate/load_yaml.h"
+#include "../validate/object.h"
+#include "../validate/target.h"
+#include "../validate/tree.h"
 
 #define CEL_DEVICE_FILE_MAX (1u << 20)
 #define CEL_OUT_MAX (64u * 1024)

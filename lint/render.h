@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stddef.h>
 
-#include "diag.h"
+#include "../validate/diag.h"
 
 enum render_format { FMT_TEXT, FMT_JSON, FMT_SARIF, FMT_JUNIT, FMT_GITHUB };
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rule.h"
-#include "buf.h"
+#include "../validate/rule.h"
+#include "../validate/buf.h"
 
 #define OUT_MAX ((size_t)1 << 30)
 

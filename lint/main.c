@@ -13,17 +13,17 @@
 #include <unistd.h>
 
 #include "../rules/rules.h"
-#include "arena.h"
-#include "buf.h"
+#include "../validate/arena.h"
+#include "../validate/buf.h"
 #include "cmds.h"
-#include "config.h"
-#include "engine.h"
-#include "err.h"
-#include "limits.h"
-#include "object.h"
+#include "../validate/config.h"
+#include "../validate/engine.h"
+#include "../validate/err.h"
+#include "../validate/limits.h"
+#include "../validate/object.h"
 #include "render.h"
-#include "run.h"
-#include "target.h"
+#include "../validate/run.h"
+#include "../validate/target.h"
 
 #define CLAIMCHECK_VERSION "0.1.0"
 #define MAX_OUTPUTS 8

@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "k8s/gates.h"
-#include "config.h"
-#include "err.h"
-#include "object.h"
-#include "target.h"
+#include "../validate/k8s/gates.h"
+#include "../validate/config.h"
+#include "../validate/err.h"
+#include "../validate/object.h"
+#include "../validate/target.h"
 
 static const char gates_usage[] =
 "usage: claimcheck gates [-k X.Y] [-g GATE=true|false,...] "

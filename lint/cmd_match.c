@@ -16,18 +16,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "k8s/gates.h"
-#include "allocate.h"
-#include "arena.h"
-#include "buf.h"
-#include "cel/cel.h"
-#include "config.h"
-#include "engine.h"
-#include "err.h"
-#include "inventory.h"
-#include "object.h"
-#include "target.h"
-#include "tree.h"
+#include "../validate/k8s/gates.h"
+#include "../validate/allocate.h"
+#include "../validate/arena.h"
+#include "../validate/buf.h"
+#include "../validate/cel/cel.h"
+#include "../validate/config.h"
+#include "../validate/engine.h"
+#include "../validate/err.h"
+#include "../validate/inventory.h"
+#include "../validate/object.h"
+#include "../validate/target.h"
+#include "../validate/tree.h"
 
 #define MATCH_LIST_DEFAULT 20   /* devices / nodes listed per section */
 #define MATCH_MAX_FILE (512u << 20)
