@@ -74,6 +74,16 @@ HOOK_LIBS   := $(shell $(PKG) --libs $(PKGS_HOOK) 2>/dev/null) -lpthread
 TEST_CFLAGS := $(shell $(PKG) --cflags $(PKGS_TEST) 2>/dev/null)
 TEST_LIBS   := $(shell $(PKG) --libs $(PKGS_TEST) 2>/dev/null)
 
+# One version: `git describe --tags --dirty` in a git tree with tags, else
+# the VERSION file. Only validate/version.c is compiled with it; it is
+# rebuilt when build/version.txt (rewritten only on a change) is newer.
+VERSION := $(shell [ -e .git ] && git describe --tags --dirty 2>/dev/null | sed 's/^v//')
+ifeq ($(VERSION),)
+VERSION := $(shell cat VERSION)
+endif
+VERSION_STAMP := $(BUILD)/version.txt
+$(shell mkdir -p $(BUILD) && [ "$$(cat $(VERSION_STAMP) 2>/dev/null)" = "$(VERSION)" ] || echo "$(VERSION)" >$(VERSION_STAMP))
+
 CFLAGS_ALL = $(WARN) $(OPT) $(SAN) $(CFLAGS) -MMD -MP
 LDFLAGS_ALL = $(SAN) $(LDFLAGS)
 
@@ -98,9 +108,11 @@ HAVE_HOOK_MAIN := $(wildcard webhook/main.c)
 .SECONDARY:
 all: $(LINT_BIN) $(if $(HAVE_HOOK_MAIN),$(HOOK_BIN)) $(UNIT_BIN) $(HUNIT_BIN)
 
+$(BUILD)/obj/validate/version.o: $(VERSION_STAMP)
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CORE_CFLAGS) $(if $(filter webhook/% certs/%,$<),$(HOOK_CFLAGS)) $(if $(filter tests/%,$<),$(TEST_CFLAGS)) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(if $(filter validate/version.c,$<),-DCLAIMCHECK_VERSION='"$(VERSION)"') $(CORE_CFLAGS) $(if $(filter webhook/% certs/%,$<),$(HOOK_CFLAGS)) $(if $(filter tests/%,$<),$(TEST_CFLAGS)) -c $< -o $@
 
 $(BUILD)/libcore.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)

@@ -24,8 +24,8 @@
 #include "render.h"
 #include "../validate/run.h"
 #include "../validate/target.h"
+#include "../validate/version.h"
 
-#define CLAIMCHECK_VERSION "0.1.0"
 #define MAX_OUTPUTS 8
 
 static const char usage_text[] =
@@ -575,7 +575,7 @@ static int cmd_lint(int argc, char **argv)
     ro.fail_on = o.fail_on;
     ro.rules = &rules_builtin;
     ro.kube_version = engine_kube_version(eng);
-    ro.tool_version = CLAIMCHECK_VERSION;
+    ro.tool_version = claimcheck_version;
     ro.files = in.n;
     ro.objects = run_objects(run);
     objs = run_checked(run, &nobjs);
@@ -700,7 +700,7 @@ static int cmd_explain(int argc, char **argv)
 static int cmd_version(void)
 {
     printf("claimcheck %s (Kubernetes feature-gate table up to %s)\n",
-           CLAIMCHECK_VERSION, target_newest());
+           claimcheck_version, target_newest());
     return 0;
 }
 

@@ -24,6 +24,7 @@
 #include "../validate/limits.h"
 #include "../validate/load_json.h"
 #include "../validate/tree.h"
+#include "../validate/version.h"
 #include "invstore.h"
 #include "log.h"
 #include "metrics.h"
@@ -449,10 +450,12 @@ static long http_get(struct resource *r, const char *url, struct sink *s,
     struct cluster *c = r->c;
     struct curl_slist *h = NULL;
     char token[CLUSTER_TOKEN_MAX], auth[CLUSTER_TOKEN_MAX + 32], full[2048];
+    char ua[64];
     long status = -1;
     CURLcode rc;
 
     snprintf(full, sizeof(full), "%s%s", c->base, url);
+    snprintf(ua, sizeof(ua), "claimcheck-webhook/%s", claimcheck_version);
     if (read_token(c->token_file, token, sizeof(token)) < 0) {
         err_set(err, "cannot read the service-account token '%s'",
                 c->token_file);
@@ -465,6 +468,7 @@ static long http_get(struct resource *r, const char *url, struct sink *s,
     memset(auth, 0, sizeof(auth));
     curl_easy_reset(r->curl);
     curl_easy_setopt(r->curl, CURLOPT_URL, full);
+    curl_easy_setopt(r->curl, CURLOPT_USERAGENT, ua);   /* copied */
     curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(r->curl, CURLOPT_CAINFO, c->ca_file);
     curl_easy_setopt(r->curl, CURLOPT_NOSIGNAL, 1L);

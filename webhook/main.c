@@ -17,6 +17,7 @@
 #include "../validate/err.h"
 #include "../validate/limits.h"
 #include "../validate/target.h"
+#include "../validate/version.h"
 #include "admission.h"
 #include "cluster.h"
 #include "invfiles.h"
@@ -26,7 +27,6 @@
 #include "server.h"
 #include "tls.h"
 
-#define WEBHOOK_VERSION "0.1.0"
 #define MAX_MULTI 64            /* repeatable flags */
 
 static volatile sig_atomic_t got_term;
@@ -404,8 +404,8 @@ static int cmd_serve(int argc, char **argv)
     srv = server_new(&a.srv, tls, &adm, store, m, &err);
     if (!srv || server_start(srv, &err) < 0)
         goto fail;
-    log_msg(LOG_INFO, "claimcheck-webhook " WEBHOOK_VERSION " ready to "
-            "serve (mode %s, deadline %u ms, kube %s)",
+    log_msg(LOG_INFO, "claimcheck-webhook %s ready to serve (mode %s, "
+            "deadline %u ms, kube %s)", claimcheck_version,
             a.warn_mode ? "warn" : "enforce", a.deadline_ms,
             cfg.kube_version ? cfg.kube_version : target_newest());
     while (!got_term) {
@@ -445,7 +445,7 @@ int main(int argc, char **argv)
         return certs_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("claimcheck-webhook %s (Kubernetes up to %s)\n",
-               WEBHOOK_VERSION, target_newest());
+               claimcheck_version, target_newest());
         return 0;
     }
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0

@@ -95,6 +95,11 @@ printf 'a: [unclosed\n' > "$tmp/broken.yaml"
 expect_rc "--help" 0 "$bin" --help; contains "--help" "usage: claimcheck"
 expect_rc "no args" 2 "$bin"
 expect_rc "version" 0 "$bin" version; contains "version" "claimcheck [0-9]+\.[0-9]+\.[0-9]+ .*1\.[0-9]+"
+# one version source: git describe in a tree with tags, else VERSION
+want=$(cd "$top" && [ -e .git ] && git describe --tags --dirty 2>/dev/null | sed 's/^v//')
+[ -n "$want" ] || want=$(cat "$top/VERSION")
+contains "version is '$want'" "^claimcheck ${want//./\\.} "
+expect_rc "--version" 0 "$bin" --version; contains "--version" "^claimcheck ${want//./\\.} "
 expect_rc "unknown command" 2 "$bin" frobnicate
 expect_rc "rules" 0 "$bin" rules; contains "rules" "^claim-schema +schema +error"
 expect_rc "rules -o json" 0 "$bin" rules -o json
@@ -208,6 +213,7 @@ PY
 then ok; else bad "sarif shape"; fi
 expect_rc "sarif clean" 0 "$bin" lint -o sarif "$tmp/clean.yaml"
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["runs"][0]["results"]==[]' "$tmp/out"; then ok; else bad "sarif clean has results array"; fi
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=d["runs"][0]["tool"]["driver"]; assert v["version"]==v["semanticVersion"]==sys.argv[2], v' "$tmp/out" "$want"; then ok; else bad "sarif tool version is not '$want'"; fi
 expect_rc "junit" 1 "$bin" lint -o junit "$tmp/error.yaml" "$tmp/clean.yaml"
 if python3 - "$tmp/out" <<'PY'
 import sys, xml.etree.ElementTree as ET

@@ -64,9 +64,13 @@ stale() {   # obj src
   return 1
 }
 
+version=$(cat VERSION)   # the Makefile's fallback; see validate/version.h
 compile() {   # src
   local s=$1 o=$out/obj/${1%.c}.o extra=""
-  case "$s" in webhook/*|certs/*) extra=$hook_cflags;; esac
+  case "$s" in
+    webhook/*|certs/*) extra=$hook_cflags;;
+    validate/version.c) extra="-DCLAIMCHECK_VERSION=\"$version\"";;
+  esac
   mkdir -p "$(dirname "$o")"
   # shellcheck disable=SC2086
   if ! nice -n 10 "$cc" $cflags $core_cflags $extra -MMD -MP -c "$s" -o "$o"; then
@@ -74,7 +78,7 @@ compile() {   # src
   fi
 }
 export -f compile
-export out cc cflags core_cflags hook_cflags
+export out cc cflags core_cflags hook_cflags version
 
 todo=()
 for s in $core_src $hook_src; do

@@ -7,7 +7,8 @@ connection on demand, and checks the bearer token. Binds 127.0.0.1 only.
 Control (no auth, test only):
   POST /_control {"op": "add"|"delete", "resource": R, "object": {...}}
   POST /_control {"op": "gone"|"drop", "resource": R}
-  GET  /_stats   -> {"lists": {R: n}, "watches": {R: n}}
+  GET  /_stats   -> {"lists": {R: n}, "watches": {R: n},
+                     "agents": [User-Agent of authenticated requests]}
 """
 import argparse
 import json
@@ -71,6 +72,7 @@ class State:
         self.seq = 0
         self.lists = {r: 0 for r in KINDS}
         self.watches = {r: 0 for r in KINDS}
+        self.agents = set()
 
     def push(self, res, item):
         with self.lock:
@@ -124,10 +126,15 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         path, _, query = self.path.partition("?")
         if path == "/_stats":
+            with STATE.lock:
+                agents = sorted(STATE.agents)
             return self.send_json(200, {"lists": STATE.lists,
-                                        "watches": STATE.watches})
+                                        "watches": STATE.watches,
+                                        "agents": agents})
         if self.headers.get("Authorization") != "Bearer " + TOKEN:
             return self.send_json(401, {"kind": "Status", "code": 401})
+        with STATE.lock:
+            STATE.agents.add(self.headers.get("User-Agent", ""))
         if path not in RESOURCES:
             return self.send_json(404, {"kind": "Status", "code": 404})
         res, list_kind, api = RESOURCES[path]

@@ -424,6 +424,10 @@ W=$(json_get "$(stats)" 'sum(r["watches"].values())')
 check "watches opened with bookmarks" grep -q 'allowWatchBookmarks=true' "$T/fakeapi.log"
 check "lists paginated (limit/continue)" grep -q 'nodes?limit=1&continue=' "$T/fakeapi.log"
 check "every resource watched" test "${W:-0}" -ge 6
+V=$("$BIN" version | awk '{print $2}')
+check "User-Agent is claimcheck-webhook/<version> ($V)" \
+    test "$(json_get "$(stats)" '",".join(r["agents"])')" = "claimcheck-webhook/$V"
+check "the start is logged with the version" grep -q "claimcheck-webhook $V ready to serve" "$T/kc.log"
 r=$(post $PORT_kc $CA1 "$ROOT/deploy/examples/admission-warn.json")
 check "admission served while syncing" test "$(status_of "$r")" = 200
 r=$(post $PORT_kc $CA1 "$ROOT/deploy/examples/admission-deny.json"); b=$(body_of "$r")
