@@ -1,0 +1,113 @@
+/*
+ * file.c - whole-file reading with a size limit: a regular file in one
+ * exact allocation after stat(), anything else (stdin, a pipe, a file
+ * that grows while read) through a bounded growing buffer. Owns the
+ * messages for unreadable and oversized files; what a file means is the
+ * caller's.
+ */
+#include "file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "buf.h"
+#include "err.h"
+
+static int too_large(const char *path, size_t max, struct err *err)
+{
+    if (max % (1024 * 1024) == 0)
+        return err_set(err, "'%s' is larger than the %zu MiB input limit",
+                       path, max / (1024 * 1024));
+    if (max % 1024 == 0)
+        return err_set(err, "'%s' is larger than the %zu KiB input limit",
+                       path, max / 1024);
+    return err_set(err, "'%s' is larger than the %zu byte input limit", path,
+                   max);
+}
+
+static int read_stream(FILE *f, const char *path, size_t max, char **data,
+                       size_t *len, struct err *err)
+{
+    struct buf b;
+    char chunk[65536];
+    size_t n;
+
+    buf_init(&b, max);
+    for (;;) {
+        n = fread(chunk, 1, sizeof(chunk), f);
+        if (n && buf_add(&b, chunk, n) < 0) {
+            buf_release(&b);
+            return too_large(path, max, err);
+        }
+        if (n < sizeof(chunk))
+            break;
+    }
+    if (ferror(f)) {
+        buf_release(&b);
+        return err_set(err, "cannot read '%s': %s", path, strerror(errno));
+    }
+    if (!b.cap) {   /* nothing read: still hand out a malloc'ed buffer */
+        buf_addc(&b, '\0');
+        b.len = 0;
+    }
+    *data = b.p;    /* malloc'ed and NUL-terminated */
+    *len = b.len;
+    return 0;
+}
+
+/* A regular file of a known size: one exact allocation; a file that grew
+ * since stat() is read again as a stream. */
+static int read_sized(FILE *f, const char *path, size_t size, size_t max,
+                      char **data, size_t *len, struct err *err)
+{
+    char *p;
+    size_t n;
+
+    if (size > max)
+        return too_large(path, max, err);
+    p = malloc(size + 1);
+    if (!p)
+        return err_set(err, "'%s': out of memory", path);
+    n = fread(p, 1, size, f);
+    if (ferror(f)) {
+        free(p);
+        return err_set(err, "cannot read '%s': %s", path, strerror(errno));
+    }
+    if (n == size && fgetc(f) != EOF) {
+        free(p);
+        rewind(f);
+        return read_stream(f, path, max, data, len, err);
+    }
+    p[n] = '\0';
+    *data = p;
+    *len = n;
+    return 0;
+}
+
+int file_read(const char *path, size_t max, char **data, size_t *len,
+              struct err *err)
+{
+    struct stat st;
+    FILE *f;
+    int rc;
+
+    *data = NULL;
+    *len = 0;
+    if (!strcmp(path, "-"))
+        return read_stream(stdin, path, max, data, len, err);
+    f = fopen(path, "rb");
+    if (!f)
+        return err_set(err, "cannot open '%s': %s", path, strerror(errno));
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
+        rc = read_sized(f, path, st.st_size < 0 ? 0 : (size_t)st.st_size,
+                        max, data, len, err);
+    else
+        rc = read_stream(f, path, max, data, len, err);
+    fclose(f);
+    if (rc < 0)
+        *data = NULL;
+    return rc;
+}
