@@ -9,7 +9,6 @@
  */
 #include "cmds.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,38 +17,41 @@
 #include "../validate/cel/cel.h"
 #include "../validate/config.h"
 #include "../validate/err.h"
+#include "../validate/file.h"
 #include "../validate/inventory.h"
 #include "../validate/load_yaml.h"
 #include "../validate/object.h"
 #include "../validate/target.h"
 #include "../validate/tree.h"
+#include "cli.h"
 
 #define CEL_DEVICE_FILE_MAX (1u << 20)
 #define CEL_OUT_MAX (64u * 1024)
 
-static const char cel_usage[] =
-"usage: claimcheck cel [--device FILE] [-k X.Y] [-g K=V,...] EXPR\n"
-"\n"
+enum { O_DEVICE };
+
+static const struct opt rows[] = {
+    { "device", 0, OPT_VALUE, "FILE",
+      "bind `device` to the device in FILE: a\n"
+      "ResourceSlice device (name, attributes,\n"
+      "capacity, ...) plus `driver: NAME`", O_DEVICE },
+    { "kube-version", 'k', OPT_VALUE, "X.Y",
+      "target version (selects the environment)", CLI_KUBE_VERSION },
+    { "feature-gates", 'g', OPT_VALUE, "K=V",
+      "gate overrides (DRAConsumableCapacity declares\n"
+      "device.allowMultipleAllocations,\n"
+      "DRAListTypeAttributes enables includes())", CLI_FEATURE_GATES },
+    { "help", 'h', OPT_FLAG, NULL, "show this help", CLI_HELP },
+};
+const struct opt_table cel_options = OPT_TABLE(rows);
+
+const char cel_about[] =
 "Evaluates EXPR in the DRA CEL environment and prints the result as a CEL\n"
 "literal, or `error: <message>` with exit status 1.\n"
-"\n"
-"  --device FILE             bind `device` to the device in FILE: a\n"
-"                            ResourceSlice device (name, attributes,\n"
-"                            capacity, ...) plus `driver: NAME`\n"
-"  -k, --kube-version X.Y    target version (selects the environment)\n"
-"  -g, --feature-gates K=V   gate overrides (DRAConsumableCapacity declares\n"
-"                            device.allowMultipleAllocations,\n"
-"                            DRAListTypeAttributes enables includes())\n"
 "\n"
 "example:\n"
 "  claimcheck cel --device gpu.yaml \\\n"
 "    \"device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0\"\n";
-
-static int usage_err(const char *msg)
-{
-    fprintf(stderr, "claimcheck cel: %s\n%s", msg, cel_usage);
-    return 2;
-}
 
 static struct tnode *scalar(struct arena *a, const char *s)
 {
@@ -82,8 +84,7 @@ static int load_device(struct arena *a, const char *path,
                        struct cel_device *out, struct devmodel **model,
                        struct err *err)
 {
-    FILE *f = fopen(path, "rb");
-    char *data;
+    char *raw, *data;
     size_t len;
     struct ydocs docs;
     struct tnode *dev;
@@ -102,14 +103,10 @@ static int load_device(struct arena *a, const char *path,
     const char *why;
     struct devmodel *m;
 
-    if (!f)
-        return err_set(err, "cannot open '%s': %s", path, strerror(errno));
-    data = arena_alloc(a, CEL_DEVICE_FILE_MAX + 1);
-    len = fread(data, 1, CEL_DEVICE_FILE_MAX + 1, f);
-    fclose(f);
-    if (len > CEL_DEVICE_FILE_MAX)
-        return err_set(err, "'%s' is larger than 1 MiB", path);
-    data[len] = '\0';
+    if (file_read(path, CEL_DEVICE_FILE_MAX, &raw, &len, err) < 0)
+        return -1;
+    data = arena_strndup(a, raw, len);      /* the trees point into it */
+    free(raw);
     load_yaml(a, data, len, &docs);
     if (docs.n != 1 || docs.v[0].error || !tree_is_map(docs.v[0].root))
         return err_set(err, "%s: %s", path, docs.n && docs.v[0].error
@@ -171,9 +168,32 @@ static int load_device(struct arena *a, const char *path,
     return 0;
 }
 
-int cmd_cel(int argc, char **argv)
-{
+struct cel_args {
     struct config cfg;
+    const char *device_file, *expr;
+    size_t nexprs;
+};
+
+static int on_option(void *ctx, int id, const char *v, struct err *err)
+{
+    struct cel_args *a = ctx;
+
+    switch (id) {
+    case O_DEVICE:
+        a->device_file = v;
+        return 0;
+    case OPT_OPERAND:
+        a->expr = v;
+        a->nexprs++;
+        return 0;
+    default:
+        return cli_target_option(&a->cfg, id, v, err);
+    }
+}
+
+int cmd_cel(const struct cli *cli, int argc, char **argv)
+{
+    struct cel_args ca;
     struct target t;
     struct arena a;
     struct err err;
@@ -182,68 +202,35 @@ int cmd_cel(int argc, char **argv)
     struct devmodel *model = NULL;
     struct cel_program *p;
     struct cel_error cerr;
-    const char *device_file = NULL, *expr = NULL;
     char *out = NULL;
-    int i, ret = 2;
+    int ret = 2;
 
-    config_init(&cfg);
+    memset(&ca, 0, sizeof(ca));
+    config_init(&ca.cfg);
     arena_init(&a, 64 * 1024);
-    for (i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-            fputs(cel_usage, stdout);
-            ret = 0;
-            goto out;
-        } else if (!strcmp(s, "--device") || !strcmp(s, "-k")
-                   || !strcmp(s, "--kube-version") || !strcmp(s, "-g")
-                   || !strcmp(s, "--feature-gates")) {
-            int rc = 0;
-            if (i + 1 >= argc) {
-                ret = usage_err("option needs a value");
-                goto out;
-            }
-            if (!strcmp(s, "--device"))
-                device_file = argv[++i];
-            else if (s[1] == 'k' || s[2] == 'k')
-                rc = config_set_kube_version(&cfg, argv[++i], &err);
-            else
-                rc = config_add_gates(&cfg, argv[++i], &err);
-            if (rc < 0) {
-                fprintf(stderr, "claimcheck cel: %s\n", err.msg);
-                goto out;
-            }
-        } else if (s[0] == '-' && s[1]) {
-            fprintf(stderr, "claimcheck cel: unknown option '%s'\n", s);
-            goto out;
-        } else if (expr) {
-            ret = usage_err("give one expression (quote it)");
-            goto out;
-        } else {
-            expr = s;
-        }
-    }
-    if (!expr) {
-        ret = usage_err("missing expression");
+    if (cli_parse(cli, argc, argv, on_option, &ca, &ret) < 0)
+        goto out;
+    if (ca.nexprs != 1) {
+        ret = cli_usage_error(cli, ca.nexprs ? "give one expression (quote "
+                              "it)" : "missing expression");
         goto out;
     }
-    if (target_init(&t, &cfg, &err) < 0) {
-        fprintf(stderr, "claimcheck cel: %s\n", err.msg);
+    if (target_init(&t, &ca.cfg, &err) < 0) {
+        cli_error("%s", err.msg);
         goto out;
     }
-    if (device_file) {
-        if (load_device(&a, device_file, &dev, &model, &err) < 0) {
-            fprintf(stderr, "claimcheck cel: %s\n", err.msg);
+    if (ca.device_file) {
+        if (load_device(&a, ca.device_file, &dev, &model, &err) < 0) {
+            cli_error("%s", err.msg);
             goto out;
         }
         devp = &dev;
     }
-    memset(&env, 0, sizeof(env));
-    env.consumable_capacity = target_gate_on(&t, "DRAConsumableCapacity");
-    env.list_attributes = target_gate_on(&t, "DRAListTypeAttributes");
+    target_cel_env(&t, &env);
     out = malloc(CEL_OUT_MAX);
     if (!out)
         abort();
-    if (cel_compile_expr(&a, &env, expr, strlen(expr), &p, &cerr) < 0
+    if (cel_compile_expr(&a, &env, ca.expr, strlen(ca.expr), &p, &cerr) < 0
         || cel_eval_to_string(p, devp, out, CEL_OUT_MAX, &cerr) < 0) {
         if (cerr.kind == CEL_ERR_RUNTIME)
             printf("error: %s\n", cerr.msg);
@@ -258,6 +245,6 @@ out:
     free(out);
     devmodel_free(model);
     arena_release(&a);
-    config_release(&cfg);
+    config_release(&ca.cfg);
     return ret;
 }

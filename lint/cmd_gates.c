@@ -17,11 +17,24 @@
 #include "../validate/err.h"
 #include "../validate/object.h"
 #include "../validate/target.h"
+#include "cli.h"
 
-static const char gates_usage[] =
-"usage: claimcheck gates [-k X.Y] [-g GATE=true|false,...] "
-"[--runtime-config GV=true|false,...] [-o text|json]\n"
-"\n"
+enum { O_FORMAT };
+
+static const struct opt rows[] = {
+    { "kube-version", 'k', OPT_VALUE, "X.Y",
+      "target Kubernetes version (default: newest known)", CLI_KUBE_VERSION },
+    { "feature-gates", 'g', OPT_VALUE, "GATE=true|false,..",
+      "feature gate overrides (kube-apiserver syntax)", CLI_FEATURE_GATES },
+    { "runtime-config", 0, OPT_VALUE, "GV=true|false,..",
+      "API versions enabled beyond the defaults", CLI_RUNTIME_CONFIG },
+    { "format", 'o', OPT_VALUE, "text|json", "output; default text",
+      O_FORMAT },
+    { "help", 'h', OPT_FLAG, NULL, "show this help", CLI_HELP },
+};
+const struct opt_table gates_options = OPT_TABLE(rows);
+
+const char gates_about[] =
 "Prints the DRA feature gates of a Kubernetes version: stage, default,\n"
 "effective value (after -g), lock, GA and planned removal, and the fields\n"
 "each gate controls; then the resource.k8s.io API versions served.\n";
@@ -276,88 +289,49 @@ static void json_out(FILE *o, const struct target *t)
 
 /* ==== the command ======================================================= */
 
-/* "--x=v" or the next argument; NULL (message printed) if missing. */
-static const char *value_of(int argc, char **argv, int *i, const char *name)
-{
-    const char *a = argv[*i];
-    size_t l = strlen(name);
-
-    if (!strncmp(a, name, l) && a[l] == '=')
-        return a + l + 1;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "claimcheck: option '%s' needs a value\n", name);
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-static int is(const char *a, const char *name)
-{
-    size_t l = strlen(name);
-
-    return !strncmp(a, name, l) && (a[l] == '\0' || a[l] == '=');
-}
-
-int cmd_gates(int argc, char **argv)
-{
+struct gates_args {
     struct config cfg;
+    int json;
+};
+
+static int on_option(void *ctx, int id, const char *v, struct err *err)
+{
+    struct gates_args *a = ctx;
+
+    switch (id) {
+    case O_FORMAT:
+        if (strcmp(v, "json") && strcmp(v, "text"))
+            return err_set(err, "gates prints text or json, not '%s'", v);
+        a->json = !strcmp(v, "json");
+        return 0;
+    case OPT_OPERAND:
+        return err_set(err, "gates takes no operand, not '%s'", v);
+    default:
+        return cli_target_option(&a->cfg, id, v, err);
+    }
+}
+
+int cmd_gates(const struct cli *cli, int argc, char **argv)
+{
+    struct gates_args a;
     struct target t;
     struct err err;
-    int i, json = 0, ret = 2;
+    int ret = 2;
 
-    config_init(&cfg);
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int rc = 0;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(gates_usage, stdout);
-            ret = 0;
-            goto out;
-        }
-        if (!strcmp(a, "-k") || is(a, "--kube-version")) {
-            v = value_of(argc, argv, &i, a[1] == 'k' ? "-k"
-                         : "--kube-version");
-            rc = !v ? -2 : config_set_kube_version(&cfg, v, &err);
-        } else if (!strcmp(a, "-g") || is(a, "--feature-gates")) {
-            v = value_of(argc, argv, &i, a[1] == 'g' ? "-g"
-                         : "--feature-gates");
-            rc = !v ? -2 : config_add_gates(&cfg, v, &err);
-        } else if (is(a, "--runtime-config")) {
-            v = value_of(argc, argv, &i, "--runtime-config");
-            rc = !v ? -2 : config_add_runtime(&cfg, v, &err);
-        } else if (!strcmp(a, "-o") || is(a, "--format")) {
-            v = value_of(argc, argv, &i, a[1] == 'o' ? "-o" : "--format");
-            if (!v)
-                goto out;
-            if (!strcmp(v, "json")) {
-                json = 1;
-            } else if (strcmp(v, "text")) {
-                fprintf(stderr, "claimcheck: gates prints text or json, not "
-                        "'%s'\n", v);
-                goto out;
-            }
-        } else {
-            fprintf(stderr, "claimcheck: unknown option '%s'\n%s", a,
-                    gates_usage);
-            goto out;
-        }
-        if (rc == -2)
-            goto out;
-        if (rc < 0) {
-            fprintf(stderr, "claimcheck: %s\n", err.msg);
-            goto out;
-        }
-    }
-    if (target_init(&t, &cfg, &err) < 0) {
-        fprintf(stderr, "claimcheck: %s\n", err.msg);
+    memset(&a, 0, sizeof(a));
+    config_init(&a.cfg);
+    if (cli_parse(cli, argc, argv, on_option, &a, &ret) < 0)
+        goto out;
+    if (target_init(&t, &a.cfg, &err) < 0) {
+        cli_error("%s", err.msg);
         goto out;
     }
-    if (json)
+    if (a.json)
         json_out(stdout, &t);
     else
         text_out(stdout, &t);
     ret = fflush(stdout) == 0 ? 0 : 2;
 out:
-    config_release(&cfg);
+    config_release(&a.cfg);
     return ret;
 }

@@ -9,14 +9,10 @@
  */
 #include "cmds.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "../validate/k8s/gates.h"
 #include "../validate/allocate.h"
 #include "../validate/arena.h"
 #include "../validate/buf.h"
@@ -28,27 +24,38 @@
 #include "../validate/object.h"
 #include "../validate/target.h"
 #include "../validate/tree.h"
+#include "cli.h"
+#include "inputs.h"
 
 #define MATCH_LIST_DEFAULT 20   /* devices / nodes listed per section */
-#define MATCH_MAX_FILE (512u << 20)
 
-static const char match_usage[] =
-"usage: claimcheck match -i INVENTORY [options] EXPR\n"
-"\n"
+enum { O_INVENTORY, O_CLASS, O_FORMAT, O_ALL };
+
+static const struct opt rows[] = {
+    { "inventory", 'i', OPT_VALUE, "PATH",
+      "ResourceSlices, DeviceClasses, Nodes (YAML or\n"
+      "JSON, e.g. kubectl get -o yaml; a file, a\n"
+      "directory or - for stdin); repeatable", O_INVENTORY },
+    { "class", 0, OPT_VALUE, "NAME",
+      "apply the DeviceClass's selectors first", O_CLASS },
+    { "kube-version", 'k', OPT_VALUE, "X.Y",
+      "target version (selects the CEL environment)", CLI_KUBE_VERSION },
+    { "feature-gates", 'g', OPT_VALUE, "K=V",
+      "gate overrides (DRAConsumableCapacity,\n"
+      "DRAListTypeAttributes change the environment)", CLI_FEATURE_GATES },
+    { "format", 'o', OPT_VALUE, "text|json", "output; default text",
+      O_FORMAT },
+    { "all", 0, OPT_FLAG, NULL,
+      "list every device (text lists 20 per section)", O_ALL },
+    { "help", 'h', OPT_FLAG, NULL, "show this help", CLI_HELP },
+};
+const struct opt_table match_options = OPT_TABLE(rows);
+
+const char match_about[] =
 "Evaluates a CEL device selector against every device of the inventory\n"
 "(ResourceSlices of the newest pool generations) and shows which devices\n"
 "match, which do not, and which raise a runtime error, with their node\n"
 "placement and counts per node.\n"
-"\n"
-"  -i, --inventory PATH      ResourceSlices, DeviceClasses, Nodes (YAML or\n"
-"                            JSON, e.g. kubectl get -o yaml; a file, a\n"
-"                            directory or - for stdin); repeatable\n"
-"  --class NAME              apply the DeviceClass's selectors first\n"
-"  -k, --kube-version X.Y    target version (selects the CEL environment)\n"
-"  -g, --feature-gates K=V   gate overrides (DRAConsumableCapacity,\n"
-"                            DRAListTypeAttributes change the environment)\n"
-"  -o, --format text|json    output; default text\n"
-"  --all                     list every device (text lists 20 per section)\n"
 "\n"
 "Exit status: 0 some device matches and none raises an error; 1 no device\n"
 "matches, or a runtime error (the scheduler would abort the claim);\n"
@@ -59,203 +66,40 @@ struct match_opts {
     size_t ninv;
     const char *cls;
     const char *expr;
+    size_t nexprs;
     int json, all;
     struct config cfg;
 };
 
-static int usage(const char *msg)
+static int on_option(void *ctx, int id, const char *v, struct err *err)
 {
-    fprintf(stderr, "claimcheck match: %s\n(see 'claimcheck match "
-            "--help')\n", msg);
-    return 2;
-}
+    struct match_opts *o = ctx;
 
-static int read_all(const char *path, char **out, size_t *len,
-                    struct err *err)
-{
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    size_t cap = 1 << 16, n = 0;
-    char *p;
-
-    if (!f)
-        return err_set(err, "cannot read '%s': %s", path, strerror(errno));
-    p = malloc(cap);
-    if (!p)
-        abort();
-    for (;;) {
-        size_t r;
-        if (n == cap) {
-            if (cap >= MATCH_MAX_FILE) {
-                free(p);
-                if (f != stdin)
-                    fclose(f);
-                return err_set(err, "'%s' is too large", path);
-            }
-            cap *= 2;
-            p = realloc(p, cap);
-            if (!p)
-                abort();
-        }
-        r = fread(p + n, 1, cap - n, f);
-        n += r;
-        if (r == 0)
-            break;
-    }
-    if (ferror(f)) {
-        free(p);
-        if (f != stdin)
-            fclose(f);
-        return err_set(err, "cannot read '%s'", path);
-    }
-    if (f != stdin)
-        fclose(f);
-    *out = p;
-    *len = n;
-    return 0;
-}
-
-struct texts {                  /* inventory file contents, kept to the end */
-    char **v;
-    size_t n, cap;
-};
-
-static int has_manifest_ext(const char *p)
-{
-    size_t n = strlen(p);
-
-    return (n > 5 && !strcmp(p + n - 5, ".yaml"))
-           || (n > 4 && !strcmp(p + n - 4, ".yml"))
-           || (n > 5 && !strcmp(p + n - 5, ".json"));
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Adds a file, or every manifest under a directory (sorted, hidden entries
- * skipped), to the inventory. Returns 0, or -1 with err filled. */
-static int add_path(struct inventory *inv, struct texts *t, const char *path,
-                    int top, int depth, struct err *err)
-{
-    struct stat st;
-    char *data = NULL;
-    size_t len = 0;
-
-    if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        DIR *d;
-        struct dirent *de;
-        char **names = NULL;
-        size_t n = 0, i;
-        int rc = 0;
-        if (depth > 64)
-            return err_set(err, "'%s': directories nested too deep", path);
-        d = opendir(path);
-        if (!d)
-            return err_set(err, "cannot open directory '%s': %s", path,
-                           strerror(errno));
-        for (de = readdir(d); de; de = readdir(d)) {
-            size_t sz = strlen(path) + strlen(de->d_name) + 2;
-            if (de->d_name[0] == '.')
-                continue;
-            names = realloc(names, (n + 1) * sizeof(*names));
-            if (!names)
-                abort();
-            names[n] = malloc(sz);
-            if (!names[n])
-                abort();
-            snprintf(names[n++], sz, "%s/%s", path, de->d_name);
-        }
-        closedir(d);
-        qsort(names, n, sizeof(*names), cmp_str);
-        for (i = 0; i < n; i++) {
-            if (!rc)
-                rc = add_path(inv, t, names[i], 0, depth + 1, err);
-            free(names[i]);
-        }
-        free(names);
-        return rc;
-    }
-    if (!top && (stat(path, &st) < 0 || !S_ISREG(st.st_mode)
-                 || !has_manifest_ext(path)))
+    switch (id) {
+    case OPT_OPERAND:
+        o->expr = v;
+        o->nexprs++;
         return 0;
-    if (read_all(path, &data, &len, err) < 0)
-        return -1;
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 8;
-        t->v = realloc(t->v, t->cap * sizeof(*t->v));
-        if (!t->v)
+    case O_ALL:
+        o->all = 1;
+        return 0;
+    case O_INVENTORY:
+        o->inv = realloc(o->inv, (o->ninv + 1) * sizeof(*o->inv));
+        if (!o->inv)
             abort();
+        o->inv[o->ninv++] = v;
+        return 0;
+    case O_CLASS:
+        o->cls = v;
+        return 0;
+    case O_FORMAT:
+        if (strcmp(v, "json") && strcmp(v, "text"))
+            return err_set(err, "format must be text or json, not '%s'", v);
+        o->json = !strcmp(v, "json");
+        return 0;
+    default:
+        return cli_target_option(&o->cfg, id, v, err);
     }
-    t->v[t->n++] = data;    /* kept until the end, like the linter does */
-    return inventory_add_text(inv, path, data, len, err);
-}
-
-static int parse(int argc, char **argv, struct match_opts *o)
-{
-    struct err err;
-    int i;
-
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(match_usage, stdout);
-            return 1;
-        }
-        if (a[0] != '-' || !a[1]) {
-            if (o->expr)
-                return usage("give one expression (quote it)");
-            o->expr = a;
-            continue;
-        }
-        if (!strcmp(a, "--all")) {
-            o->all = 1;
-            continue;
-        }
-        if (!strncmp(a, "--", 2) && strchr(a, '=')) {
-            v = strchr(a, '=') + 1;
-        } else if (!strcmp(a, "-i") || !strcmp(a, "--inventory")
-                   || !strcmp(a, "--class") || !strcmp(a, "-k")
-                   || !strcmp(a, "--kube-version") || !strcmp(a, "-g")
-                   || !strcmp(a, "--feature-gates") || !strcmp(a, "-o")
-                   || !strcmp(a, "--format")) {
-            if (i + 1 >= argc)
-                return usage(a[1] == '-' ? "an option needs a value"
-                                         : "an option needs a value");
-            v = argv[++i];
-        } else {
-            fprintf(stderr, "claimcheck match: unknown option '%s'\n", a);
-            return 2;
-        }
-        if (!strcmp(a, "-i") || !strncmp(a, "--inventory", 11)) {
-            o->inv = realloc(o->inv, (o->ninv + 1) * sizeof(*o->inv));
-            if (!o->inv)
-                abort();
-            o->inv[o->ninv++] = v;
-        } else if (!strncmp(a, "--class", 7)) {
-            o->cls = v;
-        } else if (!strcmp(a, "-k") || !strncmp(a, "--kube-version", 14)) {
-            if (config_set_kube_version(&o->cfg, v, &err) < 0)
-                return usage(err.msg);
-        } else if (!strcmp(a, "-g") || !strncmp(a, "--feature-gates", 15)) {
-            if (config_add_gates(&o->cfg, v, &err) < 0)
-                return usage(err.msg);
-        } else if (!strcmp(a, "-o") || !strncmp(a, "--format", 8)) {
-            if (!strcmp(v, "json"))
-                o->json = 1;
-            else if (strcmp(v, "text"))
-                return usage("format must be text or json");
-        } else {
-            fprintf(stderr, "claimcheck match: unknown option '%s'\n", a);
-            return 2;
-        }
-    }
-    if (!o->expr)
-        return usage("no expression given");
-    if (!o->ninv)
-        return usage("no inventory given (-i FILE)");
-    return 0;
 }
 
 /* ==== evaluation ========================================================= */
@@ -510,52 +354,58 @@ static void print_text(FILE *f, const struct match_opts *o,
     free(match);
 }
 
-int cmd_match(int argc, char **argv)
+int cmd_match(const struct cli *cli, int argc, char **argv)
 {
     struct match_opts o;
     struct inventory *inv = NULL;
     struct arena a;
     struct target t;
-    struct cel_env env = {1, 1, 0};
+    struct cel_env env;
     const struct devmodel *m;
     const struct object *cls = NULL;
     struct sel *sels = NULL;
     struct result r;
     struct err err;
-    struct texts texts = {NULL, 0, 0};
+    struct inputs texts = {0};
     size_t i, nsels = 0;
-    int ret = 2, g;
+    int ret = 2;
 
     memset(&o, 0, sizeof(o));
     memset(&r, 0, sizeof(r));
     config_init(&o.cfg);
     arena_init(&a, 1 << 16);
-    g = parse(argc, argv, &o);
-    if (g) {
-        ret = g == 1 ? 0 : 2;
+    if (cli_parse(cli, argc, argv, on_option, &o, &ret) < 0)
+        goto out;
+    if (o.nexprs != 1) {
+        ret = cli_usage_error(cli, o.nexprs ? "give one expression (quote "
+                              "it)" : "no expression given");
+        goto out;
+    }
+    if (!o.ninv) {
+        ret = cli_usage_error(cli, "no inventory given (-i FILE)");
         goto out;
     }
     if (target_init(&t, &o.cfg, &err) < 0) {
-        fprintf(stderr, "claimcheck match: %s\n", err.msg);
+        cli_error("%s", err.msg);
         goto out;
     }
-    g = gate_find("DRAConsumableCapacity");
-    env.consumable_capacity = g >= 0 ? t.gate_on[g] : 1;
-    g = gate_find("DRAListTypeAttributes");
-    env.list_attributes = g >= 0 ? t.gate_on[g] : 1;
+    target_cel_env(&t, &env);
+    for (i = 0; i < o.ninv; i++)
+        inputs_add(&texts, o.inv[i]);
+    if (texts.failed)
+        goto out;
     inv = inventory_new();
-    for (i = 0; i < o.ninv; i++) {
-        if (add_path(inv, &texts, o.inv[i], 1, 0, &err) < 0) {
-            fprintf(stderr, "claimcheck match: %s\n", err.msg);
+    for (i = 0; i < texts.n; i++)
+        if (inventory_add_text(inv, texts.v[i].name, texts.v[i].data,
+                               texts.v[i].len, &err) < 0) {
+            cli_error("%s", err.msg);
             goto out;
         }
-    }
     m = inventory_devices(inv);
     if (o.cls) {
         cls = inventory_lookup(inv, K_CLASS, "", o.cls);
         if (!cls || !cls->cls) {
-            fprintf(stderr, "claimcheck match: DeviceClass '%s' is not in "
-                    "the inventory\n", o.cls);
+            cli_error("DeviceClass '%s' is not in the inventory", o.cls);
             goto out;
         }
     }
@@ -568,14 +418,13 @@ int cmd_match(int argc, char **argv)
         sels[i].label = i + 1 < nsels
             ? arena_printf(&a, "class selector #%zu", i + 1) : "expression";
         if (!e) {
-            fprintf(stderr, "claimcheck match: %s is not a string\n",
-                    sels[i].label);
+            cli_error("%s is not a string", sels[i].label);
             goto out;
         }
         sels[i].expr = e;
         if (cel_compile(&a, &env, e, strlen(e), &p, &ce) < 0) {
-            fprintf(stderr, "claimcheck match: %s: %u:%u: %s\n",
-                    sels[i].label, ce.line, ce.col, ce.msg);
+            cli_error("%s: %u:%u: %s", sels[i].label, ce.line, ce.col,
+                      ce.msg);
             goto out;
         }
         alloc_eval(&a, m, p, e, 0, &sels[i].m);  /* asked for: no budget */
@@ -588,9 +437,7 @@ int cmd_match(int argc, char **argv)
     ret = r.nmatch && !r.nerr ? 0 : 1;
 out:
     inventory_free(inv);
-    for (i = 0; i < texts.n; i++)
-        free(texts.v[i]);
-    free(texts.v);
+    inputs_release(&texts);
     arena_release(&a);
     config_release(&o.cfg);
     free(o.inv);

@@ -1,7 +1,9 @@
 /*
- * render.h - one renderer per output format for a finding list (jq's one
- * locfile_locate idea): text (compiler style), JSON (the contract's
- * format), SARIF 2.1.0, JUnit XML and GitHub workflow commands.
+ * render.h - the output formats of a finding list, one file each
+ * (render_text.c, render_json.c, render_sarif.c, render_junit.c,
+ * render_github.c) behind one table, render_formats[] in render.c: a new
+ * format is one file and one row. Every renderer reads the same struct
+ * diag fields; none decides severities or filters rules (the engine did).
  */
 #ifndef CLAIMCHECK_RENDER_H
 #define CLAIMCHECK_RENDER_H
@@ -11,14 +13,13 @@
 
 #include "../validate/diag.h"
 
-enum render_format { FMT_TEXT, FMT_JSON, FMT_SARIF, FMT_JUNIT, FMT_GITHUB };
+struct buf;
+struct ruleset;
 
 /* A checked object, for JUnit (one testcase each) */
 struct render_object {
     const char *file, *kind, *ns, *name;
 };
-
-struct ruleset;
 
 struct render_opts {
     const struct ruleset *rules;    /* SARIF lists them all */
@@ -33,9 +34,21 @@ struct render_opts {
     size_t nobjs;
 };
 
-int render_format_parse(const char *s, enum render_format *out);
+struct render_format {
+    const char *name;           /* what -o takes: "text" */
+    int color;                  /* may use colour on a terminal */
+    void (*render)(struct buf *b, const struct diag_list *l,
+                   const struct render_opts *o);
+};
+
+/* The formats, in the order help and completion list them. */
+extern const struct render_format render_formats[];
+extern const size_t render_nformats;
+
+/* The format called name, or NULL. */
+const struct render_format *render_format_find(const char *name);
 /* Writes the whole report for l to f. Returns 0, or -1 on a write error. */
-int render(FILE *f, enum render_format fmt, const struct diag_list *l,
-           const struct render_opts *o);
+int render(FILE *f, const struct render_format *fmt,
+           const struct diag_list *l, const struct render_opts *o);
 
 #endif

@@ -26,9 +26,7 @@ static struct cel_env target_env(const struct target *t)
 {
     struct cel_env env;
 
-    memset(&env, 0, sizeof(env));
-    env.consumable_capacity = target_gate_on(t, "DRAConsumableCapacity");
-    env.list_attributes = target_gate_on(t, "DRAListTypeAttributes");
+    target_cel_env(t, &env);
     return env;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cel/cel.h"
 #include "k8s/gates.h"
 #include "config.h"
 #include "err.h"
@@ -155,4 +156,11 @@ int target_gate_on(const struct target *t, const char *name)
     int i = gate_find(name);
 
     return i >= 0 && t->gate_on[i];
+}
+
+void target_cel_env(const struct target *t, struct cel_env *env)
+{
+    memset(env, 0, sizeof(*env));
+    env->consumable_capacity = target_gate_on(t, "DRAConsumableCapacity");
+    env->list_attributes = target_gate_on(t, "DRAListTypeAttributes");
 }

@@ -10,6 +10,7 @@
 #define TARGET_MAX_GATES 64
 #define TARGET_MAX_APIS 8
 
+struct cel_env;
 struct config;
 struct err;
 
@@ -35,5 +36,9 @@ const char *target_newest(void);
 int target_init(struct target *t, const struct config *cfg, struct err *err);
 /* 1 if the gate named name is on at the target (0 if unknown). */
 int target_gate_on(const struct target *t, const char *name);
+/* The DRA CEL environment at the target: device.allowMultipleAllocations
+ * with DRAConsumableCapacity, list attributes and includes() with
+ * DRAListTypeAttributes; no regex JIT. */
+void target_cel_env(const struct target *t, struct cel_env *env);
 
 #endif

@@ -26,8 +26,6 @@ static FILE *devnull;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const enum render_format fmts[] = { FMT_TEXT, FMT_JSON, FMT_SARIF,
-                                               FMT_JUNIT, FMT_GITHUB };
     struct arena a;
     struct diag_list diags;
     struct render_opts ro;
@@ -79,9 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ro.nobjs = nobjs;
     /* text and JSON always; SARIF (which writes every rule's help: most
      * of an execution's time), JUnit and GitHub when bits 3-5 say so */
-    for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+    for (i = 0; i < render_nformats; i++)
         if (i < 2 || (flags & (1u << (i + 1))))
-            render(devnull, fmts[i], &diags, &ro);
+            render(devnull, &render_formats[i], &diags, &ro);
     (void)run_parse_errors(r);
     run_free(r);
     arena_release(&a);

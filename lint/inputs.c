@@ -1,0 +1,140 @@
+/*
+ * inputs.c - walks the paths a command is given and reads every file
+ * found (validate/file.c does the reading and its limit). Owns which
+ * files a directory contributes and in what order; not what the files
+ * mean (the engine's run, or the inventory, parses them).
+ */
+#include "inputs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../validate/err.h"
+#include "../validate/file.h"
+#include "../validate/limits.h"
+#include "cli.h"
+
+#define INPUTS_MAX_DEPTH 64     /* directories below a given path */
+
+static void push(struct inputs *in, const char *name, char *data, size_t len)
+{
+    if (in->n == in->cap) {
+        in->cap = in->cap ? in->cap * 2 : 16;
+        in->v = realloc(in->v, in->cap * sizeof(*in->v));
+        if (!in->v)
+            abort();
+    }
+    in->v[in->n].name = strdup(name);
+    if (!in->v[in->n].name)
+        abort();
+    in->v[in->n].data = data;
+    in->v[in->n].len = len;
+    in->n++;
+}
+
+static int has_manifest_ext(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+
+    return dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml")
+                   || !strcmp(dot, ".json"));
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add_path(struct inputs *in, const char *path, int top,
+                     int depth);
+
+static void add_dir(struct inputs *in, const char *path, int depth)
+{
+    DIR *d = opendir(path);
+    struct dirent *de;
+    char **names = NULL;
+    size_t n = 0, cap = 0, i, sz;
+
+    if (!d) {
+        cli_error("cannot open directory '%s': %s", path, strerror(errno));
+        in->failed = 1;
+        return;
+    }
+    for (de = readdir(d); de; de = readdir(d)) {
+        if (de->d_name[0] == '.')
+            continue;   /* hidden files and .git */
+        if (n == cap) {
+            cap = cap ? cap * 2 : 32;
+            names = realloc(names, cap * sizeof(*names));
+            if (!names)
+                abort();
+        }
+        sz = strlen(path) + strlen(de->d_name) + 2;
+        names[n] = malloc(sz);
+        if (!names[n])
+            abort();
+        snprintf(names[n], sz, "%s%s%s", path,
+                 path[strlen(path) - 1] == '/' ? "" : "/", de->d_name);
+        n++;
+    }
+    closedir(d);
+    qsort(names, n, sizeof(*names), cmp_names);
+    for (i = 0; i < n; i++) {
+        add_path(in, names[i], 0, depth + 1);
+        free(names[i]);
+    }
+    free(names);
+}
+
+static void add_path(struct inputs *in, const char *path, int top, int depth)
+{
+    struct stat st;
+    struct err err;
+    char *data;
+    size_t len;
+
+    if (!top || strcmp(path, "-")) {    /* "-" given: stdin */
+        if (stat(path, &st) < 0) {
+            cli_error("cannot read '%s': %s", path, strerror(errno));
+            in->failed = 1;
+            return;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            if (depth > INPUTS_MAX_DEPTH) {
+                cli_error("'%s': directories nested too deep", path);
+                in->failed = 1;
+                return;
+            }
+            add_dir(in, path, depth);
+            return;
+        }
+        if (!top && (!S_ISREG(st.st_mode) || !has_manifest_ext(path)))
+            return;
+    }
+    if (file_read(path, LIMIT_FILE_BYTES, &data, &len, &err) < 0) {
+        cli_error("%s", err.msg);
+        in->failed = 1;
+        return;
+    }
+    push(in, path, data, len);
+}
+
+void inputs_add(struct inputs *in, const char *path)
+{
+    add_path(in, path, 1, 0);
+}
+
+void inputs_release(struct inputs *in)
+{
+    size_t i;
+
+    for (i = 0; i < in->n; i++) {
+        free(in->v[i].name);
+        free(in->v[i].data);
+    }
+    free(in->v);
+    memset(in, 0, sizeof(*in));
+}

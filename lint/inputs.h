@@ -1,0 +1,31 @@
+/*
+ * inputs.h - the files a command reads: the paths it is given (a file,
+ * "-" for stdin, or a directory's manifests: *.yaml, *.yml and *.json,
+ * sorted, hidden entries skipped, at most 64 levels down), each read whole
+ * through validate/file.c and kept until inputs_release(), because the
+ * document trees point into the text.
+ */
+#ifndef CLAIMCHECK_INPUTS_H
+#define CLAIMCHECK_INPUTS_H
+
+#include <stddef.h>
+
+struct input {
+    char *name;                 /* as given / found; malloc'ed */
+    char *data;                 /* the contents, NUL-terminated; malloc'ed */
+    size_t len;
+};
+
+struct inputs {                 /* zeroed to start; do not touch v/cap */
+    struct input *v;
+    size_t n, cap;
+    int failed;                 /* a path could not be read */
+};
+
+/* Reads path into in. A path that cannot be read is reported on stderr
+ * ("claimcheck: cannot read 'x': ...") and sets in->failed; the caller
+ * goes on with the others and exits 2 at the end. */
+void inputs_add(struct inputs *in, const char *path);
+void inputs_release(struct inputs *in);
+
+#endif
