@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -20,8 +21,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
-#include "../validate/buf.h"
 #include "../validate/err.h"
+#include "../validate/file.h"
 
 int certs_ossl_err(struct err *err, const char *fmt, ...)
 {
@@ -39,45 +40,16 @@ int certs_ossl_err(struct err *err, const char *fmt, ...)
     return err_set(err, "%s", msg);
 }
 
-/* Reads path into b (capped); 0 or -1 and *err. */
-static int read_file(const char *path, struct buf *b, struct err *err)
-{
-    char chunk[4096];
-    size_t n;
-    FILE *f;
-    int ret = -1;
-
-    f = fopen(path, "rb");
-    if (!f)
-        return err_set(err, "cannot open '%s': %s", path, strerror(errno));
-    for (;;) {
-        n = fread(chunk, 1, sizeof(chunk), f);
-        if (n && buf_add(b, chunk, n) < 0) {
-            err_set(err, "'%s' is larger than %u bytes", path,
-                    CERTS_LIMIT_PEM_BYTES);
-            goto out;
-        }
-        if (n < sizeof(chunk))
-            break;
-    }
-    if (ferror(f)) {
-        err_set(err, "cannot read '%s': %s", path, strerror(errno));
-        goto out;
-    }
-    ret = 0;
-out:
-    fclose(f);
-    return ret;
-}
-
-static BIO *open_pem(const char *path, struct buf *b, struct err *err)
+/* Reads path whole (capped) into *data, the caller frees it, and opens a
+ * memory BIO over it; NULL and *err on failure. */
+static BIO *open_pem(const char *path, char **data, size_t *len,
+                     struct err *err)
 {
     BIO *bio;
 
-    buf_init(b, CERTS_LIMIT_PEM_BYTES);
-    if (read_file(path, b, err) < 0)
+    if (file_read(path, CERTS_LIMIT_PEM_BYTES, data, len, err) < 0)
         return NULL;
-    bio = BIO_new_mem_buf(b->p, (int)b->len);
+    bio = BIO_new_mem_buf(*data, (int)*len);
     if (!bio)
         certs_ossl_err(err, "cannot read '%s'", path);
     return bio;
@@ -86,11 +58,12 @@ static BIO *open_pem(const char *path, struct buf *b, struct err *err)
 STACK_OF(X509) *certs_load_certs(const char *path, struct err *err)
 {
     STACK_OF(X509) *sk = NULL;
-    struct buf b;
+    char *data = NULL;
+    size_t len;
     X509 *x;
     BIO *bio;
 
-    bio = open_pem(path, &b, err);
+    bio = open_pem(path, &data, &len, err);
     if (!bio)
         goto out;
     sk = sk_X509_new_null();
@@ -122,7 +95,7 @@ STACK_OF(X509) *certs_load_certs(const char *path, struct err *err)
     ERR_clear_error();
 out:
     BIO_free(bio);
-    buf_release(&b);
+    free(data);
     return sk;
 }
 
@@ -151,13 +124,14 @@ static int no_passphrase(char *buf, int size, int rwflag, void *u)
 EVP_PKEY *certs_load_key(const char *path, struct err *err)
 {
     EVP_PKEY *k = NULL;
-    struct buf b;
+    char *data = NULL;
+    size_t len = 0;
     BIO *bio;
 
-    bio = open_pem(path, &b, err);
+    bio = open_pem(path, &data, &len, err);
     if (!bio)
         goto out;
-    if (strstr(b.p, "ENCRYPTED")) {
+    if (strstr(data, "ENCRYPTED")) {
         err_set(err, "'%s' is an encrypted key (not supported)", path);
         goto out;
     }
@@ -166,9 +140,9 @@ EVP_PKEY *certs_load_key(const char *path, struct err *err)
         certs_ossl_err(err, "'%s' holds no PEM private key", path);
 out:
     BIO_free(bio);
-    if (b.len)
-        OPENSSL_cleanse(b.p, b.len);
-    buf_release(&b);
+    if (data)
+        OPENSSL_cleanse(data, len);
+    free(data);
     return k;
 }
 

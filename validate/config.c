@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "file.h"
 #include "limits.h"
 #include "load_yaml.h"
 #include "tree.h"
@@ -261,23 +262,16 @@ static int load_webhook(struct config *cfg, const char *file,
 
 int config_load_file(struct config *cfg, const char *path, struct err *err)
 {
-    FILE *f = fopen(path, "rb");
-    char *data;
-    size_t len = 0, cap = 4096, i;
+    char *raw, *data;
+    size_t len = 0, i;
     struct ydocs docs;
     const struct tnode *root;
     const char *file = arena_strdup(&cfg->arena, path);
 
-    if (!f)
-        return err_set(err, "cannot open config '%s': %s", path,
-                       strerror(errno));
-    data = arena_alloc(&cfg->arena, LIMIT_CONFIG_BYTES + 1);
-    (void)cap;
-    len = fread(data, 1, LIMIT_CONFIG_BYTES + 1, f);
-    fclose(f);
-    if (len > LIMIT_CONFIG_BYTES)
-        return err_set(err, "config '%s' is larger than 1 MiB", path);
-    data[len] = '\0';
+    if (file_read(path, LIMIT_CONFIG_BYTES, &raw, &len, err) < 0)
+        return -1;
+    data = arena_strndup(&cfg->arena, raw, len);  /* trees point into it */
+    free(raw);
     load_yaml(&cfg->arena, data, len, &docs);
     if (docs.n == 0)
         return 0;

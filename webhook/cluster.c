@@ -21,6 +21,7 @@
 #include "../validate/buf.h"
 #include "../validate/engine.h"
 #include "../validate/err.h"
+#include "../validate/file.h"
 #include "../validate/limits.h"
 #include "../validate/load_json.h"
 #include "../validate/tree.h"
@@ -382,19 +383,23 @@ static int add_objects(void *cls, struct inventory *inv, struct err *err)
 
 /* ---- HTTP ------------------------------------------------------------- */
 
+/* The service-account token (rotated by the kubelet: read every time),
+ * without trailing whitespace, into out[max]. */
 static int read_token(const char *path, char *out, size_t max)
 {
-    FILE *f = fopen(path, "rb");
+    struct err err;
+    char *data;
     size_t n;
 
-    if (!f)
+    if (file_read(path, max - 1, &data, &n, &err) < 0)
         return -1;
-    n = fread(out, 1, max - 1, f);
-    fclose(f);
-    while (n && (out[n - 1] == '\n' || out[n - 1] == '\r'
-                 || out[n - 1] == ' '))
+    while (n && (data[n - 1] == '\n' || data[n - 1] == '\r'
+                 || data[n - 1] == ' '))
         n--;
+    memcpy(out, data, n);
     out[n] = '\0';
+    memset(data, 0, n);
+    free(data);
     return n ? 0 : -1;
 }
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "../validate/err.h"
+#include "../validate/file.h"
 #include "../validate/limits.h"
 #include "invstore.h"
 #include "log.h"
@@ -164,42 +165,6 @@ static int list_files(struct invfiles *f, struct filelist *l, struct err *err)
     return 0;
 }
 
-static int read_all(const char *path, char **out, size_t *len,
-                    struct err *err)
-{
-    FILE *fp = fopen(path, "rb");
-    size_t cap = 65536, n = 0;
-    char *p;
-
-    if (!fp)
-        return err_set(err, "cannot open '%s': %s", path, strerror(errno));
-    p = malloc(cap);
-    if (!p)
-        abort();
-    for (;;) {
-        size_t got;
-        if (n == cap) {
-            if (cap >= LIMIT_FILE_BYTES) {
-                fclose(fp);
-                free(p);
-                return err_set(err, "'%s' is too large", path);
-            }
-            cap *= 2;
-            p = realloc(p, cap);
-            if (!p)
-                abort();
-        }
-        got = fread(p + n, 1, cap - n, fp);
-        if (got == 0)
-            break;
-        n += got;
-    }
-    fclose(fp);
-    *out = p;
-    *len = n;
-    return 0;
-}
-
 /* Returns 1 loaded, 0 unchanged, -1 failed (old snapshot kept). */
 static int invfiles_load(struct invfiles *f, int force, struct err *err)
 {
@@ -220,7 +185,8 @@ static int invfiles_load(struct invfiles *f, int force, struct err *err)
     if (!texts || !lens)
         abort();
     for (nread = 0; nread < l.n; nread++)
-        if (read_all(l.names[nread], &texts[nread], &lens[nread], err) < 0)
+        if (file_read(l.names[nread], LIMIT_FILE_BYTES, &texts[nread],
+                      &lens[nread], err) < 0)
             goto out;
     if (invstore_set_files(f->store, l.n, (const char *const *)l.names,
                            (const char *const *)texts, lens, err) < 0)

@@ -8,7 +8,6 @@
  */
 #include "tls.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <microhttpd.h>
 
 #include "../validate/err.h"
+#include "../validate/file.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -67,41 +67,12 @@ struct tls {
 
 static int read_file(const char *path, gnutls_datum_t *out, struct err *err)
 {
-    FILE *f = fopen(path, "rb");
-    size_t cap = 4096, len = 0;
-    unsigned char *p;
+    char *data;
+    size_t len;
 
-    if (!f)
-        return err_set(err, "cannot open '%s': %s", path, strerror(errno));
-    p = malloc(cap);
-    if (!p)
-        abort();
-    for (;;) {
-        size_t n;
-        if (len == cap) {
-            if (cap >= TLS_FILE_MAX) {
-                fclose(f);
-                free(p);
-                return err_set(err, "'%s' is larger than %d bytes", path,
-                               TLS_FILE_MAX);
-            }
-            cap *= 2;
-            p = realloc(p, cap);
-            if (!p)
-                abort();
-        }
-        n = fread(p + len, 1, cap - len, f);
-        if (n == 0)
-            break;
-        len += n;
-    }
-    if (ferror(f)) {
-        fclose(f);
-        free(p);
-        return err_set(err, "cannot read '%s'", path);
-    }
-    fclose(f);
-    out->data = p;
+    if (file_read(path, TLS_FILE_MAX, &data, &len, err) < 0)
+        return -1;
+    out->data = (unsigned char *)data;
     out->size = (unsigned)len;
     return 0;
 }
@@ -356,15 +327,9 @@ struct tls *tls_new(const char *cert, const char *key, const char *client_ca,
         goto fail;
     atomic_store(&t->cur, c);
     if (client_ca) {
-        gnutls_datum_t d;
-        if (read_file(client_ca, &d, err) < 0)
+        size_t len;     /* NUL-terminated, as MHD wants it */
+        if (file_read(client_ca, TLS_FILE_MAX, &t->client_ca, &len, err) < 0)
             goto fail;
-        t->client_ca = malloc(d.size + 1);
-        if (!t->client_ca)
-            abort();
-        memcpy(t->client_ca, d.data, d.size);
-        t->client_ca[d.size] = '\0';
-        free(d.data);
     }
     if (m)
         metrics_cert(m, c->not_after);

@@ -52,7 +52,7 @@ printf 'case\tinput\tbytes\tseconds\tpeak_rss_kb\texit\tmessage\n' >"$tsv"
 # check NAME TOOL FILE EXIT_RE MESSAGE_RE MAX_RSS_MB
 #   TOOL: lint (the linter, text output), lint-stdin (the same, FILE on
 #   stdin), lint-config (FILE as the config file), cel, json, admission
-#   (the driver)
+#   (the driver), match (FILE as `claimcheck match -i FILE`)
 check() {
   local name=$1 tool=$2 file=$3 want=$4 re=$5 maxmb=$6 out rc t rss msg
   local -a cmd
@@ -61,6 +61,7 @@ check() {
     lint) cmd=("$bin" lint --no-hints --no-color "$file");;
     lint-stdin) cmd=("$bin" lint --no-hints --no-color -); in=$file;;
     lint-config) cmd=("$bin" lint --no-hints -c "$file" "$work/ok.yaml");;
+    match) cmd=("$bin" match -i "$file" true);;
     *) cmd=("$drv" "$tool" "$file");;
   esac
   out=$work/out; : >"$work/time"
@@ -152,10 +153,12 @@ check yaml-pod-10000-containers-1000-claims lint "$w/wide-pod.yaml" '0|1' 'objec
 truncate -s $((256 * 1024 * 1024 + 1)) "$w/over-256m.yaml"     # sparse
 check file-over-256MiB lint "$w/over-256m.yaml" 2 'larger than the 256 MiB input limit' 100
 check stdin-over-256MiB lint-stdin "$w/over-256m.yaml" 2 'larger than the 256 MiB input limit' 600
+# match read inventories with a limit of its own (512 MiB); now the one reader's
+check inventory-over-256MiB match "$w/over-256m.yaml" 2 'larger than the 256 MiB input limit' 100
 rm -f "$w/over-256m.yaml"
 printf '%s\n' "$meta" >"$w/ok.yaml"
 rep '#' $((1024 * 1024 + 1)) >"$w/big-config.yaml"
-check config-over-1MiB lint-config "$w/big-config.yaml" 2 'larger than 1 MiB' 100
+check config-over-1MiB lint-config "$w/big-config.yaml" 2 'larger than the 1 MiB input limit' 100
 { echo 'rules:'; echo '  a0: &a0 [x,x,x,x,x,x,x,x,x,x]'
   for i in 1 2 3 4 5 6; do
     printf '  a%d: &a%d [' "$i" "$i"

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../file.h"
+
 #define TS_MIN  (-62135596800LL)    /* 0001-01-01T00:00:00Z */
 #define TS_MAX  (253402300799LL)    /* 9999-12-31T23:59:59Z */
 #define DUR_MAX (9223372037LL)      /* int64 ns, in whole seconds */
@@ -313,7 +315,8 @@ static int tzif_offset(const char *name, int64_t t, int64_t *off)
 {
     char path[300];
     unsigned char *buf = NULL;
-    FILE *f;
+    char *text = NULL;
+    size_t n;
     long len;
     int ret = -1;
     size_t i;
@@ -328,22 +331,12 @@ static int tzif_offset(const char *name, int64_t t, int64_t *off)
     if (strstr(name, "..") || name[0] == '/' || i == 0)
         return -1;
     snprintf(path, sizeof(path), "/usr/share/zoneinfo/%s", name);
-    f = fopen(path, "rb");
-    if (!f)
+    if (file_read(path, 1000000 - 1, &text, &n, NULL) < 0 || n <= 44) {
+        free(text);
         return -1;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        len = ftell(f);
-        if (len > 44 && len < 1000000 && fseek(f, 0, SEEK_SET) == 0) {
-            buf = malloc((size_t)len);
-            if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-                free(buf);
-                buf = NULL;
-            }
-        }
     }
-    fclose(f);
-    if (!buf)
-        return -1;
+    buf = (unsigned char *)text;
+    len = (long)n;
     if (memcmp(buf, "TZif", 4) == 0) {
         const unsigned char *h = buf;
         int v2 = buf[4] >= '2';
