@@ -1,7 +1,7 @@
 /*
- * cmd.c - the `claimcheck-webhook certs` subcommand: argument parsing (a
- * table of options, `--opt VALUE` and `--opt=VALUE`), usage, exit codes,
- * and what gets printed (the caBundle on stdout, a summary on stderr). The
+ * cmd.c - the `claimcheck-webhook certs` subcommand: its option table
+ * (parsed by validate/opt.c) and which options go with --check, usage,
+ * exit codes, and what gets printed (the caBundle on stdout, a summary on stderr). The
  * work itself is certs_generate() (gen.c) and certs_check_dir() (check.c).
  */
 #include "certs.h"
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../validate/err.h"
+#include "../validate/opt.h"
 
 #define EXIT_CHECK 1
 #define EXIT_USAGE 2
@@ -26,29 +27,48 @@ enum opt_id {
 
 enum { M_GEN = 1 << 0, M_CHECK = 1 << 1 };
 
-static const struct cmd_opt {
-    const char *name;
-    enum opt_id id;
-    int takes_arg;          /* 1: --name VALUE or --name=VALUE */
-    int repeat;             /* may be given more than once */
-    unsigned modes;         /* M_GEN and/or M_CHECK */
-} cmd_opts[] = {
-    { "--service",   O_SERVICE,   1, 0, M_GEN | M_CHECK },
-    { "--namespace", O_NAMESPACE, 1, 0, M_GEN | M_CHECK },
-    { "--out",       O_OUT,       1, 0, M_GEN },
-    { "--days",      O_DAYS,      1, 0, M_GEN },
-    { "--rsa",       O_RSA,       1, 0, M_GEN },
-    { "--dns",       O_DNS,       1, 1, M_GEN | M_CHECK },
-    { "--ip",        O_IP,        1, 1, M_GEN | M_CHECK },
-    { "--ca-cert",   O_CA_CERT,   1, 0, M_GEN },
-    { "--ca-key",    O_CA_KEY,    1, 0, M_GEN },
-    { "--force",     O_FORCE,     0, 0, M_GEN },
-    { "--check",     O_CHECK,     1, 0, M_CHECK },
-    { "--min-days",  O_MIN_DAYS,  1, 0, M_CHECK },
-    { "--help",      O_HELP,      0, 0, M_GEN | M_CHECK },
-    { "-h",          O_HELP,      0, 0, M_GEN | M_CHECK },
+static const struct opt cmd_rows[] = {
+    { "service", 0, OPT_VALUE, "NAME", "the webhook Service name (required)",
+      O_SERVICE },
+    { "namespace", 0, OPT_VALUE, "NS", "its namespace (required)",
+      O_NAMESPACE },
+    { "out", 0, OPT_VALUE, "DIR",
+      "output directory, created if missing (default .)", O_OUT },
+    { "days", 0, OPT_VALUE, "N",
+      "serving certificate validity, 1-3650 (default 365)", O_DAYS },
+    { "rsa", 0, OPT_VALUE, "BITS",
+      "RSA 2048 or 3072 keys instead of ECDSA P-256", O_RSA },
+    { "dns", 0, OPT_VALUE, "NAME", "an extra DNS SAN (repeatable)", O_DNS },
+    { "ip", 0, OPT_VALUE, "ADDR", "an extra IP SAN (repeatable)", O_IP },
+    { "ca-cert", 0, OPT_VALUE, "FILE",
+      "reuse this CA certificate (PEM) ...", O_CA_CERT },
+    { "ca-key", 0, OPT_VALUE, "FILE",
+      "... and its unencrypted private key (PEM)", O_CA_KEY },
+    { "force", 0, OPT_FLAG, NULL, "overwrite existing files", O_FORCE },
+    { NULL, 0, OPT_FLAG, NULL, "", 0 },
+    { "check", 0, OPT_VALUE, "DIR",
+      "inspect DIR/{ca.crt,tls.crt,tls.key}: print the\n"
+      "subject, SANs and validity; fail (exit 1) if a\n"
+      "required SAN (the four above, --dns, --ip) is\n"
+      "missing, the chain does not verify, the key does\n"
+      "not match or fewer than --min-days remain\n"
+      "(on tls.crt or on a certificate of ca.crt)", O_CHECK },
+    { "min-days", 0, OPT_VALUE, "N", "(default 30)", O_MIN_DAYS },
+    { "help", 'h', OPT_FLAG, NULL, "show this help", O_HELP },
 };
-#define N_CMD_OPTS (sizeof(cmd_opts) / sizeof(cmd_opts[0]))
+static const struct opt_table cmd_table = OPT_TABLE(cmd_rows);
+
+/* per option: the modes it applies to, and whether it may repeat */
+static const unsigned opt_modes[N_OPTS] = {
+    [O_SERVICE] = M_GEN | M_CHECK, [O_NAMESPACE] = M_GEN | M_CHECK,
+    [O_OUT] = M_GEN, [O_DAYS] = M_GEN, [O_RSA] = M_GEN,
+    [O_DNS] = M_GEN | M_CHECK, [O_IP] = M_GEN | M_CHECK, [O_CA_CERT] = M_GEN,
+    [O_CA_KEY] = M_GEN, [O_FORCE] = M_GEN, [O_CHECK] = M_CHECK,
+    [O_MIN_DAYS] = M_CHECK, [O_HELP] = M_GEN | M_CHECK,
+};
+static const unsigned char opt_repeats[N_OPTS] = {
+    [O_DNS] = 1, [O_IP] = 1, [O_HELP] = 1,
+};
 
 static const char usage_short[] =
     "usage: claimcheck-webhook certs --service NAME --namespace NS "
@@ -59,7 +79,7 @@ static const char usage_short[] =
     "--namespace NS [--min-days N]\n"
     "           [--dns NAME]... [--ip ADDR]...\n";
 
-static const char usage_long[] =
+static const char usage_about[] =
     "\n"
     "Creates a CA and a serving certificate for the webhook Service, writes\n"
     "DIR/ca.crt, DIR/tls.crt and DIR/tls.key (mode 0600) and prints the\n"
@@ -68,26 +88,9 @@ static const char usage_long[] =
     "A new CA's key is not kept: pass --ca-cert/--ca-key to sign with your\n"
     "own CA (for example to rotate under an unchanged caBundle).\n"
     "\n"
-    "    --service NAME     the webhook Service name (required)\n"
-    "    --namespace NS     its namespace (required)\n"
-    "    --out DIR          output directory, created if missing "
-    "(default .)\n"
-    "    --days N           serving certificate validity, 1-3650 "
-    "(default 365)\n"
-    "    --rsa BITS         RSA 2048 or 3072 keys instead of ECDSA P-256\n"
-    "    --dns NAME         an extra DNS SAN (repeatable)\n"
-    "    --ip ADDR          an extra IP SAN (repeatable)\n"
-    "    --ca-cert FILE     reuse this CA certificate (PEM) ...\n"
-    "    --ca-key FILE      ... and its unencrypted private key (PEM)\n"
-    "    --force            overwrite existing files\n"
-    "\n"
-    "    --check DIR        inspect DIR/{ca.crt,tls.crt,tls.key}: print the\n"
-    "                       subject, SANs and validity; fail (exit 1) if a\n"
-    "                       required SAN (the four above, --dns, --ip) is\n"
-    "                       missing, the chain does not verify, the key does\n"
-    "                       not match or fewer than --min-days remain\n"
-    "                       (on tls.crt or on a certificate of ca.crt)\n"
-    "    --min-days N       (default 30)\n"
+    "options:\n";
+
+static const char usage_exit[] =
     "\n"
     "Exit status: 0 ok, 1 failed, 2 usage error or existing files without\n"
     "--force.\n";
@@ -115,55 +118,36 @@ static int usage_error(const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-static const struct cmd_opt *find_opt(const char *arg, size_t len)
-{
-    size_t i;
-
-    for (i = 0; i < N_CMD_OPTS; i++)
-        if (strlen(cmd_opts[i].name) == len &&
-            !strncmp(cmd_opts[i].name, arg, len))
-            return &cmd_opts[i];
-    return NULL;
-}
-
 /* Fills c from argv; returns 0 or an exit code. */
 static int parse_args(int argc, char **argv, struct cmd *c)
 {
-    const struct cmd_opt *opt;
-    const char *arg, *eq, *v;
-    int i;
+    struct opt_parser p;
+    struct err e;
+    const char *v;
+    int id;
 
-    for (i = 1; i < argc; i++) {
-        arg = argv[i];
-        if (arg[0] != '-')
-            return usage_error("unexpected argument '%s'", arg);
-        eq = strchr(arg, '=');
-        opt = find_opt(arg, eq ? (size_t)(eq - arg) : strlen(arg));
-        if (!opt)
-            return usage_error("unknown option '%s'", arg);
-        if (!opt->takes_arg && eq)
-            return usage_error("option '%s' takes no value", opt->name);
-        v = eq ? eq + 1 : NULL;
-        if (opt->takes_arg && !v) {
-            if (i + 1 >= argc)
-                return usage_error("option '%s' requires a value",
-                                   opt->name);
-            v = argv[++i];
-        }
-        if (opt->takes_arg && !*v)
+    opt_init(&p, &cmd_table, argc, argv);
+    for (;;) {
+        id = opt_next(&p, &v, &e);
+        if (id == OPT_DONE)
+            return 0;
+        if (id == OPT_ERROR)
+            return usage_error("%s", e.msg);
+        if (id == OPT_OPERAND)
+            return usage_error("unexpected argument '%s'", v);
+        if (v && !*v)
             return usage_error("option '%s' needs a non-empty value",
-                               opt->name);
-        if (c->seen[opt->id] && !opt->repeat && opt->id != O_HELP)
+                               opt_typed(&p));
+        if (c->seen[id] && !opt_repeats[id])
             return usage_error("option '%s' given more than once",
-                               opt->name);
-        c->seen[opt->id]++;
-        c->val[opt->id] = v;
-        if (opt->id == O_DNS)
+                               opt_typed(&p));
+        c->seen[id]++;
+        c->val[id] = v;
+        if (id == O_DNS)
             c->dns[c->n_dns++] = v;
-        else if (opt->id == O_IP)
+        else if (id == O_IP)
             c->ip[c->n_ip++] = v;
     }
-    return 0;
 }
 
 /* Every option given must be allowed in the chosen mode. */
@@ -171,14 +155,15 @@ static int check_modes(const struct cmd *c, unsigned mode)
 {
     size_t i;
 
-    for (i = 0; i < N_CMD_OPTS; i++) {
-        if (!c->seen[cmd_opts[i].id] || (cmd_opts[i].modes & mode))
+    for (i = 0; i < cmd_table.n; i++) {
+        const struct opt *o = &cmd_table.v[i];
+        if (!o->name || !c->seen[o->id] || (opt_modes[o->id] & mode))
             continue;
         if (mode == M_CHECK)
-            return usage_error("option '%s' cannot be used with --check",
-                               cmd_opts[i].name);
-        return usage_error("option '%s' only applies to --check",
-                           cmd_opts[i].name);
+            return usage_error("option '--%s' cannot be used with --check",
+                               o->name);
+        return usage_error("option '--%s' only applies to --check",
+                           o->name);
     }
     return 0;
 }
@@ -296,7 +281,9 @@ int certs_main(int argc, char **argv)
         goto out;
     if (c.seen[O_HELP]) {
         fputs(usage_short, stdout);
-        fputs(usage_long, stdout);
+        fputs(usage_about, stdout);
+        opt_help(stdout, &cmd_table);
+        fputs(usage_exit, stdout);
         ret = 0;
         goto out;
     }

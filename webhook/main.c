@@ -16,6 +16,7 @@
 #include "../validate/engine.h"
 #include "../validate/err.h"
 #include "../validate/limits.h"
+#include "../validate/opt.h"
 #include "../validate/target.h"
 #include "../validate/version.h"
 #include "admission.h"
@@ -56,44 +57,80 @@ struct serve_args {
     unsigned drain_delay_ms;
 };
 
-static const char usage_text[] =
-"usage: claimcheck-webhook serve --tls-cert FILE --tls-key FILE [options]\n"
-"       claimcheck-webhook certs --service NAME --namespace NS [--out DIR]\n"
-"       claimcheck-webhook version\n"
-"\n"
-"serve options:\n"
-"  --listen ADDR:PORT        listen address (default 0.0.0.0:8443)\n"
-"  --tls-cert FILE           serving certificate (PEM, chain allowed);\n"
-"  --tls-key FILE            its key; both reloaded when they change\n"
-"  --client-ca FILE          require client certificates signed by FILE\n"
-"  -c, --config FILE         claimcheck config (rules, gates, excluded ns)\n"
-"  -k, --kube-version X.Y    target Kubernetes version\n"
-"  -g, --feature-gates K=V,...  feature-gate overrides (repeatable)\n"
-"  --runtime-config GV=true,... extra API versions\n"
-"  -i, --inventory PATH      cluster objects (files/dirs, repeatable;\n"
-"                            reloaded on change)\n"
-"  --in-cluster              list+watch the inventory from the apiserver\n"
-"  --apiserver URL           apiserver (default from KUBERNETES_SERVICE_*)\n"
-"  --sa-dir DIR              service-account token+CA dir (default\n"
-"                            " CLUSTER_SA_DIR ")\n"
-"  --dra-version V           resource.k8s.io version to watch (default v1)\n"
-"  --list-page-size N        objects per list page (default 500)\n"
-"  --mode enforce|warn       warn never denies (default enforce)\n"
-"  --exclude-namespace NS    allow NS untouched (repeatable; adds to config)\n"
-"  --threads N               worker threads (default 2)\n"
-"  --max-connections N       concurrent connections (default 1024)\n"
-"  --conn-timeout S          idle/slow connection timeout (default 30)\n"
-"  --max-body BYTES          request body cap (default 3145728; more: 413)\n"
-"  --deadline-ms MS          validation budget; past it: allow + warning\n"
-"                            (default 2000, 0 = none)\n"
-"  --drain-delay-ms MS       after SIGTERM keep serving (readyz 503) at\n"
-"                            least this long (default 2000)\n"
-"  --grace-seconds S         SIGTERM drain limit (default 10)\n";
+enum {
+    O_LISTEN, O_TLS_CERT, O_TLS_KEY, O_CLIENT_CA, O_CONFIG, O_KUBE_VERSION,
+    O_FEATURE_GATES, O_RUNTIME_CONFIG, O_INVENTORY, O_IN_CLUSTER,
+    O_APISERVER, O_SA_DIR, O_DRA_VERSION, O_LIST_PAGE_SIZE, O_MODE,
+    O_EXCLUDE_NAMESPACE, O_THREADS, O_MAX_CONNECTIONS, O_CONN_TIMEOUT,
+    O_MAX_BODY, O_DEADLINE_MS, O_DRAIN_DELAY_MS, O_GRACE_SECONDS, O_HELP
+};
 
-static int usage(FILE *f, int code)
+static const struct opt serve_rows[] = {
+    { "listen", 0, OPT_VALUE, "ADDR:PORT",
+      "listen address (default 0.0.0.0:8443)", O_LISTEN },
+    { "tls-cert", 0, OPT_VALUE, "FILE",
+      "serving certificate (PEM, chain allowed);", O_TLS_CERT },
+    { "tls-key", 0, OPT_VALUE, "FILE",
+      "its key; both reloaded when they change", O_TLS_KEY },
+    { "client-ca", 0, OPT_VALUE, "FILE",
+      "require client certificates signed by FILE", O_CLIENT_CA },
+    { "config", 'c', OPT_VALUE, "FILE",
+      "claimcheck config (rules, gates, excluded ns)", O_CONFIG },
+    { "kube-version", 'k', OPT_VALUE, "X.Y", "target Kubernetes version",
+      O_KUBE_VERSION },
+    { "feature-gates", 'g', OPT_VALUE, "K=V,...",
+      "feature-gate overrides (repeatable)", O_FEATURE_GATES },
+    { "runtime-config", 0, OPT_VALUE, "GV=true,...", "extra API versions",
+      O_RUNTIME_CONFIG },
+    { "inventory", 'i', OPT_VALUE, "PATH",
+      "cluster objects (files/dirs, repeatable;\nreloaded on change)",
+      O_INVENTORY },
+    { "in-cluster", 0, OPT_FLAG, NULL,
+      "list+watch the inventory from the apiserver", O_IN_CLUSTER },
+    { "apiserver", 0, OPT_VALUE, "URL",
+      "apiserver (default from KUBERNETES_SERVICE_*)", O_APISERVER },
+    { "sa-dir", 0, OPT_VALUE, "DIR",
+      "service-account token+CA dir (default\n" CLUSTER_SA_DIR ")",
+      O_SA_DIR },
+    { "dra-version", 0, OPT_VALUE, "V",
+      "resource.k8s.io version to watch (default v1)", O_DRA_VERSION },
+    { "list-page-size", 0, OPT_VALUE, "N",
+      "objects per list page (default 500)", O_LIST_PAGE_SIZE },
+    { "mode", 0, OPT_VALUE, "enforce|warn",
+      "warn never denies (default enforce)", O_MODE },
+    { "exclude-namespace", 0, OPT_VALUE, "NS",
+      "allow NS untouched (repeatable; adds to config)",
+      O_EXCLUDE_NAMESPACE },
+    { "threads", 0, OPT_VALUE, "N", "worker threads (default 2)",
+      O_THREADS },
+    { "max-connections", 0, OPT_VALUE, "N",
+      "concurrent connections (default 1024)", O_MAX_CONNECTIONS },
+    { "conn-timeout", 0, OPT_VALUE, "S",
+      "idle/slow connection timeout (default 30)", O_CONN_TIMEOUT },
+    { "max-body", 0, OPT_VALUE, "BYTES",
+      "request body cap (default 3145728; more: 413)", O_MAX_BODY },
+    { "deadline-ms", 0, OPT_VALUE, "MS",
+      "validation budget; past it: allow + warning\n(default 2000, 0 = none)",
+      O_DEADLINE_MS },
+    { "drain-delay-ms", 0, OPT_VALUE, "MS",
+      "after SIGTERM keep serving (readyz 503) at\nleast this long "
+      "(default 2000)", O_DRAIN_DELAY_MS },
+    { "grace-seconds", 0, OPT_VALUE, "S", "SIGTERM drain limit (default 10)",
+      O_GRACE_SECONDS },
+    { "help", 'h', OPT_FLAG, NULL, "show this help", O_HELP },
+};
+static const struct opt_table serve_table = OPT_TABLE(serve_rows);
+
+static void usage(FILE *f)
 {
-    fputs(usage_text, f);
-    return code;
+    fputs("usage: claimcheck-webhook serve --tls-cert FILE --tls-key FILE "
+          "[options]\n"
+          "       claimcheck-webhook certs --service NAME --namespace NS "
+          "[--out DIR]\n"
+          "       claimcheck-webhook version\n"
+          "\n"
+          "serve options:\n", f);
+    opt_help(f, &serve_table);
 }
 
 static int parse_uint(const char *flag, const char *v, unsigned long max,
@@ -111,6 +148,17 @@ static int parse_uint(const char *flag, const char *v, unsigned long max,
     return 0;
 }
 
+/* A number option in 1..max (min 0: 0..max); the message names the range. */
+static int parse_range(const char *flag, const char *v, unsigned long min,
+                       unsigned long max, unsigned long *out, struct err *err)
+{
+    if (parse_uint(flag, v, max, out, err) < 0)
+        return min ? err_set(err, "%s needs %lu..%lu", flag, min, max) : -1;
+    if (*out < min)
+        return err_set(err, "%s needs %lu..%lu", flag, min, max);
+    return 0;
+}
+
 static int add_multi(const char **v, size_t *n, const char *s,
                      const char *flag, struct err *err)
 {
@@ -120,30 +168,92 @@ static int add_multi(const char **v, size_t *n, const char *s,
     return 0;
 }
 
-/* --flag VALUE or --flag=VALUE; returns the value or NULL. */
-static const char *flag_value(int argc, char **argv, int *i, const char *arg,
-                              const char *name)
+/* One option into a; 0, or -1 with *err. */
+static int serve_option(struct serve_args *a, int id, const char *flag,
+                        const char *v, struct err *err)
 {
-    size_t n = strlen(name);
+    unsigned long n;
 
-    if (strncmp(arg, name, n) == 0 && arg[n] == '=')
-        return arg + n + 1;
-    if (strcmp(arg, name) == 0 && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
+    switch (id) {
+    case O_LISTEN: a->srv.listen = v; return 0;
+    case O_TLS_CERT: a->cert = v; return 0;
+    case O_TLS_KEY: a->key = v; return 0;
+    case O_CLIENT_CA: a->client_ca = v; return 0;
+    case O_CONFIG: a->config = v; return 0;
+    case O_KUBE_VERSION: a->kube_version = v; return 0;
+    case O_FEATURE_GATES: return add_multi(a->gates, &a->ngates, v, "-g", err);
+    case O_RUNTIME_CONFIG: a->runtime = v; return 0;
+    case O_INVENTORY:
+        return add_multi(a->inventory, &a->ninventory, v, "--inventory", err);
+    case O_IN_CLUSTER: a->in_cluster = 1; return 0;
+    case O_APISERVER: a->cl.apiserver = v; return 0;
+    case O_SA_DIR: a->sa_dir = v; return 0;
+    case O_DRA_VERSION: a->cl.dra_version = v; return 0;
+    case O_EXCLUDE_NAMESPACE:
+        return add_multi(a->exclude, &a->nexclude, v, "--exclude-namespace",
+                         err);
+    case O_MODE:
+        if (strcmp(v, "warn") && strcmp(v, "enforce"))
+            return err_set(err, "--mode must be 'enforce' or 'warn', not "
+                           "'%s'", v);
+        a->warn_mode = !strcmp(v, "warn");
+        return 0;
+    default:
+        break;
+    }
+    switch (id) {       /* numbers */
+    case O_LIST_PAGE_SIZE:
+        if (parse_range(flag, v, 1, 100000, &n, err) < 0)
+            return -1;
+        a->cl.page_size = (unsigned)n;
+        return 0;
+    case O_THREADS:
+        if (parse_range(flag, v, 1, 256, &n, err) < 0)
+            return -1;
+        a->srv.threads = (unsigned)n;
+        return 0;
+    case O_MAX_CONNECTIONS:
+        if (parse_range(flag, v, 1, 100000, &n, err) < 0)
+            return -1;
+        a->srv.max_connections = (unsigned)n;
+        return 0;
+    case O_CONN_TIMEOUT:
+        if (parse_range(flag, v, 1, 3600, &n, err) < 0)
+            return -1;
+        a->srv.conn_timeout = (unsigned)n;
+        return 0;
+    case O_MAX_BODY:
+        if (parse_range(flag, v, 1, 64ul * 1024 * 1024, &n, err) < 0)
+            return -1;
+        a->srv.max_body = n;
+        return 0;
+    case O_DEADLINE_MS:
+        if (parse_range(flag, v, 0, 600000, &n, err) < 0)
+            return -1;
+        a->deadline_ms = (unsigned)n;
+        return 0;
+    case O_DRAIN_DELAY_MS:
+        if (parse_range(flag, v, 0, 3600000, &n, err) < 0)
+            return -1;
+        a->drain_delay_ms = (unsigned)n;
+        return 0;
+    case O_GRACE_SECONDS:
+        if (parse_range(flag, v, 0, 3600, &n, err) < 0)
+            return -1;
+        a->grace_seconds = (unsigned)n;
+        return 0;
+    default:
+        BUG("option id %d has no case", id);
+    }
 }
 
-static int is_flag(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-
-    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
-}
-
+/* 0 parsed, 1 --help, -1 error (*err). */
 static int parse_serve(int argc, char **argv, struct serve_args *a,
                        struct err *err)
 {
-    int i;
+    struct opt_parser p;
+    const char *v;
+    int id;
 
     memset(a, 0, sizeof(*a));
     a->srv.listen = "0.0.0.0:8443";
@@ -154,98 +264,19 @@ static int parse_serve(int argc, char **argv, struct serve_args *a,
     a->deadline_ms = 2000;
     a->grace_seconds = 10;
     a->drain_delay_ms = 2000;
-    for (i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v;
-        unsigned long n;
-
-#define VAL(name) (is_flag(arg, name) && \
-                   ((v = flag_value(argc, argv, &i, arg, name)) != NULL \
-                    || (err_set(err, "%s needs a value", name), 0)))
-        v = NULL;
-        if (strcmp(arg, "--in-cluster") == 0) {
-            a->in_cluster = 1;
-        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            return 1;
-        } else if (VAL("--listen")) {
-            a->srv.listen = v;
-        } else if (VAL("--tls-cert")) {
-            a->cert = v;
-        } else if (VAL("--tls-key")) {
-            a->key = v;
-        } else if (VAL("--client-ca")) {
-            a->client_ca = v;
-        } else if (VAL("--config") || VAL("-c")) {
-            a->config = v;
-        } else if (VAL("--kube-version") || VAL("-k")) {
-            a->kube_version = v;
-        } else if (VAL("--feature-gates") || VAL("-g")) {
-            if (add_multi(a->gates, &a->ngates, v, "-g", err) < 0)
-                return -1;
-        } else if (VAL("--runtime-config")) {
-            a->runtime = v;
-        } else if (VAL("--inventory") || VAL("-i")) {
-            if (add_multi(a->inventory, &a->ninventory, v, "--inventory",
-                          err) < 0)
-                return -1;
-        } else if (VAL("--exclude-namespace")) {
-            if (add_multi(a->exclude, &a->nexclude, v,
-                          "--exclude-namespace", err) < 0)
-                return -1;
-        } else if (VAL("--apiserver")) {
-            a->cl.apiserver = v;
-        } else if (VAL("--sa-dir")) {
-            a->sa_dir = v;
-        } else if (VAL("--list-page-size")) {
-            if (parse_uint("--list-page-size", v, 100000, &n, err) < 0
-                || n == 0)
-                return err_set(err, "--list-page-size needs 1..100000");
-            a->cl.page_size = (unsigned)n;
-        } else if (VAL("--dra-version")) {
-            a->cl.dra_version = v;
-        } else if (VAL("--mode")) {
-            if (strcmp(v, "warn") == 0)
-                a->warn_mode = 1;
-            else if (strcmp(v, "enforce") == 0)
-                a->warn_mode = 0;
-            else
-                return err_set(err, "--mode must be 'enforce' or 'warn', "
-                               "not '%s'", v);
-        } else if (VAL("--threads")) {
-            if (parse_uint("--threads", v, 256, &n, err) < 0 || n == 0)
-                return err_set(err, "--threads needs 1..256");
-            a->srv.threads = (unsigned)n;
-        } else if (VAL("--max-connections")) {
-            if (parse_uint("--max-connections", v, 100000, &n, err) < 0
-                || n == 0)
-                return err_set(err, "--max-connections needs 1..100000");
-            a->srv.max_connections = (unsigned)n;
-        } else if (VAL("--conn-timeout")) {
-            if (parse_uint("--conn-timeout", v, 3600, &n, err) < 0 || n == 0)
-                return err_set(err, "--conn-timeout needs 1..3600");
-            a->srv.conn_timeout = (unsigned)n;
-        } else if (VAL("--max-body")) {
-            if (parse_uint("--max-body", v, 64ul * 1024 * 1024, &n, err) < 0
-                || n == 0)
-                return err_set(err, "--max-body needs 1..67108864");
-            a->srv.max_body = n;
-        } else if (VAL("--deadline-ms")) {
-            if (parse_uint("--deadline-ms", v, 600000, &n, err) < 0)
-                return -1;
-            a->deadline_ms = (unsigned)n;
-        } else if (VAL("--drain-delay-ms")) {
-            if (parse_uint("--drain-delay-ms", v, 3600000, &n, err) < 0)
-                return -1;
-            a->drain_delay_ms = (unsigned)n;
-        } else if (VAL("--grace-seconds")) {
-            if (parse_uint("--grace-seconds", v, 3600, &n, err) < 0)
-                return -1;
-            a->grace_seconds = (unsigned)n;
-        } else if (err->msg[0]) {
+    opt_init(&p, &serve_table, argc, argv);
+    for (;;) {
+        id = opt_next(&p, &v, err);
+        if (id == OPT_DONE)
+            break;
+        if (id == OPT_ERROR)
             return -1;
-        } else {
-            return err_set(err, "unknown option '%s'", arg);
-        }
-#undef VAL
+        if (id == OPT_OPERAND)
+            return err_set(err, "unexpected argument '%s'", v);
+        if (id == O_HELP)
+            return 1;
+        if (serve_option(a, id, opt_typed(&p), v, err) < 0)
+            return -1;
     }
     if (!a->cert || !a->key)
         return err_set(err, "--tls-cert and --tls-key are required");
@@ -341,7 +372,8 @@ static int cmd_serve(int argc, char **argv)
     config_init(&cfg);
     rc = parse_serve(argc, argv, &a, &err);
     if (rc > 0) {
-        ret = usage(stdout, 0);
+        usage(stdout);
+        ret = 0;
         goto out;
     }
     if (rc < 0) {
@@ -435,22 +467,46 @@ out:
     return ret;
 }
 
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("claimcheck-webhook %s (Kubernetes up to %s)\n",
+           claimcheck_version, target_newest());
+    return 0;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    usage(stdout);
+    return 0;
+}
+
+/* the commands: name -> function (argv[0] is the name) */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    { "serve", cmd_serve },
+    { "certs", certs_main },
+    { "version", cmd_version },
+    { "--version", cmd_version },
+    { "help", cmd_help },
+    { "--help", cmd_help },
+    { "-h", cmd_help },
+};
+
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "";
+    size_t i;
 
-    if (strcmp(cmd, "serve") == 0)
-        return cmd_serve(argc - 1, argv + 1);
-    if (strcmp(cmd, "certs") == 0)
-        return certs_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-        printf("claimcheck-webhook %s (Kubernetes up to %s)\n",
-               claimcheck_version, target_newest());
-        return 0;
-    }
-    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0
-        || strcmp(cmd, "-h") == 0)
-        return usage(stdout, 0);
+    for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "claimcheck-webhook: unknown command '%s'\n", cmd);
-    return usage(stderr, 2);
+    usage(stderr);
+    return 2;
 }
