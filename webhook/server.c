@@ -40,7 +40,7 @@
 #define SERVER_POOL_MAX 64          /* idle request structs kept */
 #define SERVER_POOL_BODY (64 * 1024) /* ... with a body buffer up to this */
 
-enum route { R_NONE, R_VALIDATE, R_HEALTHZ, R_READYZ, R_METRICS };
+struct route;
 
 struct server {
     struct server_opts o;
@@ -68,7 +68,7 @@ struct request {
     struct request *next;       /* in the server's pool of idle requests */
     struct arena arena;
     struct buf body;
-    enum route route;
+    const struct route *route;  /* NULL: no such path (404) */
     int too_big;                /* body passed max_body: 413 at the end */
     int answered;               /* a response was queued early */
     double t0;
@@ -96,7 +96,7 @@ static struct request *request_get(struct server *s)
         buf_init(&rq->body, s->o.max_body);
     }
     rq->next = NULL;
-    rq->route = R_NONE;
+    rq->route = NULL;
     rq->too_big = 0;
     rq->answered = 0;
     rq->t0 = clock_mono_s();
@@ -187,19 +187,11 @@ static enum MHD_Result reply_text(struct server *s, struct MHD_Connection *c,
 
 /* ---- routes ---------------------------------------------------------- */
 
-static enum route route_of(const char *url)
+static enum MHD_Result serve_healthz(struct server *s,
+                                     struct MHD_Connection *c,
+                                     struct request *rq)
 {
-    size_t n = strcspn(url, "?");
-
-    if (n == 9 && memcmp(url, "/validate", 9) == 0)
-        return R_VALIDATE;
-    if (n == 8 && memcmp(url, "/healthz", 8) == 0)
-        return R_HEALTHZ;
-    if (n == 7 && memcmp(url, "/readyz", 7) == 0)
-        return R_READYZ;
-    if (n == 8 && memcmp(url, "/metrics", 8) == 0)
-        return R_METRICS;
-    return R_NONE;
+    return reply_text(s, c, rq, 200, "{\"status\":\"ok\"}");
 }
 
 static enum MHD_Result serve_readyz(struct server *s, struct MHD_Connection *c,
@@ -275,6 +267,80 @@ static enum MHD_Result serve_validate(struct server *s,
     return ret;
 }
 
+/* The endpoints: adding one is a row here and its serve function. */
+static const struct route {
+    const char *method;         /* "POST", or "GET" (HEAD too) */
+    const char *path;           /* exact, the query string ignored */
+    const char *allow;          /* the Allow header of a 405 */
+    int body;                   /* reads a body, capped by --max-body, and
+                                   wants the client certificate when
+                                   --client-ca is set */
+    enum MHD_Result (*serve)(struct server *s, struct MHD_Connection *c,
+                             struct request *rq);
+} routes[] = {
+    { "POST", "/validate", "POST", 1, serve_validate },
+    { "GET", "/healthz", "GET, HEAD", 0, serve_healthz },
+    { "GET", "/readyz", "GET, HEAD", 0, serve_readyz },
+    { "GET", "/metrics", "GET, HEAD", 0, serve_metrics },
+};
+#define NROUTES (sizeof(routes) / sizeof(routes[0]))
+
+static const struct route *route_of(const char *url)
+{
+    size_t n = strcspn(url, "?"), i;
+
+    for (i = 0; i < NROUTES; i++)
+        if (strlen(routes[i].path) == n && !memcmp(url, routes[i].path, n))
+            return &routes[i];
+    return NULL;
+}
+
+static int method_ok(const struct route *r, const char *method)
+{
+    return !strcmp(method, r->method)
+           || (!strcmp(r->method, "GET") && !strcmp(method, "HEAD"));
+}
+
+static enum MHD_Result not_found(struct server *s, struct MHD_Connection *c,
+                                 struct request *rq)
+{
+    struct buf b;
+    enum MHD_Result ret;
+    size_t i;
+
+    buf_init(&b, SERVER_SMALL_MAX);
+    buf_adds(&b, "not found; the webhook serves ");
+    for (i = 0; i < NROUTES; i++)
+        buf_addf(&b, "%s%s", i == 0 ? "" : i + 1 < NROUTES ? ", " : " and ",
+                 routes[i].path);
+    ret = reply_error(s, c, rq, 404, b.p, NULL);
+    buf_release(&b);
+    return ret;
+}
+
+/* A body may not be larger than --max-body: checked on Content-Length
+ * here, and while reading (a chunked body has none). */
+static enum MHD_Result check_length(struct server *s, struct MHD_Connection *c,
+                                    struct request *rq)
+{
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    char *end;
+    unsigned long long n;
+
+    if (!cl)
+        return MHD_YES;
+    errno = 0;
+    n = strtoull(cl, &end, 10);
+    if (!errno && !*end && n <= s->o.max_body)
+        return MHD_YES;
+    metrics_request(s->metrics, NULL, NULL, "error", clock_mono_s() - rq->t0);
+    log_msg(LOG_WARN, "refused a request body of %s bytes (--max-body %zu)",
+            cl, s->o.max_body);
+    return reply_error(s, c, rq, 413, "request body is larger than "
+                       "--max-body", NULL);
+}
+
 /* First call of a request: route, method, early limits. An answer queued
  * here makes libmicrohttpd close the connection (it has not read the
  * body), which is right for errors; normal answers wait for the last call
@@ -282,45 +348,21 @@ static enum MHD_Result serve_validate(struct server *s,
 static enum MHD_Result on_first(struct server *s, struct MHD_Connection *c,
                                 struct request *rq, const char *method)
 {
-    int get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
-    const char *cl;
+    const struct route *r = rq->route;
+    char msg[64];
 
-    switch (rq->route) {
-    case R_VALIDATE:
-        if (strcmp(method, "POST") != 0)
-            return reply_error(s, c, rq, 405, "use POST for /validate",
-                               "POST");
-        if (!tls_client_ok(s->tls, c))
-            return reply_error(s, c, rq, 403, "client certificate missing "
-                               "or not trusted", NULL);
-        cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                         MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (cl) {
-            char *end;
-            unsigned long long n;
-            errno = 0;
-            n = strtoull(cl, &end, 10);
-            if (errno || *end || n > s->o.max_body) {
-                metrics_request(s->metrics, NULL, NULL, "error",
-                                clock_mono_s() - rq->t0);
-                log_msg(LOG_WARN, "refused a request body of %s bytes "
-                        "(--max-body %zu)", cl, s->o.max_body);
-                return reply_error(s, c, rq, 413, "request body is larger "
-                                   "than --max-body", NULL);
-            }
-        }
-        return MHD_YES;
-    case R_HEALTHZ:
-    case R_READYZ:
-    case R_METRICS:
-        if (!get)
-            return reply_error(s, c, rq, 405, "use GET", "GET, HEAD");
-        return MHD_YES;
-    case R_NONE:
-        break;
+    if (!r)
+        return not_found(s, c, rq);
+    if (!method_ok(r, method)) {
+        snprintf(msg, sizeof(msg), "use %s for %s", r->method, r->path);
+        return reply_error(s, c, rq, 405, msg, r->allow);
     }
-    return reply_error(s, c, rq, 404, "not found; the webhook serves "
-                       "/validate, /healthz, /readyz and /metrics", NULL);
+    if (!r->body)
+        return MHD_YES;
+    if (!tls_client_ok(s->tls, c))
+        return reply_error(s, c, rq, 403, "client certificate missing or "
+                           "not trusted", NULL);
+    return check_length(s, c, rq);
 }
 
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c,
@@ -344,7 +386,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c,
     if (*upload_size) {
         /* chunked bodies have no Content-Length: cap while reading; other
          * routes ignore a body */
-        if (!rq->answered && !rq->too_big && rq->route == R_VALIDATE
+        if (!rq->answered && !rq->too_big && rq->route && rq->route->body
             && buf_add(&rq->body, upload, *upload_size) < 0) {
             rq->too_big = 1;
             buf_release(&rq->body);
@@ -354,22 +396,12 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c,
     }
     if (rq->answered)
         return MHD_YES;
-    switch (rq->route) {
-    case R_HEALTHZ:
-        return reply_text(s, c, rq, 200, "{\"status\":\"ok\"}");
-    case R_READYZ:
-        return serve_readyz(s, c, rq);
-    case R_METRICS:
-        return serve_metrics(s, c, rq);
-    case R_VALIDATE:
-        break;
-    case R_NONE:
+    if (!rq->route)
         return MHD_NO;
-    }
     if (rq->too_big)
         return reply_error(s, c, rq, 413, "request body is larger than "
                            "--max-body", NULL);
-    return serve_validate(s, c, rq);
+    return rq->route->serve(s, c, rq);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,

@@ -101,9 +101,15 @@ check "metrics has inventory objects" has "$r" 'claimcheck_inventory_objects [1-
 r=$(req $P $CA1 GET /validate)
 check "GET /validate 405" test "$(status_of "$r")" = 405
 check "405 has JSON error" json_get "$(body_of "$r")" 'r["error"]["code"]'
+r=$(req $P $CA1 GET /validate -D -); check "405 Allow: POST" has "$r" '^[Aa]llow: POST'
 r=$(req $P $CA1 POST /healthz -d x); check "POST /healthz 405" test "$(status_of "$r")" = 405
+r=$(req $P $CA1 POST /metrics -D - -d x); check "405 Allow: GET, HEAD" has "$r" '^[Aa]llow: GET, HEAD'
+r=$(req $P $CA1 HEAD /readyz -I); check "HEAD /readyz 200" test "$(status_of "$r")" = 200
 r=$(req $P $CA1 GET /nope); check "GET /nope 404" test "$(status_of "$r")" = 404
 check "404 body is JSON" test "$(json_get "$(body_of "$r")" 'r["error"]["code"]')" = 404
+check "404 names every route" test "$(json_get "$(body_of "$r")" 'r["error"]["message"]')" = \
+    "not found; the webhook serves /validate, /healthz, /readyz and /metrics"
+r=$(req $P $CA1 GET /validatex); check "GET /validatex 404 (exact paths)" test "$(status_of "$r")" = 404
 r=$(req $P $CA1 GET "/healthz?x=1"); check "query string ignored" test "$(status_of "$r")" = 200
 r=$(curl -sS --max-time 5 --cacert $CA1 --tlsv1.2 --tls-max 1.2 -o /dev/null -w '%{http_code}' https://127.0.0.1:$P/healthz 2>&1)
 check "TLS 1.2 accepted" test "$r" = 200
