@@ -76,7 +76,7 @@ void lint_help_more(FILE *f)
                 i ? "" : " (default)");
     fprintf(f, "\n\nPATH is a file, a directory (its *.yaml, *.yml and *.json, "
             "hidden\nentries skipped) or - for stdin; without PATH stdin is "
-            "read.\n"
+            "read unless\nit is a terminal.\n"
             "\nexit status: 0 nothing at or above --fail-on, 1 findings at "
             "or above it,\n2 usage error or input that could not be read or "
             "parsed\n");
@@ -309,6 +309,13 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     arena_init(&arena, 1 << 20);
     if (cli_parse(cli, argc, argv, on_option, &o, &ret) < 0)
         goto out;
+    if (!o.npaths && isatty(STDIN_FILENO)) {
+        /* nothing given and nobody piping: waiting on the terminal would
+         * look like a hang */
+        cli_error("no PATH given and stdin is a terminal (use - to read it)");
+        cli_help(cli, stderr);
+        goto out;
+    }
     if (check_outputs(&o, &err) < 0) {
         cli_error("%s", err.msg);
         goto out;

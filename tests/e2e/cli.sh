@@ -154,6 +154,19 @@ expect_rc "--disable unknown" 2 "$bin" lint --disable no-such-rule "$tmp/error.y
 # ---- stdin, directories, JSON input, lists
 expect_rc "stdin" 1 sh -c "\"$bin\" lint --no-hints < \"$tmp/error.yaml\""; contains "stdin" "^-:12:9: error\[extended-resource-limits\] Pod ml/cuda"
 expect_rc "stdin dash" 1 sh -c "\"$bin\" lint - < \"$tmp/error.yaml\""
+expect_rc "stdin not a terminal, no PATH" 1 sh -c "cat \"$tmp/error.yaml\" | \"$bin\" lint"
+# no PATH on a terminal: usage on stderr and exit 2 instead of waiting;
+# script(1) gives the command a pty (its stdin is a terminal)
+if command -v script >/dev/null 2>&1; then
+  expect_rc "no PATH, stdin a terminal" 2 script -qec "\"$bin\" lint 2>\"$tmp/tty.err\" </dev/tty" /dev/null
+  if grep -q "stdin is a terminal" "$tmp/tty.err" && grep -q "^usage: claimcheck lint" "$tmp/tty.err"; then ok; else bad "no PATH on a terminal: no message and usage on stderr"; sed 's/^/    /' "$tmp/tty.err" | head -5; fi
+  # - reads the terminal (script forwards its stdin; ^D ends the input)
+  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n\004' >"$tmp/tty.in"
+  expect_rc "- on a terminal reads it" 0 sh -c "script -qec '\"$bin\" lint -' /dev/null <\"$tmp/tty.in\""
+  contains "- read the terminal" "^1 object in 1 file"
+else
+  echo "skipped: no PATH on a terminal: script(1) is not installed"
+fi
 mkdir -p "$tmp/dir/sub" "$tmp/dir/.hidden"
 cp "$tmp/error.yaml" "$tmp/dir/sub/a.yml"
 cp "$tmp/error.yaml" "$tmp/dir/.hidden/b.yaml"
