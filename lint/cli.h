@@ -28,6 +28,8 @@ struct command {
                                     /* argv[0] is the name; returns the
                                        exit code */
     const char *synopsis;           /* after the name in usage lines */
+    const char *operands;           /* what its operands are, as a
+                                       metavar ("PATH", "RULE"), or NULL */
     const char *summary;            /* one line, for claimcheck --help */
     const char *about;              /* NAME --help's text before the
                                        options, or NULL */

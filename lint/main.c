@@ -13,11 +13,13 @@
 
 static const struct command commands[] = {
     { .name = "lint", .run = cmd_lint, .synopsis = "[options] [PATH ...]",
+      .operands = "PATH",
       .summary = "check manifests (files, directories, - for stdin)",
       .opts = &lint_options, .more = lint_help_more },
     { .name = "rules", .run = cmd_rules, .synopsis = "[-o json]",
       .summary = "list the rules", .opts = &rules_options },
     { .name = "explain", .run = cmd_explain, .synopsis = "RULE",
+      .operands = "RULE",
       .summary = "what a rule catches, why, and how to fix it",
       .opts = &explain_options },
     { .name = "gates", .run = cmd_gates, .synopsis = "[-k X.Y] [-g ...]",
@@ -32,6 +34,10 @@ static const struct command commands[] = {
       .about = match_about, .opts = &match_options },
     { .name = "version", .run = cmd_version, .synopsis = "",
       .summary = "print the version", .opts = &version_options },
+    { .name = "completion", .run = cmd_completion, .synopsis = "bash|zsh",
+      .operands = "bash|zsh",
+      .summary = "a shell completion script for claimcheck",
+      .about = completion_about, .opts = &completion_options },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

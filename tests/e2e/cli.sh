@@ -128,6 +128,65 @@ expect_rc "cel gate off" 1 "$bin" cel -k 1.34 'device.allowMultipleAllocations'
 expect_rc "cel usage" 2 "$bin" cel
 expect_rc "cel bad device" 2 "$bin" cel --device "$tmp/none.yaml" 'true'
 
+# ---- claimcheck completion: scripts generated from the command tables
+expect_rc "completion bash" 0 "$bin" completion bash; cp "$tmp/out" "$tmp/completion.bash"
+if bash -n "$tmp/completion.bash"; then ok; else bad "completion bash: not bash"; fi
+# complete WORD...: what the script offers for the last word, in a bash that
+# sourced it (COMP_WORDS simulation; the function from `complete -p`)
+complete_words() {
+  bash -c '
+    source "$1" || exit 1; shift
+    fn=$(complete -p claimcheck | sed -E "s/.*-F ([^ ]+).*/\1/")
+    COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+    "$fn" claimcheck "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+    printf "%s\n" "${COMPREPLY[@]}"
+  ' _ "$tmp/completion.bash" "$@" 2>&1 | paste -sd ' ' -
+}
+completes() {  # WANT WORD...: the offers, space-separated, must be WANT
+  local want=$1; shift
+  local got; got=$(complete_words "$@")
+  if [ "$got" = "$want" ]; then ok; else bad "completion of '$*': '$got', want '$want'"; fi
+}
+completes "lint" claimcheck l
+completes "--format" claimcheck lint --fo
+completes "shared-claim-replicas" claimcheck explain shared-
+completes "json junit" claimcheck lint -o j
+completes "sarif" claimcheck lint --format = s          # --format=s, '=' a word break
+completes "--format=junit" claimcheck lint --format=ju  # '=' no word break
+completes "warning" claimcheck lint --fail-on w
+# --disable takes a comma list of rules and categories: the last item
+# completes, from `claimcheck rules -o json`
+ids_s=$("$bin" rules -o json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print(" ".join(sorted({"pod-claim-unused," + w for x in r for w in (x["id"], x["category"]) if w.startswith("s")})))')
+got=$(complete_words claimcheck lint --disable pod-claim-unused,s | tr ' ' '\n' | sort | paste -sd ' ' -)
+if [ -n "$ids_s" ] && [ "$got" = "$ids_s" ]; then ok; else bad "completion of --disable pod-claim-unused,s: '$got', want '$ids_s'"; fi
+completes "$tmp/clean.yaml" claimcheck lint "$tmp/cle"
+completes "match" claimcheck help ma
+completes "zsh" claimcheck completion z
+completes "" claimcheck lint -k 1.3                     # a version: nothing to offer
+# every command and every visible option of lint, from the tables
+for c in lint rules explain gates cel match version completion; do
+  if complete_words claimcheck "" | grep -qw -- "$c"; then ok; else bad "completion lacks command '$c'"; fi
+done
+lint_opts=$("$bin" lint --help | grep -oE '^ +(-[a-z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+')
+if [ "$(echo "$lint_opts" | wc -l)" -ge 14 ]; then ok; else bad "lint --help lists $(echo "$lint_opts" | wc -l) options"; fi
+lint_offers=$(complete_words claimcheck lint --)
+for o in $lint_opts; do
+  case " $lint_offers " in *" $o "*) ok;; *) bad "completion lacks lint option '$o'";; esac
+done
+expect_rc "completion zsh" 0 "$bin" completion zsh; cp "$tmp/out" "$tmp/completion.zsh"
+if command -v zsh >/dev/null 2>&1; then
+  if zsh -n "$tmp/completion.zsh"; then ok; else bad "completion zsh: zsh -n fails"; fi
+  # it registers itself with compinit when sourced
+  if [ "$(zsh -f -c "autoload -U compinit; compinit -u -D; source '$tmp/completion.zsh'; print -r -- \${_comps[claimcheck]}")" = _claimcheck ]; then ok; else bad "completion zsh: not registered for claimcheck"; fi
+else
+  echo "skipped: completion zsh: zsh is not installed (apt-get install -y zsh)"
+fi
+expect_rc "completion fish" 2 "$bin" completion fish; contains "completion fish" "no completion for 'fish'"
+expect_rc "completion, no shell" 2 "$bin" completion
+
 # ---- README lists every rule (keeps the rule table true)
 for id in $("$bin" rules | awk '{print $1}'); do
   if grep -q "^| \`$id\` |" "$top/README.md"; then ok; else bad "README.md rule table lacks '$id'"; fi
