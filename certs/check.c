@@ -23,6 +23,7 @@
 #include <openssl/x509v3.h>
 
 #include "../validate/err.h"
+#include "../validate/xalloc.h"
 
 /* ==== public helpers ==== */
 
@@ -82,11 +83,7 @@ char *certs_ca_bundle_b64(const char *ca_path, struct err *err)
     if (n <= 0 || n > INT_MAX / 4 * 3)
         goto fail;
     cap = ((size_t)n + 2) / 3 * 4 + 1;
-    out = malloc(cap);
-    if (!out) {
-        err_set(err, "out of memory");
-        goto out;
-    }
+    out = xmalloc(cap);
     /* EVP_EncodeBlock: plain base64, no line breaks, NUL-terminated. */
     EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)pem, (int)n);
     goto out;

@@ -16,6 +16,7 @@
 
 #include "../validate/err.h"
 #include "../validate/opt.h"
+#include "../validate/xalloc.h"
 
 #define EXIT_CHECK 1
 #define EXIT_USAGE 2
@@ -269,13 +270,8 @@ int certs_main(int argc, char **argv)
 
     memset(&c, 0, sizeof(c));
     memset(&o, 0, sizeof(o));
-    c.dns = calloc(n, sizeof(*c.dns));
-    c.ip = calloc(n, sizeof(*c.ip));
-    if (!c.dns || !c.ip) {
-        fputs("error: out of memory\n", stderr);
-        ret = EXIT_CHECK;
-        goto out;
-    }
+    c.dns = xcalloc(n, sizeof(*c.dns));
+    c.ip = xcalloc(n, sizeof(*c.ip));
     ret = parse_args(argc, argv, &c);
     if (ret)
         goto out;

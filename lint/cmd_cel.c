@@ -24,6 +24,7 @@
 #include "../validate/target.h"
 #include "../validate/tree.h"
 #include "cli.h"
+#include "../validate/xalloc.h"
 
 #define CEL_DEVICE_FILE_MAX (1u << 20)
 #define CEL_OUT_MAX (64u * 1024)
@@ -227,9 +228,7 @@ int cmd_cel(const struct cli *cli, int argc, char **argv)
         devp = &dev;
     }
     target_cel_env(&t, &env);
-    out = malloc(CEL_OUT_MAX);
-    if (!out)
-        abort();
+    out = xmalloc(CEL_OUT_MAX);
     if (cel_compile_expr(&a, &env, ca.expr, strlen(ca.expr), &p, &cerr) < 0
         || cel_eval_to_string(p, devp, out, CEL_OUT_MAX, &cerr) < 0) {
         if (cerr.kind == CEL_ERR_RUNTIME)

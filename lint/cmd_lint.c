@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "inputs.h"
 #include "render.h"
+#include "../validate/xalloc.h"
 
 #define MAX_OUTPUTS 8
 
@@ -102,9 +103,7 @@ struct lint_opts {
 
 static void push(const char ***v, size_t *n, const char *s)
 {
-    *v = realloc(*v, (*n + 1) * sizeof(**v));
-    if (!*v)
-        abort();
+    *v = xrealloc(*v, (*n + 1) * sizeof(**v));
     (*v)[(*n)++] = s;
 }
 
@@ -274,11 +273,9 @@ static struct render_object *checked_objects(const struct run *run,
                                              size_t *n)
 {
     const struct run_obj *objs = run_checked(run, n);
-    struct render_object *robjs = calloc(*n ? *n : 1, sizeof(*robjs));
+    struct render_object *robjs = xcalloc(*n ? *n : 1, sizeof(*robjs));
     size_t i;
 
-    if (!robjs)
-        abort();
     for (i = 0; i < *n; i++) {
         robjs[i].file = objs[i].file;
         robjs[i].kind = objs[i].kind;

@@ -26,6 +26,7 @@
 #include "../validate/tree.h"
 #include "cli.h"
 #include "inputs.h"
+#include "../validate/xalloc.h"
 
 #define MATCH_LIST_DEFAULT 20   /* devices / nodes listed per section */
 
@@ -84,9 +85,7 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
         o->all = 1;
         return 0;
     case O_INVENTORY:
-        o->inv = realloc(o->inv, (o->ninv + 1) * sizeof(*o->inv));
-        if (!o->inv)
-            abort();
+        o->inv = xrealloc(o->inv, (o->ninv + 1) * sizeof(*o->inv));
         o->inv[o->ninv++] = v;
         return 0;
     case O_CLASS:
@@ -217,12 +216,10 @@ static void print_json(FILE *f, const struct match_opts *o,
                        const struct result *r)
 {
     struct buf b;
-    size_t *have = calloc(m->nnodes + 1, sizeof(size_t));
-    size_t *match = calloc(m->nnodes + 1, sizeof(size_t));
+    size_t *have = xcalloc(m->nnodes + 1, sizeof(size_t));
+    size_t *match = xcalloc(m->nnodes + 1, sizeof(size_t));
     size_t i, n, first;
 
-    if (!have || !match)
-        abort();
     node_counts(m, r, have, match);
     for (n = 0, first = 0; n < m->nnodes; n++)
         first += match[n] > 0;
@@ -277,12 +274,10 @@ static void print_text(FILE *f, const struct match_opts *o,
                        struct arena *a)
 {
     size_t limit = o->all ? (size_t)-1 : MATCH_LIST_DEFAULT;
-    size_t *have = calloc(m->nnodes + 1, sizeof(size_t));
-    size_t *match = calloc(m->nnodes + 1, sizeof(size_t));
+    size_t *have = xcalloc(m->nnodes + 1, sizeof(size_t));
+    size_t *match = xcalloc(m->nnodes + 1, sizeof(size_t));
     size_t i, n, shown, nwith = 0, k;
 
-    if (!have || !match)
-        abort();
     node_counts(m, r, have, match);
     for (n = 0; n < m->nnodes; n++)
         nwith += match[n] > 0;

@@ -16,6 +16,7 @@
 #include "../validate/file.h"
 #include "../validate/limits.h"
 #include "cli.h"
+#include "../validate/xalloc.h"
 
 #define INPUTS_MAX_DEPTH 64     /* directories below a given path */
 
@@ -23,13 +24,9 @@ static void push(struct inputs *in, const char *name, char *data, size_t len)
 {
     if (in->n == in->cap) {
         in->cap = in->cap ? in->cap * 2 : 16;
-        in->v = realloc(in->v, in->cap * sizeof(*in->v));
-        if (!in->v)
-            abort();
+        in->v = xrealloc(in->v, in->cap * sizeof(*in->v));
     }
-    in->v[in->n].name = strdup(name);
-    if (!in->v[in->n].name)
-        abort();
+    in->v[in->n].name = xstrdup(name);
     in->v[in->n].data = data;
     in->v[in->n].len = len;
     in->n++;
@@ -68,14 +65,10 @@ static void add_dir(struct inputs *in, const char *path, int depth)
             continue;   /* hidden files and .git */
         if (n == cap) {
             cap = cap ? cap * 2 : 32;
-            names = realloc(names, cap * sizeof(*names));
-            if (!names)
-                abort();
+            names = xrealloc(names, cap * sizeof(*names));
         }
         sz = strlen(path) + strlen(de->d_name) + 2;
-        names[n] = malloc(sz);
-        if (!names[n])
-            abort();
+        names[n] = xmalloc(sz);
         snprintf(names[n], sz, "%s%s%s", path,
                  path[strlen(path) - 1] == '/' ? "" : "/", de->d_name);
         n++;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xalloc.h"
+
 struct arena_chunk {
     struct arena_chunk *next;
     size_t used, size;
@@ -17,12 +19,6 @@ struct arena_chunk {
 };
 
 #define ALIGN ((size_t)_Alignof(max_align_t))
-
-static void die_oom(size_t n)
-{
-    fprintf(stderr, "claimcheck: out of memory (%zu bytes)\n", n);
-    abort();
-}
 
 void arena_init(struct arena *a, size_t chunk_size)
 {
@@ -36,10 +32,8 @@ static struct arena_chunk *chunk_new(struct arena *a, size_t size)
     struct arena_chunk *c;
 
     if (size > SIZE_MAX - sizeof(*c))
-        die_oom(size);
-    c = malloc(sizeof(*c) + size);
-    if (!c)
-        die_oom(size);
+        xalloc_die(size);
+    c = xmalloc(sizeof(*c) + size);
     c->used = 0;
     c->size = size;
     a->total += sizeof(*c) + size;
@@ -53,7 +47,7 @@ void *arena_alloc(struct arena *a, size_t n)
     void *p;
 
     if (n > SIZE_MAX - ALIGN)
-        die_oom(n);
+        xalloc_die(n);
     need = (n + ALIGN - 1) & ~(ALIGN - 1);
     if (need == 0)
         need = ALIGN;
@@ -146,7 +140,7 @@ void *arena_grow(struct arena *a, void *old, size_t old_n, size_t want,
     void *p;
 
     if (item && want > SIZE_MAX / item)
-        die_oom(want);
+        xalloc_die(want);
     p = arena_alloc(a, want * item);
     if (old && old_n)
         memcpy(p, old, old_n * item);

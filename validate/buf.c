@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xalloc.h"
+
 static char empty_buf[1];
 
 void buf_init(struct buf *b, size_t max)
@@ -32,11 +34,7 @@ static int buf_reserve(struct buf *b, size_t n)
         cap = cap * 2 > cap ? cap * 2 : want;
     if (cap > b->max + 1)
         cap = b->max + 1;
-    p = realloc(b->cap ? b->p : NULL, cap);
-    if (!p) {
-        fprintf(stderr, "claimcheck: out of memory (%zu bytes)\n", cap);
-        abort();
-    }
+    p = xrealloc(b->cap ? b->p : NULL, cap);
     if (!b->cap)
         p[0] = '\0';
     b->p = p;

@@ -28,6 +28,7 @@
 #include "target.h"
 #include "tree.h"
 #include "verdict.h"
+#include "xalloc.h"
 
 #define SUPPRESS_PREFIX "ignore.claimcheck.dev/"
 
@@ -101,20 +102,16 @@ static const char *const engine_reports[] = {
 struct engine *engine_new(const struct config *cfg,
                           const struct ruleset *rules, struct err *err)
 {
-    struct engine *e = calloc(1, sizeof(*e));
+    struct engine *e = xcalloc(1, sizeof(*e));
     size_t i, j;
 
-    if (!e)
-        abort();
     for (i = 0; i < sizeof(engine_reports) / sizeof(engine_reports[0]); i++)
         if (!ruleset_find(rules, engine_reports[i]))
             BUG("rule '%s' is not in the rule set", engine_reports[i]);
     e->cfg = cfg;
     e->rules = rules;
     e->verdicts = verdict_cache_new();
-    e->sev = calloc(rules->n ? rules->n : 1, sizeof(*e->sev));
-    if (!e->sev)
-        abort();
+    e->sev = xcalloc(rules->n ? rules->n : 1, sizeof(*e->sev));
     for (i = 0; i < rules->n; i++)
         e->sev[i] = rules->v[i].default_sev;
     for (j = 0; j < cfg->nsevs; j++) {

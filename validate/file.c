@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "xalloc.h"
 
 static int too_large(const char *path, size_t max, struct err *err)
 {
@@ -68,9 +69,7 @@ static int read_sized(FILE *f, const char *path, size_t size, size_t max,
 
     if (size > max)
         return too_large(path, max, err);
-    p = malloc(size + 1);
-    if (!p)
-        return err_set(err, "'%s': out of memory", path);
+    p = xmalloc(size + 1);
     n = fread(p, 1, size, f);
     if (ferror(f)) {
         free(p);

@@ -23,6 +23,7 @@
 #include "stream.h"
 #include "tree.h"
 #include "verdict.h"
+#include "xalloc.h"
 
 #define INVENTORY_KINDS (K_CLAIM | K_TEMPLATE | K_CLASS | K_SLICE | K_NODE \
                          | K_NAMESPACE)
@@ -35,10 +36,8 @@ const char *object_key(struct arena *a, unsigned kind, const char *ns,
 
 struct inventory *inventory_new(void)
 {
-    struct inventory *inv = calloc(1, sizeof(*inv));
+    struct inventory *inv = xcalloc(1, sizeof(*inv));
 
-    if (!inv)
-        abort();
     arena_init(&inv->arena, 256 * 1024);
     strmap_init(&inv->index, &inv->arena);
     inv->verdicts = verdict_cache_new();
@@ -293,9 +292,7 @@ const short *devmodel_sym_index(const struct devmodel *m, long sym)
     v = atomic_load(&m->symidx[sym]);
     if (v)
         return v;
-    v = malloc((m->ndevs + 1) * sizeof(*v));
-    if (!v)
-        abort();
+    v = xmalloc((m->ndevs + 1) * sizeof(*v));
     for (i = 0; i < m->ndevs; i++) {
         const struct dm_device *d = &m->devs[i];
         v[i] = -1;
@@ -331,14 +328,10 @@ const uint64_t *devmodel_attr_hashes(const struct devmodel *m, long sym,
         struct attrhash *cur = seen;
         if (!cur) {
             if (!mine) {
-                mine = malloc(sizeof(*mine));
-                if (!mine)
-                    abort();
+                mine = xmalloc(sizeof(*mine));
                 mine->sym = sym;
                 mine->domain = domain;
-                mine->h = malloc((m->ndevs + 1) * sizeof(*mine->h));
-                if (!mine->h)
-                    abort();
+                mine->h = xmalloc((m->ndevs + 1) * sizeof(*mine->h));
                 for (i = 0; i < m->ndevs; i++) {
                     const struct dm_device *d = &m->devs[i];
                     const struct cel_attr *at = dm_attr_sym(d, sym, domain);
@@ -741,9 +734,7 @@ struct devmodel *devmodel_build(struct arena *a,
         m = arena_alloc(a, sizeof(*m));
         m->a = a;
     } else {
-        m = calloc(1, sizeof(*m));
-        if (!m)
-            abort();
+        m = xcalloc(1, sizeof(*m));
         arena_init(&m->own, 256 * 1024);
         m->a = &m->own;
         m->owned = 1;
@@ -751,11 +742,9 @@ struct devmodel *devmodel_build(struct arena *a,
     strmap_init(&m->node_index, m->a);
     strmap_init(&m->syms, m->a);
     strmap_init(&m->domains, m->a);
-    m->selcache = calloc(DM_SELCACHE, sizeof(*m->selcache));
-    m->selcache_bytes = calloc(1, sizeof(*m->selcache_bytes));
-    m->attrhash = calloc(DM_ATTRHASH, sizeof(*m->attrhash));
-    if (!m->selcache || !m->selcache_bytes || !m->attrhash)
-        abort();
+    m->selcache = xcalloc(DM_SELCACHE, sizeof(*m->selcache));
+    m->selcache_bytes = xcalloc(1, sizeof(*m->selcache_bytes));
+    m->attrhash = xcalloc(DM_ATTRHASH, sizeof(*m->attrhash));
     memset(&b, 0, sizeof(b));
     b.m = m;
     strmap_init(&b.pools, m->a);
@@ -851,9 +840,7 @@ struct devmodel *devmodel_build(struct arena *a,
      * stand-in node, so that they can be allocated at all */
     if (!m->nnodes && m->nshared)
         node_of(m, &b.nodecap, "(any node)");
-    m->symidx = calloc(m->nsyms + 1, sizeof(*m->symidx));
-    if (!m->symidx)
-        abort();
+    m->symidx = xcalloc(m->nsyms + 1, sizeof(*m->symidx));
     for (i = 0; i < m->nnodes; i++) {
         m->nodes[i].local = arena_alloc(m->a, (m->nodes[i].nlocal + 1)
                                         * sizeof(size_t));

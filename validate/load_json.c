@@ -35,6 +35,7 @@
 #include "err.h"
 #include "limits.h"
 #include "tree.h"
+#include "xalloc.h"
 
 #define SMALL_MAP 16        /* maps up to this size dedupe by linear scan */
 #define JSON_NUMBER_MAX 63  /* characters in one number (cJSON's limit too) */
@@ -205,9 +206,7 @@ static void push(struct jp *j, struct tnode *n)
         size_t want = j->cap * 2;
         struct tnode **s = j->stk == j->inline_stk ? NULL : j->stk;
 
-        s = realloc(s, want * sizeof(*s));
-        if (!s)
-            abort();            /* as arena_alloc: out of memory is fatal */
+        s = xrealloc(s, want * sizeof(*s));
         if (j->stk == j->inline_stk)
             memcpy(s, j->inline_stk, j->top * sizeof(*s));
         j->stk = s;

@@ -28,6 +28,7 @@
 #include "limits.h"
 #include "load_json.h"
 #include "tree.h"
+#include "xalloc.h"
 
 #define YAML_MERGE_TAG "tag:yaml.org,2002:merge"
 
@@ -67,14 +68,6 @@ struct builder {
 };
 
 #define TF_MERGED 0x80  /* while its map is built: a member a merge made */
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q)
-        abort();
-    return q;
-}
 
 static size_t hash_str(const char *s)
 {

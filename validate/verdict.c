@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "tree.h"
+#include "xalloc.h"
 
 #define VERDICT_SLOTS 1024
 #define VERDICT_MAX_BYTES (64u * 1024)
@@ -178,10 +179,8 @@ int verdict_key_same(const struct verdict_key *x, const struct verdict_key *y)
 
 struct verdict_cache *verdict_cache_new(void)
 {
-    struct verdict_cache *c = calloc(1, sizeof(*c));
+    struct verdict_cache *c = xcalloc(1, sizeof(*c));
 
-    if (!c)
-        abort();
     pthread_mutex_init(&c->mu, NULL);
     return c;
 }
@@ -281,9 +280,7 @@ void verdict_cache_put(struct verdict_cache *c, const struct verdict_key *k,
     }
     if (bytes > VERDICT_MAX_BYTES)
         return;
-    block = malloc(bytes ? bytes : 1);
-    if (!block)
-        abort();
+    block = xmalloc(bytes ? bytes : 1);
     f = (struct vfinding *)(void *)block;
     off = n * sizeof(struct vfinding);
     for (i = 0; i < n; i++) {

@@ -29,6 +29,7 @@
 #include "invstore.h"
 #include "log.h"
 #include "metrics.h"
+#include "../validate/xalloc.h"
 
 #define CLUSTER_LIST_MAX (256u * 1024 * 1024)   /* one list page */
 #define CLUSTER_EVENT_MAX (16u * 1024 * 1024)   /* one watch event line */
@@ -69,9 +70,7 @@ static void objmap_init(struct objmap *m)
 {
     m->nb = CLUSTER_BUCKETS;
     m->n = 0;
-    m->b = calloc(m->nb, sizeof(*m->b));
-    if (!m->b)
-        abort();
+    m->b = xcalloc(m->nb, sizeof(*m->b));
 }
 
 static void objmap_release(struct objmap *m)
@@ -94,11 +93,9 @@ static void objmap_release(struct objmap *m)
 
 static void objmap_grow(struct objmap *m)
 {
-    struct obj **nb = calloc(m->nb * 2, sizeof(*nb));
+    struct obj **nb = xcalloc(m->nb * 2, sizeof(*nb));
     size_t i;
 
-    if (!nb)
-        abort();
     for (i = 0; i < m->nb; i++) {
         struct obj *o = m->b[i], *next;
         for (; o; o = next) {
@@ -130,12 +127,8 @@ static int objmap_put(struct objmap *m, const char *key, char *json,
             return !same;
         }
     }
-    o = malloc(sizeof(*o));
-    if (!o)
-        abort();
-    o->key = strdup(key);
-    if (!o->key)
-        abort();
+    o = xmalloc(sizeof(*o));
+    o->key = xstrdup(key);
     o->json = json;
     o->len = len;
     o->next = m->b[h];
@@ -305,9 +298,7 @@ static char *render_object(const struct resource *r, const struct tnode *obj,
     buf_add_json_str(&b, r->kind);
     json_out(&b, obj, obj, strcmp(r->kind, "Node") == 0);
     if (b.len < b.max) {
-        json = malloc(b.len + 1);
-        if (!json)
-            abort();
+        json = xmalloc(b.len + 1);
         memcpy(json, b.p, b.len + 1);
         *len = b.len;
     }
@@ -848,22 +839,18 @@ struct cluster *cluster_new(const struct cluster_opts *o,
                             struct invstore *s, struct metrics *m,
                             struct err *err)
 {
-    struct cluster *c = calloc(1, sizeof(*c));
+    struct cluster *c = xcalloc(1, sizeof(*c));
     const char *ver = o->dra_version ? o->dra_version : "v1";
     size_t i;
 
-    if (!c)
-        abort();
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->cond, NULL);
     c->store = s;
     c->metrics = m;
     c->page_size = o->page_size ? o->page_size : 500;
-    c->token_file = strdup(o->token_file ? o->token_file
-                           : CLUSTER_SA_DIR "/token");
-    c->ca_file = strdup(o->ca_file ? o->ca_file : CLUSTER_SA_DIR "/ca.crt");
-    if (!c->token_file || !c->ca_file)
-        abort();
+    c->token_file = xstrdup(o->token_file ? o->token_file
+                            : CLUSTER_SA_DIR "/token");
+    c->ca_file = xstrdup(o->ca_file ? o->ca_file : CLUSTER_SA_DIR "/ca.crt");
     if (o->apiserver) {
         snprintf(c->base, sizeof(c->base), "%s", o->apiserver);
     } else {

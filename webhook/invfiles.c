@@ -19,6 +19,7 @@
 #include "../validate/limits.h"
 #include "invstore.h"
 #include "log.h"
+#include "../validate/xalloc.h"
 
 #define INVFILES_MAX 4096       /* files under all --inventory paths */
 #define INVFILES_DEPTH 8        /* directory recursion */
@@ -90,9 +91,7 @@ static int walk(const char *path, int depth, int top, struct filelist *l,
         if (l->n >= INVFILES_MAX)
             return err_set(err, "more than %d inventory files",
                            INVFILES_MAX);
-        l->names[l->n] = strdup(path);
-        if (!l->names[l->n])
-            abort();
+        l->names[l->n] = xstrdup(path);
         l->n++;
         return 0;
     }
@@ -119,13 +118,9 @@ static int walk(const char *path, int depth, int top, struct filelist *l,
                 continue;
             if (nk == cap) {
                 cap = cap ? cap * 2 : 16;
-                kids = realloc(kids, cap * sizeof(*kids));
-                if (!kids)
-                    abort();
+                kids = xrealloc(kids, cap * sizeof(*kids));
             }
-            kids[nk] = strdup(full);
-            if (!kids[nk])
-                abort();
+            kids[nk] = xstrdup(full);
             nk++;
         }
         closedir(d);
@@ -156,9 +151,7 @@ static int list_files(struct invfiles *f, struct filelist *l, struct err *err)
 
     l->n = 0;
     l->sig = 1469598103934665603u;
-    l->names = calloc(INVFILES_MAX, sizeof(*l->names));
-    if (!l->names)
-        abort();
+    l->names = xcalloc(INVFILES_MAX, sizeof(*l->names));
     for (i = 0; i < f->npaths; i++)
         if (walk(f->paths[i], 0, 1, l, err) < 0)
             return -1;
@@ -180,10 +173,8 @@ static int invfiles_load(struct invfiles *f, int force, struct err *err)
         goto out;
     }
     f->sig = l.sig;
-    texts = calloc(l.n ? l.n : 1, sizeof(*texts));
-    lens = calloc(l.n ? l.n : 1, sizeof(*lens));
-    if (!texts || !lens)
-        abort();
+    texts = xcalloc(l.n ? l.n : 1, sizeof(*texts));
+    lens = xcalloc(l.n ? l.n : 1, sizeof(*lens));
     for (nread = 0; nread < l.n; nread++)
         if (file_read(l.names[nread], LIMIT_FILE_BYTES, &texts[nread],
                       &lens[nread], err) < 0)
@@ -206,19 +197,13 @@ out:
 struct invfiles *invfiles_new(struct invstore *s, const char *const *paths,
                               size_t n, struct err *err)
 {
-    struct invfiles *f = calloc(1, sizeof(*f));
+    struct invfiles *f = xcalloc(1, sizeof(*f));
     size_t i;
 
-    if (!f)
-        abort();
     f->store = s;
-    f->paths = calloc(n ? n : 1, sizeof(*f->paths));
-    if (!f->paths)
-        abort();
+    f->paths = xcalloc(n ? n : 1, sizeof(*f->paths));
     for (i = 0; i < n; i++) {
-        f->paths[i] = strdup(paths[i]);
-        if (!f->paths[i])
-            abort();
+        f->paths[i] = xstrdup(paths[i]);
     }
     f->npaths = n;
     pthread_mutex_init(&f->mu, NULL);

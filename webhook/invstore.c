@@ -14,6 +14,7 @@
 #include "../validate/err.h"
 #include "log.h"
 #include "metrics.h"
+#include "../validate/xalloc.h"
 
 struct invref {
     struct inventory *inv;
@@ -39,10 +40,8 @@ struct invstore {
 
 struct invstore *invstore_new(struct metrics *m)
 {
-    struct invstore *s = calloc(1, sizeof(*s));
+    struct invstore *s = xcalloc(1, sizeof(*s));
 
-    if (!s)
-        abort();
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->build_mu, NULL);
     s->metrics = m;
@@ -100,10 +99,8 @@ void invref_release(struct invref *r)
 
 static void publish(struct invstore *s, struct inventory *inv)
 {
-    struct invref *r = malloc(sizeof(*r)), *old;
+    struct invref *r = xmalloc(sizeof(*r)), *old;
 
-    if (!r)
-        abort();
     r->inv = inv;
     atomic_init(&r->refs, 1);           /* the store's own reference */
     pthread_mutex_lock(&s->mu);
@@ -157,17 +154,13 @@ int invstore_set_files(struct invstore *s, size_t n,
                        const char *const *files, const char *const *texts,
                        const size_t *lens, struct err *err)
 {
-    struct text *t = calloc(n ? n : 1, sizeof(*t));
+    struct text *t = xcalloc(n ? n : 1, sizeof(*t));
     struct inventory *inv;
     size_t i;
 
-    if (!t)
-        abort();
     for (i = 0; i < n; i++) {
-        t[i].file = strdup(files[i]);
-        t[i].data = malloc(lens[i] + 1);
-        if (!t[i].file || !t[i].data)
-            abort();
+        t[i].file = xstrdup(files[i]);
+        t[i].data = xmalloc(lens[i] + 1);
         memcpy(t[i].data, texts[i], lens[i]);
         t[i].data[lens[i]] = '\0';
         t[i].len = lens[i];

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../validate/buf.h"
+#include "../validate/xalloc.h"
 
 #define LOG_LINE_MAX 8192
 #define LOG_BATCH_BYTES (64 * 1024)     /* one write(2) per this many */
@@ -164,10 +165,8 @@ struct log_batch {
 
 struct log_batch *log_batch_new(void)
 {
-    struct log_batch *lb = malloc(sizeof(*lb));
+    struct log_batch *lb = xmalloc(sizeof(*lb));
 
-    if (!lb)
-        abort();
     pthread_mutex_init(&lb->mu, NULL);
     pthread_mutex_init(&lb->write_mu, NULL);
     lb->len = 0;

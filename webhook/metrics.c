@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../validate/buf.h"
+#include "../validate/xalloc.h"
 
 static const char *const kinds[] = {
     "Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job",
@@ -72,10 +73,8 @@ static size_t index_of(const char *const *table, size_t n, const char *s)
 
 struct metrics *metrics_new(void)
 {
-    struct metrics *m = calloc(1, sizeof(*m));
+    struct metrics *m = xcalloc(1, sizeof(*m));
 
-    if (!m)
-        abort();
     pthread_mutex_init(&m->rules_mu, NULL);
     return m;
 }

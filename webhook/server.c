@@ -31,6 +31,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "tls.h"
+#include "../validate/xalloc.h"
 
 #define SERVER_CONN_MEMORY (32 * 1024)  /* headers + read buffer; MHD
                                           zeroes it per request */
@@ -89,9 +90,7 @@ static struct request *request_get(struct server *s)
     }
     pthread_mutex_unlock(&s->pool_mu);
     if (!rq) {
-        rq = calloc(1, sizeof(*rq));
-        if (!rq)
-            return NULL;
+        rq = xcalloc(1, sizeof(*rq));
         arena_init(&rq->arena, SERVER_ARENA_CHUNK);
         buf_init(&rq->body, s->o.max_body);
     }
@@ -488,10 +487,8 @@ struct server *server_new(const struct server_opts *o, struct tls *tls,
                           struct invstore *inv, struct metrics *m,
                           struct err *err)
 {
-    struct server *s = calloc(1, sizeof(*s));
+    struct server *s = xcalloc(1, sizeof(*s));
 
-    if (!s)
-        abort();
     s->o = *o;
     if (!s->o.threads)
         s->o.threads = 2;

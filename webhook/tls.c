@@ -24,6 +24,7 @@
 #include "../validate/file.h"
 #include "log.h"
 #include "metrics.h"
+#include "../validate/xalloc.h"
 
 #define TLS_MAX_CHAIN 16
 #define TLS_FILE_MAX (1024 * 1024)
@@ -138,12 +139,10 @@ static struct creds *creds_load(const char *cert, const char *key,
                                 struct err *err)
 {
     gnutls_datum_t cd = { NULL, 0 }, kd = { NULL, 0 };
-    struct creds *c = calloc(1, sizeof(*c));
+    struct creds *c = xcalloc(1, sizeof(*c));
     unsigned n = TLS_MAX_CHAIN;
     int rc;
 
-    if (!c)
-        abort();
     if (read_file(cert, &cd, err) < 0 || read_file(key, &kd, err) < 0)
         goto fail;
     rc = gnutls_pcert_list_import_x509_raw(c->pcert, &n, &cd,
@@ -309,11 +308,9 @@ struct tls *tls_new(const char *cert, const char *key, const char *client_ca,
         err_set(err, "GnuTLS 3.6 or newer is required");
         return NULL;
     }
-    t = calloc(1, sizeof(*t));
-    if (!t)
-        abort();
-    t->cert_path = strdup(cert);
-    t->key_path = strdup(key);
+    t = xcalloc(1, sizeof(*t));
+    t->cert_path = xstrdup(cert);
+    t->key_path = xstrdup(key);
     t->hold_seconds = hold_seconds;
     snprintf(t->priorities, sizeof(t->priorities), "%s", TLS_PRIORITIES);
     t->metrics = m;

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../xalloc.h"
+
 /* ================= helpers ================= */
 
 struct alias { int slot; const struct cel_node *init; };
@@ -915,9 +917,7 @@ int cel_conj_unsat_labels(const struct cel_program *const *progs,
     int found = 0;
     char l1[32];
 
-    u = calloc(1, sizeof(*u));      /* ~90 KiB: keep it off the stack */
-    if (!u)
-        return 0;
+    u = xcalloc(1, sizeof(*u));     /* ~90 KiB: keep it off the stack */
     u->labels = labels;
     for (i = 0; i < n && !found; i++) {
         struct aliases al;

@@ -15,6 +15,7 @@
 
 #include "cel_internal.h"
 #include "../arena.h"
+#include "../xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,11 +289,7 @@ struct cel_regex *cel_regex_compile(struct arena *a, const char *pat,
     pcre2_code *code, *dfa;
 
     if (n * 12 + 1 > sizeof(stackbuf)) {
-        buf = malloc(n * 12 + 1);
-        if (!buf) {
-            snprintf(msg, 256, "out of memory");
-            return NULL;
-        }
+        buf = xmalloc(n * 12 + 1);
     }
     if (prescan(pat, n, buf, &outn, msg) < 0) {
         if (buf != stackbuf)
@@ -322,13 +319,7 @@ struct cel_regex *cel_regex_compile(struct arena *a, const char *pat,
     if (a)
         re = arena_alloc(a, sizeof(*re));
     else
-        re = calloc(1, sizeof(*re));
-    if (!re) {
-        pcre2_code_free(code);
-        pcre2_code_free(dfa);
-        snprintf(msg, 256, "out of memory");
-        return NULL;
-    }
+        re = xcalloc(1, sizeof(*re));
     re->code = code;
     re->dfa = dfa;
     re->gctx = g;

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../xalloc.h"
+
 /* ================= scratch ================= */
 
 struct cel_scratch_chunk {
@@ -37,11 +39,7 @@ void *cel_scratch_alloc(struct cel_scratch *s, size_t n)
         n = 16;
     if ((size_t)(s->end - s->cur) < n) {
         size_t sz = n > 65536 ? n : 65536;
-        struct cel_scratch_chunk *c = malloc(sizeof(*c) + sz);
-        if (!c) {
-            fprintf(stderr, "claimcheck: out of memory\n");
-            abort();
-        }
+        struct cel_scratch_chunk *c = xmalloc(sizeof(*c) + sz);
         c->next = s->chunks;
         c->size = sz;
         s->chunks = c;
