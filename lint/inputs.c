@@ -6,7 +6,6 @@
  */
 #include "inputs.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +14,8 @@
 #include "../validate/err.h"
 #include "../validate/file.h"
 #include "../validate/limits.h"
-#include "cli.h"
 #include "../validate/xalloc.h"
+#include "cli.h"
 
 #define INPUTS_MAX_DEPTH 64     /* directories below a given path */
 
@@ -32,54 +31,23 @@ static void push(struct inputs *in, const char *name, char *data, size_t len)
     in->n++;
 }
 
-static int has_manifest_ext(const char *name)
-{
-    const char *dot = strrchr(name, '.');
-
-    return dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml")
-                   || !strcmp(dot, ".json"));
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void add_path(struct inputs *in, const char *path, int top,
                      int depth);
 
 static void add_dir(struct inputs *in, const char *path, int depth)
 {
-    DIR *d = opendir(path);
-    struct dirent *de;
-    char **names = NULL;
-    size_t n = 0, cap = 0, i, sz;
+    struct err err;
+    char **names;
+    size_t n, i;
 
-    if (!d) {
-        cli_error("cannot open directory '%s': %s", path, strerror(errno));
+    if (file_list_dir(path, &names, &n, &err) < 0) {
+        cli_error("%s", err.msg);
         in->failed = 1;
         return;
     }
-    for (de = readdir(d); de; de = readdir(d)) {
-        if (de->d_name[0] == '.')
-            continue;   /* hidden files and .git */
-        if (n == cap) {
-            cap = cap ? cap * 2 : 32;
-            names = xrealloc(names, cap * sizeof(*names));
-        }
-        sz = strlen(path) + strlen(de->d_name) + 2;
-        names[n] = xmalloc(sz);
-        snprintf(names[n], sz, "%s%s%s", path,
-                 path[strlen(path) - 1] == '/' ? "" : "/", de->d_name);
-        n++;
-    }
-    closedir(d);
-    qsort(names, n, sizeof(*names), cmp_names);
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i++)
         add_path(in, names[i], 0, depth + 1);
-        free(names[i]);
-    }
-    free(names);
+    file_list_free(names, n);
 }
 
 static void add_path(struct inputs *in, const char *path, int top, int depth)
@@ -104,7 +72,7 @@ static void add_path(struct inputs *in, const char *path, int top, int depth)
             add_dir(in, path, depth);
             return;
         }
-        if (!top && (!S_ISREG(st.st_mode) || !has_manifest_ext(path)))
+        if (!top && (!S_ISREG(st.st_mode) || !file_is_manifest(path)))
             return;
     }
     if (file_read(path, LIMIT_FILE_BYTES, &data, &len, &err) < 0) {

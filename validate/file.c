@@ -3,10 +3,11 @@
  * exact allocation after stat(), anything else (stdin, a pipe, a file
  * that grows while read) through a bounded growing buffer. Owns the
  * messages for unreadable and oversized files; what a file means is the
- * caller's.
+ * caller's. Also the listing of a directory's entries.
  */
 #include "file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,4 +110,59 @@ int file_read(const char *path, size_t max, char **data, size_t *len,
     if (rc < 0)
         *data = NULL;
     return rc;
+}
+
+/* ==== directories ======================================================= */
+
+int file_is_manifest(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+
+    return dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml")
+                   || !strcmp(dot, ".json"));
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int file_list_dir(const char *path, char ***names, size_t *n,
+                  struct err *err)
+{
+    DIR *d = opendir(path);
+    struct dirent *de;
+    size_t cap = 0, sz, plen = strlen(path);
+    const char *sep = plen && path[plen - 1] == '/' ? "" : "/";
+
+    *names = NULL;
+    *n = 0;
+    if (!d)
+        return err_set(err, "cannot open directory '%s': %s", path,
+                       strerror(errno));
+    for (de = readdir(d); de; de = readdir(d)) {
+        if (de->d_name[0] == '.')
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 32;
+            *names = xrealloc(*names, cap * sizeof(**names));
+        }
+        sz = plen + strlen(sep) + strlen(de->d_name) + 1;
+        (*names)[*n] = xmalloc(sz);
+        snprintf((*names)[*n], sz, "%s%s%s", path, sep, de->d_name);
+        (*n)++;
+    }
+    closedir(d);
+    if (*n)
+        qsort(*names, *n, sizeof(**names), cmp_names);
+    return 0;
+}
+
+void file_list_free(char **names, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
 }

@@ -10,6 +10,10 @@
  *
  * Failure messages name the path: "cannot open 'PATH': REASON", "'PATH'
  * is larger than the 256 MiB input limit", "cannot read 'PATH': REASON".
+ *
+ * Directories: which entries a directory given as input contributes, in
+ * what order (the linter's inputs and the webhook's inventory walk them
+ * alike; how deep and what an error does is theirs).
  */
 #ifndef CLAIMCHECK_FILE_H
 #define CLAIMCHECK_FILE_H
@@ -23,5 +27,17 @@ struct err;
  * Returns 0, or -1 with *err filled and *data NULL. */
 int file_read(const char *path, size_t max, char **data, size_t *len,
               struct err *err);
+
+/* 1 when name ends in .yaml, .yml or .json: a manifest file found in a
+ * directory (a file given by name is read whatever it is called). */
+int file_is_manifest(const char *name);
+
+/* The entries of directory path as "path/name", hidden ones (".x": also
+ * .git and Kubernetes' ..data) left out, sorted by name; *names and each
+ * name malloc'ed, free with file_list_free(). Returns 0, or -1 and *err
+ * ("cannot open directory 'PATH': REASON"). */
+int file_list_dir(const char *path, char ***names, size_t *n,
+                  struct err *err);
+void file_list_free(char **names, size_t n);
 
 #endif

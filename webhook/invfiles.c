@@ -5,7 +5,6 @@
  */
 #include "invfiles.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -17,9 +16,9 @@
 #include "../validate/err.h"
 #include "../validate/file.h"
 #include "../validate/limits.h"
+#include "../validate/xalloc.h"
 #include "invstore.h"
 #include "log.h"
-#include "../validate/xalloc.h"
 
 #define INVFILES_MAX 4096       /* files under all --inventory paths */
 #define INVFILES_DEPTH 8        /* directory recursion */
@@ -53,28 +52,18 @@ static void sig_mix(uint64_t *h, const void *p, size_t n)
     }
 }
 
-static int wanted(const char *name)
-{
-    size_t n = strlen(name);
-
-    if (name[0] == '.')
-        return 0;       /* also skips Kubernetes' ..data and ..2026_ dirs */
-    return (n > 5 && strcmp(name + n - 5, ".yaml") == 0)
-           || (n > 4 && strcmp(name + n - 4, ".yml") == 0)
-           || (n > 5 && strcmp(name + n - 5, ".json") == 0);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
+/* Files under path (a file given by name counts whatever it is called;
+ * in directories *.yaml, *.yml and *.json, hidden entries skipped, in
+ * name order so the signature and the load order are stable), each
+ * mixed into the change signature. Below the top, what cannot be read is
+ * skipped. */
 static int walk(const char *path, int depth, int top, struct filelist *l,
                 struct err *err)
 {
     struct stat st;
-    DIR *d;
-    struct dirent *e;
+    char **kids;
+    size_t nk, i;
+    int rc = 0;
 
     if (stat(path, &st) < 0) {
         if (top)
@@ -82,6 +71,8 @@ static int walk(const char *path, int depth, int top, struct filelist *l,
                            strerror(errno));
         return 0;
     }
+    if (!top && !S_ISDIR(st.st_mode) && !file_is_manifest(path))
+        return 0;
     sig_mix(&l->sig, path, strlen(path));
     sig_mix(&l->sig, &st.st_ino, sizeof(st.st_ino));
     sig_mix(&l->sig, &st.st_size, sizeof(st.st_size));
@@ -91,49 +82,17 @@ static int walk(const char *path, int depth, int top, struct filelist *l,
         if (l->n >= INVFILES_MAX)
             return err_set(err, "more than %d inventory files",
                            INVFILES_MAX);
-        l->names[l->n] = xstrdup(path);
-        l->n++;
+        l->names[l->n++] = xstrdup(path);
         return 0;
     }
     if (depth >= INVFILES_DEPTH)
         return 0;
-    d = opendir(path);
-    if (!d)
-        return top ? err_set(err, "cannot open '%s': %s", path,
-                             strerror(errno)) : 0;
-    {
-        /* sorted, so the signature and load order are stable */
-        char **kids = NULL;
-        size_t nk = 0, cap = 0, i;
-        int rc = 0;
-        for (e = readdir(d); e; e = readdir(d)) {
-            char full[4096];
-            struct stat ks;
-            if (e->d_name[0] == '.')
-                continue;
-            snprintf(full, sizeof(full), "%s/%s", path, e->d_name);
-            if (stat(full, &ks) < 0)
-                continue;
-            if (!S_ISDIR(ks.st_mode) && !wanted(e->d_name))
-                continue;
-            if (nk == cap) {
-                cap = cap ? cap * 2 : 16;
-                kids = xrealloc(kids, cap * sizeof(*kids));
-            }
-            kids[nk] = xstrdup(full);
-            nk++;
-        }
-        closedir(d);
-        if (nk)
-            qsort(kids, nk, sizeof(*kids), cmp_str);
-        for (i = 0; i < nk; i++) {
-            if (rc == 0)
-                rc = walk(kids[i], depth + 1, 0, l, err);
-            free(kids[i]);
-        }
-        free(kids);
-        return rc;
-    }
+    if (file_list_dir(path, &kids, &nk, err) < 0)
+        return top ? -1 : 0;
+    for (i = 0; i < nk && rc == 0; i++)
+        rc = walk(kids[i], depth + 1, 0, l, err);
+    file_list_free(kids, nk);
+    return rc;
 }
 
 static void filelist_release(struct filelist *l)

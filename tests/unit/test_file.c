@@ -1,8 +1,8 @@
 /*
  * test_file.c - validate/file.c: whole files of every size up to the
  * limit and one past it (regular file and stream), an empty file, a
- * missing file and a directory (messages naming the path), and stdin
- * ("-") from a pipe.
+ * missing file and a directory (messages naming the path), stdin ("-")
+ * from a pipe; a directory's listing and which names are manifests.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +151,40 @@ int main(void)
     CHECK(stdin_ok(101, 100, "'-' is larger than the 100 byte input limit"));
     CHECK(stdin_ok(300000, 65536,
                    "'-' is larger than the 64 KiB input limit"));
+    /* a directory's entries: hidden ones skipped, sorted, "dir/name" */
+    {
+        char sub[300], want[400], **names;
+        size_t n;
+        struct err err;
+        snprintf(sub, sizeof(sub), "%s/d", dir);
+        mkdir(sub, 0700);
+        put("d/b.yaml", 1);
+        put("d/a.txt", 1);
+        put("d/.hidden.yaml", 1);
+        put("d/c.json", 1);
+        CHECK(file_list_dir(sub, &names, &n, &err) == 0);
+        CHECK(n == 3);
+        snprintf(want, sizeof(want), "%s/a.txt", sub);
+        CHECK(n == 3 && !strcmp(names[0], want));
+        snprintf(want, sizeof(want), "%s/c.json", sub);
+        CHECK(n == 3 && !strcmp(names[2], want));
+        file_list_free(names, n);
+        snprintf(sub, sizeof(sub), "%s/d/", dir);  /* no "//" */
+        CHECK(file_list_dir(sub, &names, &n, &err) == 0);
+        snprintf(want, sizeof(want), "%s/d/b.yaml", dir);
+        CHECK(n == 3 && !strcmp(names[1], want));
+        file_list_free(names, n);
+        snprintf(sub, sizeof(sub), "%s/none", dir);
+        snprintf(want, sizeof(want), "cannot open directory '%s': No such "
+                 "file or directory", sub);
+        CHECK(file_list_dir(sub, &names, &n, &err) < 0);
+        CHECK_STR(err.msg, want);
+        CHECK(names == NULL && n == 0);
+        CHECK(file_is_manifest("a.yaml") && file_is_manifest("d/a.yml")
+              && file_is_manifest("a.json") && file_is_manifest(".x.yaml"));
+        CHECK(!file_is_manifest("a.txt") && !file_is_manifest("yaml")
+              && !file_is_manifest("d.yaml/a") && !file_is_manifest("a.yaml~"));
+    }
     /* /dev/null is no regular file: read as a stream */
     CHECK(read_ok("/dev/null", 100, 0));
     {
