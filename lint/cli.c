@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "../validate/config.h"
 #include "../validate/err.h"
@@ -55,6 +56,14 @@ int cli_target_option(struct config *cfg, int id, const char *value,
     default:
         BUG("option id %d has no case", id);
     }
+}
+
+int cli_text_or_json(const char *value, int *json, struct err *err)
+{
+    if (strcmp(value, "json") && strcmp(value, "text"))
+        return err_set(err, "the format is text or json, not '%s'", value);
+    *json = !strcmp(value, "json");
+    return 0;
 }
 
 void cli_help(const struct cli *cli, FILE *f)

@@ -66,6 +66,9 @@ int cli_parse(const struct cli *cli, int argc, char **argv,
 int cli_target_option(struct config *cfg, int id, const char *value,
                       struct err *err);
 
+/* -o text|json of the commands that print one or the other: *json set,
+ * 0; or -1 and *err. */
+int cli_text_or_json(const char *value, int *json, struct err *err);
 /* "usage: claimcheck NAME SYNOPSIS", the about text, the options and
  * the command's more(). */
 void cli_help(const struct cli *cli, FILE *f);

@@ -23,8 +23,8 @@
 #include "../validate/object.h"
 #include "../validate/target.h"
 #include "../validate/tree.h"
-#include "cli.h"
 #include "../validate/xalloc.h"
+#include "cli.h"
 
 #define CEL_DEVICE_FILE_MAX (1u << 20)
 #define CEL_OUT_MAX (64u * 1024)

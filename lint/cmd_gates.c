@@ -300,10 +300,7 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
 
     switch (id) {
     case O_FORMAT:
-        if (strcmp(v, "json") && strcmp(v, "text"))
-            return err_set(err, "gates prints text or json, not '%s'", v);
-        a->json = !strcmp(v, "json");
-        return 0;
+        return cli_text_or_json(v, &a->json, err);
     case OPT_OPERAND:
         return err_set(err, "gates takes no operand, not '%s'", v);
     default:

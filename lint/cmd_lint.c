@@ -22,10 +22,10 @@
 #include "../validate/inventory.h"
 #include "../validate/run.h"
 #include "../validate/version.h"
+#include "../validate/xalloc.h"
 #include "cli.h"
 #include "inputs.h"
 #include "render.h"
-#include "../validate/xalloc.h"
 
 #define MAX_OUTPUTS 8
 

@@ -24,9 +24,9 @@
 #include "../validate/object.h"
 #include "../validate/target.h"
 #include "../validate/tree.h"
+#include "../validate/xalloc.h"
 #include "cli.h"
 #include "inputs.h"
-#include "../validate/xalloc.h"
 
 #define MATCH_LIST_DEFAULT 20   /* devices / nodes listed per section */
 
@@ -92,10 +92,7 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
         o->cls = v;
         return 0;
     case O_FORMAT:
-        if (strcmp(v, "json") && strcmp(v, "text"))
-            return err_set(err, "format must be text or json, not '%s'", v);
-        o->json = !strcmp(v, "json");
-        return 0;
+        return cli_text_or_json(v, &o->json, err);
     default:
         return cli_target_option(&o->cfg, id, v, err);
     }

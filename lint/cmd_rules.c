@@ -40,10 +40,7 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
 
     switch (id) {
     case O_FORMAT:
-        if (strcmp(v, "json") && strcmp(v, "text"))
-            return err_set(err, "rules prints text or json, not '%s'", v);
-        a->json = !strcmp(v, "json");
-        return 0;
+        return cli_text_or_json(v, &a->json, err);
     case OPT_OPERAND:
         a->operand = v;
         a->noperands++;

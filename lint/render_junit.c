@@ -35,6 +35,15 @@ static int same_object(const struct diag *d, const struct render_object *ob)
            && !strcmp(d->name, ob->name);
 }
 
+/* "file:line:col: severity[rule] message", escaped */
+static void finding_line(struct buf *b, const struct diag *d)
+{
+    xml_str(b, render_file(d));
+    buf_addf(b, ":%u:%u: %s[%s] ", d->line, d->col, sev_name(d->sev),
+             d->rule->id);
+    xml_str(b, d->msg);
+}
+
 static void junit_case(struct buf *b, const struct diag_list *l,
                        const struct render_opts *o,
                        const struct render_object *ob, size_t *failures)
@@ -62,18 +71,12 @@ static void junit_case(struct buf *b, const struct diag_list *l,
             buf_adds(b, "\" message=\"");
             xml_str(b, d->msg);
             buf_adds(b, "\">");
-            xml_str(b, render_file(d));
-            buf_addf(b, ":%u:%u: %s[%s] ", d->line, d->col, sev_name(d->sev),
-                     d->rule->id);
-            xml_str(b, d->msg);
+            finding_line(b, d);
             buf_adds(b, "</failure>\n");
             nf++;
         } else {
             buf_adds(b, "    <system-out>");
-            xml_str(b, render_file(d));
-            buf_addf(b, ":%u:%u: %s[%s] ", d->line, d->col, sev_name(d->sev),
-                     d->rule->id);
-            xml_str(b, d->msg);
+            finding_line(b, d);
             buf_adds(b, "</system-out>\n");
         }
     }

@@ -26,10 +26,10 @@
 #include "../validate/load_json.h"
 #include "../validate/tree.h"
 #include "../validate/version.h"
+#include "../validate/xalloc.h"
 #include "invstore.h"
 #include "log.h"
 #include "metrics.h"
-#include "../validate/xalloc.h"
 
 #define CLUSTER_LIST_MAX (256u * 1024 * 1024)   /* one list page */
 #define CLUSTER_EVENT_MAX (16u * 1024 * 1024)   /* one watch event line */

@@ -12,9 +12,9 @@
 
 #include "../validate/engine.h"
 #include "../validate/err.h"
+#include "../validate/xalloc.h"
 #include "log.h"
 #include "metrics.h"
-#include "../validate/xalloc.h"
 
 struct invref {
     struct inventory *inv;

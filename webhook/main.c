@@ -148,14 +148,35 @@ static int parse_uint(const char *flag, const char *v, unsigned long max,
     return 0;
 }
 
-/* A number option in 1..max (min 0: 0..max); the message names the range. */
-static int parse_range(const char *flag, const char *v, unsigned long min,
-                       unsigned long max, unsigned long *out, struct err *err)
+/* the number options: their range (a minimum of 0 keeps parse_uint's
+ * message, else the message names the range) */
+static const struct {
+    int id;
+    unsigned long min, max;
+} ranges[] = {
+    { O_LIST_PAGE_SIZE, 1, 100000 }, { O_THREADS, 1, 256 },
+    { O_MAX_CONNECTIONS, 1, 100000 }, { O_CONN_TIMEOUT, 1, 3600 },
+    { O_MAX_BODY, 1, 64ul * 1024 * 1024 }, { O_DEADLINE_MS, 0, 600000 },
+    { O_DRAIN_DELAY_MS, 0, 3600000 }, { O_GRACE_SECONDS, 0, 3600 },
+};
+
+/* Parses a number option's value into *n: 1 done, 0 not a number option,
+ * -1 and *err. */
+static int number_option(int id, const char *flag, const char *v,
+                         unsigned long *n, struct err *err)
 {
-    if (parse_uint(flag, v, max, out, err) < 0)
-        return min ? err_set(err, "%s needs %lu..%lu", flag, min, max) : -1;
-    if (*out < min)
-        return err_set(err, "%s needs %lu..%lu", flag, min, max);
+    size_t i;
+
+    for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
+        if (ranges[i].id != id)
+            continue;
+        if (parse_uint(flag, v, ranges[i].max, n, err) < 0
+            || *n < ranges[i].min)
+            return ranges[i].min ? err_set(err, "%s needs %lu..%lu", flag,
+                                           ranges[i].min, ranges[i].max)
+                                 : -1;
+        return 1;
+    }
     return 0;
 }
 
@@ -172,7 +193,8 @@ static int add_multi(const char **v, size_t *n, const char *s,
 static int serve_option(struct serve_args *a, int id, const char *flag,
                         const char *v, struct err *err)
 {
-    unsigned long n;
+    unsigned long n = 0;
+    int rc;
 
     switch (id) {
     case O_LISTEN: a->srv.listen = v; return 0;
@@ -201,49 +223,19 @@ static int serve_option(struct serve_args *a, int id, const char *flag,
     default:
         break;
     }
-    switch (id) {       /* numbers */
-    case O_LIST_PAGE_SIZE:
-        if (parse_range(flag, v, 1, 100000, &n, err) < 0)
-            return -1;
-        a->cl.page_size = (unsigned)n;
-        return 0;
-    case O_THREADS:
-        if (parse_range(flag, v, 1, 256, &n, err) < 0)
-            return -1;
-        a->srv.threads = (unsigned)n;
-        return 0;
-    case O_MAX_CONNECTIONS:
-        if (parse_range(flag, v, 1, 100000, &n, err) < 0)
-            return -1;
-        a->srv.max_connections = (unsigned)n;
-        return 0;
-    case O_CONN_TIMEOUT:
-        if (parse_range(flag, v, 1, 3600, &n, err) < 0)
-            return -1;
-        a->srv.conn_timeout = (unsigned)n;
-        return 0;
-    case O_MAX_BODY:
-        if (parse_range(flag, v, 1, 64ul * 1024 * 1024, &n, err) < 0)
-            return -1;
-        a->srv.max_body = n;
-        return 0;
-    case O_DEADLINE_MS:
-        if (parse_range(flag, v, 0, 600000, &n, err) < 0)
-            return -1;
-        a->deadline_ms = (unsigned)n;
-        return 0;
-    case O_DRAIN_DELAY_MS:
-        if (parse_range(flag, v, 0, 3600000, &n, err) < 0)
-            return -1;
-        a->drain_delay_ms = (unsigned)n;
-        return 0;
-    case O_GRACE_SECONDS:
-        if (parse_range(flag, v, 0, 3600, &n, err) < 0)
-            return -1;
-        a->grace_seconds = (unsigned)n;
-        return 0;
-    default:
-        BUG("option id %d has no case", id);
+    rc = number_option(id, flag, v, &n, err);
+    if (rc < 0)
+        return -1;
+    switch (rc ? id : -1) {
+    case O_LIST_PAGE_SIZE: a->cl.page_size = (unsigned)n; return 0;
+    case O_THREADS: a->srv.threads = (unsigned)n; return 0;
+    case O_MAX_CONNECTIONS: a->srv.max_connections = (unsigned)n; return 0;
+    case O_CONN_TIMEOUT: a->srv.conn_timeout = (unsigned)n; return 0;
+    case O_MAX_BODY: a->srv.max_body = n; return 0;
+    case O_DEADLINE_MS: a->deadline_ms = (unsigned)n; return 0;
+    case O_DRAIN_DELAY_MS: a->drain_delay_ms = (unsigned)n; return 0;
+    case O_GRACE_SECONDS: a->grace_seconds = (unsigned)n; return 0;
+    default: BUG("option id %d has no case", id);
     }
 }
 

@@ -26,12 +26,12 @@
 #include "../validate/buf.h"
 #include "../validate/err.h"
 #include "../validate/limits.h"
+#include "../validate/xalloc.h"
 #include "admission.h"
 #include "invstore.h"
 #include "log.h"
 #include "metrics.h"
 #include "tls.h"
-#include "../validate/xalloc.h"
 
 #define SERVER_CONN_MEMORY (32 * 1024)  /* headers + read buffer; MHD
                                           zeroes it per request */

@@ -22,9 +22,9 @@
 
 #include "../validate/err.h"
 #include "../validate/file.h"
+#include "../validate/xalloc.h"
 #include "log.h"
 #include "metrics.h"
-#include "../validate/xalloc.h"
 
 #define TLS_MAX_CHAIN 16
 #define TLS_FILE_MAX (1024 * 1024)

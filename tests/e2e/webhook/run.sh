@@ -90,6 +90,23 @@ fi
 ok "server starts (port $PORT_main)"
 P=$PORT_main
 
+# ---- flags (validate/opt.c through serve's option table) -----------------
+flag_err() { # expected stderr text, then serve's arguments: exit 2 and the text
+    local want=$1 out rc
+    shift
+    out=$("$BIN" serve "$@" 2>&1 >/dev/null); rc=$?
+    [ $rc = 2 ] && grep -qF -- "$want" <<<"$out"
+}
+check "unknown flag: did you mean" flag_err "unknown option '--thread' (did you mean '--threads'?)" --thread 3
+check "number out of range" flag_err "--threads needs 1..256" --threads 0 --tls-cert a --tls-key b
+check "not a number" flag_err "--deadline-ms needs a number up to 600000, not 'x'" --deadline-ms x
+check "value missing" flag_err "option '--listen' needs a value" --tls-cert a --tls-key b --listen
+check "flag with a value" flag_err "option '--in-cluster' takes no value" --in-cluster=yes
+check "--mode" flag_err "--mode must be 'enforce' or 'warn', not 'audit'" --mode=audit
+check "required pair" flag_err "--tls-cert and --tls-key are required" --tls-cert a
+check "operand" flag_err "unexpected argument 'extra'" extra
+check "serve --help lists every option" bash -c "\"$BIN\" serve --help | grep -q -- '--grace-seconds S'"
+
 # ---- routes --------------------------------------------------------------
 r=$(req $P $CA1 GET /healthz); check "GET /healthz 200" test "$(status_of "$r")" = 200
 r=$(req $P $CA1 GET /readyz); check "GET /readyz 200" test "$(status_of "$r")" = 200
