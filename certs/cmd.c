@@ -1,8 +1,9 @@
 /*
  * cmd.c - the `claimcheck-webhook certs` subcommand: its option table
  * (parsed by validate/opt.c) and which options go with --check, usage,
- * exit codes, and what gets printed (the caBundle on stdout, a summary on stderr). The
- * work itself is certs_generate() (gen.c) and certs_check_dir() (check.c).
+ * exit codes, and what gets printed (the caBundle on stdout, a summary on
+ * stderr). The work itself is certs_generate() (gen.c) and
+ * certs_check_dir() (check.c).
  */
 #include "certs.h"
 #include "certs_int.h"

@@ -19,6 +19,7 @@
 #include "../validate/err.h"
 #include "../validate/file.h"
 #include "../validate/inventory.h"
+#include "../validate/limits.h"
 #include "../validate/load_yaml.h"
 #include "../validate/object.h"
 #include "../validate/target.h"
@@ -52,7 +53,8 @@ const char cel_about[] =
 "\n"
 "example:\n"
 "  claimcheck cel --device gpu.yaml \\\n"
-"    \"device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0\"\n";
+"    \"device.capacity['gpu.example.com'].memory.compareTo("
+"quantity('40Gi')) >= 0\"\n";
 
 static struct tnode *scalar(struct arena *a, const char *s)
 {
@@ -208,7 +210,7 @@ int cmd_cel(const struct cli *cli, int argc, char **argv)
 
     memset(&ca, 0, sizeof(ca));
     config_init(&ca.cfg);
-    arena_init(&a, 64 * 1024);
+    arena_init(&a, ARENA_CHUNK_BYTES);
     if (cli_parse(cli, argc, argv, on_option, &ca, &ret) < 0)
         goto out;
     if (ca.nexprs != 1) {

@@ -26,7 +26,8 @@ const char completion_about[] =
 "Prints a completion script for claimcheck's commands, options, rule ids,\n"
 "formats and files. Load it in the running shell, or install it:\n"
 "  bash: source <(claimcheck completion bash)\n"
-"        claimcheck completion bash >/usr/share/bash-completion/completions/claimcheck\n"
+"        claimcheck completion bash \\\n"
+"            >/usr/share/bash-completion/completions/claimcheck\n"
 "  zsh:  source <(claimcheck completion zsh)\n"
 "        claimcheck completion zsh >\"${fpath[1]}/_claimcheck\"\n";
 
@@ -170,8 +171,12 @@ static void bash_value_case(FILE *f, const struct opt_table *t,
     fprintf(f, ")\n            ");
     switch (k) {
     case V_NONE: fprintf(f, "return 0;;\n"); return;
-    case V_FILES: fprintf(f, "_claimcheck_reply \"$pre\" \"$cur\" files"); break;
-    case V_DIRS: fprintf(f, "_claimcheck_reply \"$pre\" \"$cur\" dirs"); break;
+    case V_FILES:
+        fprintf(f, "_claimcheck_reply \"$pre\" \"$cur\" files");
+        break;
+    case V_DIRS:
+        fprintf(f, "_claimcheck_reply \"$pre\" \"$cur\" dirs");
+        break;
     case V_FORMATS:
         fprintf(f, "_claimcheck_reply \"$pre\" \"$cur\" words "
                 "\"$_claimcheck_formats\"");

@@ -20,6 +20,7 @@
 #include "../validate/engine.h"
 #include "../validate/err.h"
 #include "../validate/inventory.h"
+#include "../validate/limits.h"
 #include "../validate/run.h"
 #include "../validate/version.h"
 #include "../validate/xalloc.h"
@@ -303,7 +304,7 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     memset(&o, 0, sizeof(o));
     config_init(&o.cfg);
     o.fail_on = SEV_ERROR;
-    arena_init(&arena, 1 << 20);
+    arena_init(&arena, ARENA_RUN_BYTES);
     if (cli_parse(cli, argc, argv, on_option, &o, &ret) < 0)
         goto out;
     if (!o.npaths && isatty(STDIN_FILENO)) {

@@ -21,6 +21,7 @@
 #include "../validate/engine.h"
 #include "../validate/err.h"
 #include "../validate/inventory.h"
+#include "../validate/limits.h"
 #include "../validate/object.h"
 #include "../validate/target.h"
 #include "../validate/tree.h"
@@ -365,7 +366,7 @@ int cmd_match(const struct cli *cli, int argc, char **argv)
     memset(&o, 0, sizeof(o));
     memset(&r, 0, sizeof(r));
     config_init(&o.cfg);
-    arena_init(&a, 1 << 16);
+    arena_init(&a, ARENA_CHUNK_BYTES);
     if (cli_parse(cli, argc, argv, on_option, &o, &ret) < 0)
         goto out;
     if (o.nexprs != 1) {

@@ -15,7 +15,7 @@
  *     suggest_init(&s, typed);
  *     for (i = 0; i < n; i++)
  *         suggest_add(&s, known[i]);
- *     if (suggest_best(&s)) ... "did you mean '%s'?"
+ *     best = suggest_best(&s);        (NULL: nothing close enough)
  *
  * A struct suggest lives on the stack; it keeps pointers to the strings
  * it was given, which must outlive it. Do not touch the fields.

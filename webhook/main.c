@@ -323,16 +323,18 @@ static void drain(struct server *srv, unsigned grace_seconds,
     log_msg(LOG_INFO, "draining: %zu requests in flight, grace %us",
             server_in_flight(srv), grace_seconds);
     server_drain(srv);
-    while (((left = server_in_flight(srv)) > 0 || waited < (long)delay_ms)
-           && waited < limit) {
+    for (left = server_in_flight(srv);
+         (left > 0 || waited < (long)delay_ms) && waited < limit;
+         left = server_in_flight(srv)) {
         sleep_ms(20);
         waited += 20;
         server_tick(srv);
     }
     server_quiesce(srv);
-    while (((left = server_in_flight(srv)) > 0
-            || (server_connections(srv) > 0 && linger < DRAIN_LINGER_MS))
-           && waited < limit) {
+    for (left = server_in_flight(srv);
+         (left > 0 || (server_connections(srv) > 0
+                       && linger < DRAIN_LINGER_MS)) && waited < limit;
+         left = server_in_flight(srv)) {
         sleep_ms(20);
         waited += 20;
         linger += 20;

@@ -322,8 +322,8 @@ static enum MHD_Result not_found(struct server *s, struct MHD_Connection *c,
 static enum MHD_Result check_length(struct server *s, struct MHD_Connection *c,
                                     struct request *rq)
 {
-    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *cl = MHD_lookup_connection_value(
+        c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     char *end;
     unsigned long long n;
 
