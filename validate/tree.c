@@ -14,6 +14,7 @@
 #include "arena.h"
 #include "buf.h"
 #include "limits.h"
+#include "xalloc.h"
 
 const struct tnode *tree_get(const struct tnode *n, const char *key)
 {
@@ -764,10 +765,8 @@ int tree_to_json(struct buf *out, const struct tnode *n, const char **why)
         return buf_addc(out, ']');
     }
     if (n->kind == T_MAP) {
-        const struct tnode **kids = malloc((n->n ? n->n : 1) * sizeof(*kids));
+        const struct tnode **kids = xmalloc((n->n ? n->n : 1) * sizeof(*kids));
         int rc = 0;
-        if (!kids)
-            abort();
         if (n->n)
             memcpy(kids, n->kids, n->n * sizeof(*kids));
         qsort(kids, n->n, sizeof(*kids), cmp_kids);
