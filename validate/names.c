@@ -27,18 +27,23 @@ int name_is_dns_label(const char *s)
     return label_n(s, strlen(s));
 }
 
+/* IsDNS1123Subdomain: <= 253 and [a-z0-9]([-a-z0-9]*[a-z0-9])? parts
+ * joined by '.'; the parts have no length limit of their own. */
 static int subdomain_n(const char *s, size_t n)
 {
-    size_t start = 0, i;
+    size_t start = 0, i, j;
 
     if (n == 0 || n > 253)
         return 0;
     for (i = 0; i <= n; i++) {
-        if (i == n || s[i] == '.') {
-            if (!label_n(s + start, i - start))
+        if (i < n && s[i] != '.')
+            continue;
+        if (i == start || !alnum_lower(s[start]) || !alnum_lower(s[i - 1]))
+            return 0;
+        for (j = start; j < i; j++)
+            if (!alnum_lower(s[j]) && s[j] != '-')
                 return 0;
-            start = i + 1;
-        }
+        start = i + 1;
     }
     return 1;
 }
@@ -46,6 +51,43 @@ static int subdomain_n(const char *s, size_t n)
 int name_is_dns_subdomain(const char *s)
 {
     return subdomain_n(s, strlen(s));
+}
+
+static int alnum(char c)
+{
+    return alnum_lower(c) || (c >= 'A' && c <= 'Z');
+}
+
+/* ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], or empty when empty_ok */
+static int qname_part(const char *s, size_t n, int empty_ok)
+{
+    size_t i;
+
+    if (n == 0)
+        return empty_ok;
+    if (n > 63 || !alnum(s[0]) || !alnum(s[n - 1]))
+        return 0;
+    for (i = 0; i < n; i++)
+        if (!alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+            return 0;
+    return 1;
+}
+
+int name_is_label_key(const char *s)
+{
+    const char *slash = strchr(s, '/');
+
+    if (!slash)
+        return qname_part(s, strlen(s), 0);
+    if (strchr(slash + 1, '/'))
+        return 0;
+    return subdomain_n(s, (size_t)(slash - s))
+           && qname_part(slash + 1, strlen(slash + 1), 0);
+}
+
+int name_is_label_value(const char *s)
+{
+    return qname_part(s, strlen(s), 1);
 }
 
 int name_is_c_identifier(const char *s)

@@ -258,6 +258,31 @@ static void test_names(void)
     CHECK(!name_is_dns_label("a.b"));
     CHECK(name_is_dns_subdomain("gpu.nvidia.com"));
     CHECK(!name_is_dns_subdomain("gpu..com"));
+    CHECK(!name_is_dns_subdomain("gpu.-a.com"));
+    CHECK(!name_is_dns_subdomain("gpu.com."));
+    {
+        /* IsDNS1123Subdomain limits the whole name to 253, not its parts
+         * to 63 (IsDNS1123Label's limit): a 64-character part is valid */
+        char s[80];
+        memset(s, 'a', 64);
+        memcpy(s + 64, ".example.com", 13);
+        CHECK(name_is_dns_subdomain(s));
+    }
+    CHECK(name_is_label_key("kubernetes.io/hostname"));
+    CHECK(name_is_label_key("GPU"));
+    CHECK(name_is_label_key("a_b.c-d"));
+    CHECK(!name_is_label_key(""));
+    CHECK(!name_is_label_key("invalid key"));
+    CHECK(!name_is_label_key("/a"));
+    CHECK(!name_is_label_key("Example.com/a"));
+    CHECK(!name_is_label_key("a/b/c"));
+    CHECK(!name_is_label_key("a/"));
+    CHECK(!name_is_label_key("a-"));
+    CHECK(name_is_label_value(""));
+    CHECK(name_is_label_value("NVIDIA-GRID-K1"));
+    CHECK(!name_is_label_value("-1"));
+    CHECK(!name_is_label_value("a b"));
+    CHECK(!name_is_label_value("a/b"));
     CHECK(name_is_fully_qualified("resource.kubernetes.io/pcieRoot"));
     CHECK(!name_is_fully_qualified("pcieRoot"));
     CHECK(!name_is_fully_qualified("a/b/c"));
