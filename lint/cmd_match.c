@@ -148,8 +148,7 @@ static const char *placement(struct arena *a, const struct devmodel *m,
         return arena_printf(a, "node %s", m->nodes[d->node_idx].name);
     case DM_SELECTOR:
         for (n = 0; n < m->nnodes; n++)
-            k += (size_t)dm_node_selector_match(&m->nodes[n],
-                                                d->node_selector);
+            k += (size_t)dm_device_on_node(m, (size_t)(d - m->devs), n);
         return arena_printf(a, "nodeSelector (%zu node%s)", k,
                             k == 1 ? "" : "s");
     case DM_ALL:

@@ -14,6 +14,7 @@
 
 #include "../validate/arena.h"
 #include "../validate/config.h"
+#include "../validate/nodeaffinity.h"
 #include "../validate/object.h"
 #include "../validate/target.h"
 #include "../validate/tree.h"
@@ -200,69 +201,23 @@ void check_device_plugin_dra_conflict(struct check_ctx *cx,
 
 /* ==== slices and nodes ================================================== */
 
-/* 1 if a NodeSelectorRequirement holds for node (labels, name); -1 if it
- * is not simple enough to judge. */
-static int requirement_holds(const struct tnode *r, const struct tnode *labels,
-                             const char *name, int field)
+/* 1 if a NodeSelector certainly selects the Node object node: it parses
+ * (Kubernetes' allocator fails on one that does not) and matches. */
+static int selector_selects(struct arena *a, const struct tnode *sel,
+                            const struct object *node)
 {
-    const char *key = tree_str(tree_get(r, "key"));
-    const char *op = tree_str(tree_get(r, "operator"));
-    const struct tnode *vals = tree_get(r, "values");
-    const char *have;
-    size_t i;
-    int in = 0;
+    struct nodesel ns;
+    struct na_node n;
 
-    if (!key || !op)
-        return -1;
-    if (field)
-        have = !strcmp(key, "metadata.name") ? name : NULL;
-    else
-        have = tree_text(tree_get(labels, key));
-    if (field && strcmp(key, "metadata.name"))
-        return -1;
-    if (!strcmp(op, "Exists"))
-        return have != NULL;
-    if (!strcmp(op, "DoesNotExist"))
-        return have == NULL;
-    if (strcmp(op, "In") && strcmp(op, "NotIn"))
-        return -1;
-    for (i = 0; tree_is_seq(vals) && i < vals->n; i++)
-        if (have && tree_text(vals->kids[i])
-            && !strcmp(have, tree_text(vals->kids[i])))
-            in = 1;
-    return !strcmp(op, "In") ? in : !in;
-}
-
-/* 1 if a NodeSelector (nodeSelectorTerms, ORed) certainly selects the
- * node; 0 otherwise (also when a term is not simple). */
-static int selector_selects(const struct tnode *sel, const struct object *node)
-{
-    const struct tnode *terms = tree_get(sel, "nodeSelectorTerms");
-    const struct tnode *labels = tree_get(node->metadata, "labels");
-    size_t i, j, f;
-
-    for (i = 0; tree_is_seq(terms) && i < terms->n; i++) {
-        const struct tnode *term = terms->kids[i];
-        int all = 1, any = 0;
-        for (f = 0; f < 2; f++) {
-            const struct tnode *rs = tree_get(term, f ? "matchFields"
-                                                      : "matchExpressions");
-            for (j = 0; tree_is_seq(rs) && j < rs->n; j++) {
-                int h = requirement_holds(rs->kids[j], labels, node->name,
-                                          (int)f);
-                any = 1;
-                if (h != 1)
-                    all = 0;
-            }
-        }
-        if (any && all)
-            return 1;
-    }
-    return 0;
+    n.name = node->name;
+    n.labels = tree_get(node->metadata, "labels");
+    n.labels_known = 1;
+    return nodesel_compile(a, sel, &ns) == 0
+           && nodesel_match(&ns, &n) == NA_YES;
 }
 
 /* Number of devices slice s publishes on node (0 if none or unknown). */
-static size_t devices_on_node(const struct object *s,
+static size_t devices_on_node(struct arena *a, const struct object *s,
                               const struct object *node)
 {
     const struct tnode *spec = s->spec;
@@ -275,7 +230,7 @@ static size_t devices_on_node(const struct object *s,
     if (nn)
         return strcmp(nn, node->name) ? 0 : devs->n;
     if (tree_is_map(tree_get(spec, "nodeSelector")))
-        return selector_selects(tree_get(spec, "nodeSelector"), node)
+        return selector_selects(a, tree_get(spec, "nodeSelector"), node)
                ? devs->n : 0;
     if (!tree_true(tree_get(spec, "perDeviceNodeSelection")))
         return 0;
@@ -285,7 +240,7 @@ static size_t devices_on_node(const struct object *s,
         const char *dn = tree_str(tree_get(b ? b : d, "nodeName"));
         const struct tnode *ds = tree_get(b ? b : d, "nodeSelector");
         if ((dn && !strcmp(dn, node->name))
-            || (tree_is_map(ds) && selector_selects(ds, node)))
+            || (tree_is_map(ds) && selector_selects(a, ds, node)))
             n++;
     }
     return n;
@@ -328,7 +283,7 @@ static void scan_slice(void *arg, const struct object *s)
 
     if (ns->hit || !d || strcmp(d, ns->driver))
         return;
-    n = devices_on_node(s, ns->node);
+    n = devices_on_node(cx_arena(ns->cx), s, ns->node);
     if (n) {
         ns->hit = s;
         ns->ndev = n;
@@ -380,7 +335,7 @@ static void scan_node(void *arg, const struct object *node)
 
     if (ns->hit || !node->inventory)
         return;
-    n = devices_on_node(ns->slice, node);
+    n = devices_on_node(cx_arena(ns->cx), ns->slice, node);
     if (!n)
         return;
     for (li = 0; li < 2; li++) {
@@ -494,7 +449,7 @@ static void scan_plugin_slice(void *arg, const struct object *s)
     const char *d = slice_driver(s);
 
     if (!ps->slice && d && !strcmp(d, ps->driver)
-        && devices_on_node(s, ps->node))
+        && devices_on_node(cx_arena(ps->cx), s, ps->node))
         ps->slice = s;
 }
 

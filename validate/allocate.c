@@ -15,6 +15,7 @@
 #include "arena.h"
 #include "cel/cel.h"
 #include "clock.h"
+#include "nodeaffinity.h"
 #include "tree.h"
 #include "xalloc.h"
 
@@ -1002,195 +1003,23 @@ static int constraints_short(struct search *s, struct alloc_node *f)
     return 0;
 }
 
-/* ==== the Pod's placement, compiled once per problem ==================== */
+/* ==== the Pod's placement ================================================ */
 
-enum { OP_IN, OP_NOTIN, OP_EXISTS, OP_NOTEXISTS, OP_GT, OP_LT, OP_EQ,
-       OP_BAD };
-
-struct nreq {
-    const char *key;            /* interned (NULL: no node has it) */
-    int op, field;              /* field: matchFields metadata.name */
-    const char **vals;
-    size_t nvals;
-    long long num;              /* Gt / Lt */
-};
-
-struct nterm {
-    struct nreq *r;
-    size_t n;
-};
-
-struct placement {
-    const char *node_name;
-    struct nreq *sel;           /* nodeSelector: OP_EQ requirements */
-    size_t nsel;
-    struct nterm *terms;        /* required affinity; NULL: none */
-    size_t nterms;
-    int has_affinity;
-};
-
-static int parse_num(const char *s, long long *out)
-{
-    char *end;
-
-    if (!s || !*s)
-        return -1;
-    *out = strtoll(s, &end, 10);
-    return *end ? -1 : 0;
-}
-
-static void compile_req(struct arena *a, const struct devmodel *m,
-                        const struct tnode *e, int field, struct nreq *r)
-{
-    static const char *const ops[] = {"In", "NotIn", "Exists",
-                                      "DoesNotExist", "Gt", "Lt"};
-    const char *op = tree_str(tree_get(e, "operator"));
-    const struct tnode *v = tree_get(e, "values");
-    size_t i;
-
-    r->key = tree_str(tree_get(e, "key"));
-    r->field = field;
-    r->op = OP_BAD;
-    if (!r->key) {
-        r->field = 1;   /* invalid: matches nothing (OP_BAD below) */
-        return;
-    }
-    for (i = 0; op && i < 6; i++)
-        if (!strcmp(op, ops[i]))
-            r->op = (int)i;
-    if (tree_is_seq(v) && v->n) {
-        r->vals = arena_alloc(a, v->n * sizeof(*r->vals));
-        for (i = 0; i < v->n; i++)
-            if (tree_text(v->kids[i]))
-                r->vals[r->nvals++] = tree_text(v->kids[i]);
-    }
-    if ((r->op == OP_GT || r->op == OP_LT)
-        && (r->nvals != 1 || parse_num(r->vals[0], &r->num) < 0))
-        r->op = OP_BAD;
-    if (field && strcmp(r->key, "metadata.name"))
-        r->op = OP_BAD;
-    if (!field) {
-        /* labels are interned: compare pointers; a value no node has
-         * becomes NULL and matches nothing */
-        r->key = devmodel_domain(m, r->key);
-        for (i = 0; i < r->nvals && r->op != OP_GT && r->op != OP_LT; i++)
-            r->vals[i] = devmodel_domain(m, r->vals[i]);
-    }
-}
-
-static void placement_compile(struct arena *a, const struct devmodel *m,
-                              const struct alloc_problem *p,
-                              struct placement *pl)
-{
-    const struct tnode *terms = tree_get(p->affinity, "nodeSelectorTerms");
-    size_t i, j;
-
-    memset(pl, 0, sizeof(*pl));
-    pl->node_name = p->node_name;
-    if (tree_is_map(p->node_selector) && p->node_selector->n) {
-        pl->sel = arena_alloc(a, p->node_selector->n * sizeof(*pl->sel));
-        for (i = 0; i < p->node_selector->n; i++) {
-            struct nreq *r = &pl->sel[pl->nsel++];
-            r->key = devmodel_domain(m, p->node_selector->kids[i]->key);
-            r->op = OP_EQ;
-            r->vals = arena_alloc(a, sizeof(*r->vals));
-            r->vals[0] = tree_text(p->node_selector->kids[i]);
-            r->nvals = r->vals[0] != NULL;
-            if (r->nvals)
-                r->vals[0] = devmodel_domain(m, r->vals[0]);
-        }
-    }
-    if (!p->affinity)
-        return;
-    pl->has_affinity = 1;
-    if (!tree_is_seq(terms))
-        return;
-    pl->terms = arena_alloc(a, (terms->n + 1) * sizeof(*pl->terms));
-    for (i = 0; i < terms->n; i++) {
-        const struct tnode *me = tree_get(terms->kids[i],
-                                          "matchExpressions");
-        const struct tnode *mf = tree_get(terms->kids[i], "matchFields");
-        size_t n = (tree_is_seq(me) ? me->n : 0)
-                   + (tree_is_seq(mf) ? mf->n : 0);
-        struct nterm *t = &pl->terms[pl->nterms++];
-        t->r = arena_alloc(a, (n + 1) * sizeof(*t->r));
-        for (j = 0; tree_is_seq(me) && j < me->n; j++)
-            compile_req(a, m, me->kids[j], 0, &t->r[t->n++]);
-        for (j = 0; tree_is_seq(mf) && j < mf->n; j++)
-            compile_req(a, m, mf->kids[j], 1, &t->r[t->n++]);
-    }
-}
-
-static int in_vals(const char *v, const struct nreq *r)
-{
-    size_t i;
-
-    if (r->field) {
-        for (i = 0; v && i < r->nvals; i++)
-            if (!strcmp(r->vals[i], v))
-                return 1;
-        return 0;
-    }
-    for (i = 0; v && i < r->nvals; i++)
-        if (r->vals[i] == v)    /* both interned */
-            return 1;
-    return 0;
-}
-
-/* One requirement; labels unknown (no Node object) pass, as in
- * dm_node_term_match. */
-static int nreq_match(const struct dm_node *n, const struct nreq *r)
-{
-    const char *v;
-    long long x;
-
-    if (!r->field && !n->has_object)
-        return 1;
-    v = r->field ? n->name : r->key ? dm_node_label(n, r->key) : NULL;
-    switch (r->op) {
-    case OP_IN:
-    case OP_EQ:
-        return in_vals(v, r);
-    case OP_NOTIN:
-        return !in_vals(v, r);
-    case OP_EXISTS:
-        return v != NULL;
-    case OP_NOTEXISTS:
-        return v == NULL;
-    case OP_GT:
-        return v && parse_num(v, &x) == 0 && x > r->num;
-    case OP_LT:
-        return v && parse_num(v, &x) == 0 && x < r->num;
-    default:
-        return 0;
-    }
-}
-
-static int node_placed(const struct placement *pl, const struct dm_node *n,
+/* 1 if the Pod's nodeName, nodeSelector and required node affinity allow
+ * node n (labels not known count as allowed); else 0 and *why. */
+static int node_placed(const struct alloc_problem *p,
+                       const struct na_required *req, const struct dm_node *n,
                        enum alloc_why *why)
 {
-    size_t i, j;
+    enum na_part part;
 
-    if (pl->node_name && strcmp(pl->node_name, n->name)) {
+    if (p->node_name && strcmp(p->node_name, n->name)) {
         *why = WHY_NODENAME;
         return 0;
     }
-    for (i = 0; i < pl->nsel; i++)
-        if (!nreq_match(n, &pl->sel[i])) {
-            *why = WHY_NODESELECTOR;
-            return 0;
-        }
-    if (!pl->has_affinity)
+    if (na_required_match(req, &n->sel, &part) != NA_NO)
         return 1;
-    for (i = 0; i < pl->nterms; i++) {
-        const struct nterm *t = &pl->terms[i];
-        for (j = 0; j < t->n; j++)
-            if (!nreq_match(n, &t->r[j]))
-                break;
-        if (t->n && j == t->n)
-            return 1;   /* terms are ORed; an empty term matches nothing */
-    }
-    *why = WHY_AFFINITY;
+    *why = part == NA_PART_SELECTOR ? WHY_NODESELECTOR : WHY_AFFINITY;
     return 0;
 }
 
@@ -1352,7 +1181,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
                                struct alloc_result *out)
 {
     struct search s;
-    struct placement pl;
+    struct na_required pl;
     struct memo memo;
     const struct memo_entry *hit;
     uint64_t *sig;
@@ -1443,7 +1272,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
         s.cpos[ai] = arena_alloc(a, (m->max_local + m->nshared + 1)
                                     * sizeof(size_t));
     }
-    placement_compile(a, m, p, &pl);
+    na_required_init(a, p->node_selector, p->affinity, &pl);
     memset(&memo, 0, sizeof(memo));
     use_memo = s.ncs > 0 || s.nslots > 1;
     if (p->node_name && !strmap_get(&m->node_index, p->node_name)) {
@@ -1479,7 +1308,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
             s.ncand[ai] = k;
             any |= k > 0;
         }
-        if (!node_placed(&pl, nd, &f.why)) {
+        if (!node_placed(p, &pl, nd, &f.why)) {
             if (any)
                 add_fail(&s, out, &capfails, &f);
             continue;

@@ -123,7 +123,8 @@ struct alloc_problem {
     const char *node_name;              /* Pod spec.nodeName */
     const struct tnode *node_selector;  /* Pod spec.nodeSelector (map) */
     const struct tnode *affinity;       /* required node affinity
-                                           (a NodeSelector) */
+                                           (a NodeSelector; NULL or null:
+                                           none), see nodeaffinity.h */
     unsigned long budget;               /* 0: ALLOC_BUDGET */
     uint64_t deadline_ns;               /* clock_mono_ns() time; past it
                                            the search stops as if out of

@@ -7,7 +7,6 @@
  */
 #include "inventory.h"
 
-#include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -358,16 +357,6 @@ const uint64_t *devmodel_attr_hashes(const struct devmodel *m, long sym,
     return NULL;
 }
 
-const char *dm_node_label(const struct dm_node *n, const char *key)
-{
-    size_t i;
-
-    for (i = 0; i < n->nlabels; i++)
-        if (n->lkeys[i] == key)
-            return n->lvals[i];
-    return NULL;
-}
-
 const char *devmodel_domain(const struct devmodel *m, const char *domain)
 {
     return strmap_get(&m->domains, domain);
@@ -530,6 +519,7 @@ static size_t node_of(struct devmodel *m, size_t *cap, const char *name)
     n = &m->nodes[m->nnodes];
     memset(n, 0, sizeof(*n));
     n->name = name;
+    n->sel.name = name;
     strmap_put(&m->node_index, name, n);
     return m->nnodes++;
 }
@@ -539,6 +529,8 @@ struct build {
     size_t devcap, nodecap, poolcap, sharedcap;
     struct strmap pools;
     struct strmap seen;         /* driver\x1fpool\x1fdevice */
+    const struct tnode *sel_src;    /* the NodeSelector last compiled */
+    struct nodesel *sel;            /* ... into this */
 };
 
 static const struct tnode *slice_pool(const struct object *o)
@@ -671,6 +663,12 @@ static void add_device(struct build *b, const struct object *o, size_t pool,
     } else if (tree_is_map(tree_get(nn, "nodeSelector"))) {
         d->place = DM_SELECTOR;
         d->node_selector = tree_get(nn, "nodeSelector");
+        if (b->sel_src != d->node_selector) {  /* once per slice */
+            b->sel = arena_alloc(a, sizeof(*b->sel));
+            nodesel_compile(a, d->node_selector, b->sel);
+            b->sel_src = d->node_selector;
+        }
+        d->nodesel = b->sel;
     } else {
         d->place = DM_ALL;
     }
@@ -756,27 +754,10 @@ struct devmodel *devmodel_build(struct arena *a,
         if (o->kind != K_NODE || !*o->name)
             continue;
         k = node_of(m, &b.nodecap, o->name);
-        m->nodes[k].labels = tree_get(o->metadata, "labels");
-        if (!tree_is_map(m->nodes[k].labels)) {
-            m->nodes[k].labels = NULL;
-        } else {
-            const struct tnode *l = m->nodes[k].labels;
-            struct dm_node *nd = &m->nodes[k];
-            nd->lkeys = arena_alloc(m->a, (l->n + 1) * sizeof(char *));
-            nd->lvals = arena_alloc(m->a, (l->n + 1) * sizeof(char *));
-            nd->nlabels = 0;
-            for (j = 0; j < l->n; j++) {
-                if (!tree_text(l->kids[j]))
-                    continue;
-                nd->lkeys[nd->nlabels] = intern_domain(m, l->kids[j]->key,
-                                                       strlen(l->kids[j]->key));
-                nd->lvals[nd->nlabels++] = intern_domain(
-                    m, tree_text(l->kids[j]), strlen(tree_text(l->kids[j])));
-            }
-        }
-        if (!m->nodes[k].has_object)
+        if (!m->nodes[k].sel.labels_known)
             m->nnode_objects++;
-        m->nodes[k].has_object = 1;
+        m->nodes[k].sel.labels = tree_get(o->metadata, "labels");
+        m->nodes[k].sel.labels_known = 1;
     }
     /* pass 1: the newest generation of every pool and its slice count */
     for (i = 0; i < n; i++) {
@@ -914,100 +895,6 @@ const struct devmodel *inventory_devices(const struct inventory *inv)
     return m;
 }
 
-/* ==== node selectors ===================================================== */
-
-static int str_in(const char *s, const struct tnode *values)
-{
-    size_t i;
-
-    if (!s || !tree_is_seq(values))
-        return 0;
-    for (i = 0; i < values->n; i++) {
-        const char *v = tree_text(values->kids[i]);
-        if (v && !strcmp(v, s))
-            return 1;
-    }
-    return 0;
-}
-
-static int parse_ll(const char *s, long long *out)
-{
-    char *end;
-
-    if (!s || !*s)
-        return -1;
-    errno = 0;
-    *out = strtoll(s, &end, 10);
-    return *end || errno ? -1 : 0;
-}
-
-/* One requirement against a value that may be absent (NULL). */
-static int requirement(const char *val, const struct tnode *req)
-{
-    const char *op = tree_str(tree_get(req, "operator"));
-    const struct tnode *values = tree_get(req, "values");
-    long long a, b;
-
-    if (!op)
-        return 0;
-    if (!strcmp(op, "In"))
-        return str_in(val, values);
-    if (!strcmp(op, "NotIn"))
-        return !str_in(val, values);
-    if (!strcmp(op, "Exists"))
-        return val != NULL;
-    if (!strcmp(op, "DoesNotExist"))
-        return val == NULL;
-    if (!strcmp(op, "Gt") || !strcmp(op, "Lt")) {
-        if (!val || !tree_is_seq(values) || values->n != 1
-            || parse_ll(val, &a) < 0
-            || parse_ll(tree_text(values->kids[0]), &b) < 0)
-            return 0;
-        return op[0] == 'G' ? a > b : a < b;
-    }
-    return 0;
-}
-
-int dm_node_term_match(const struct dm_node *n, const struct tnode *term)
-{
-    const struct tnode *me = tree_get(term, "matchExpressions");
-    const struct tnode *mf = tree_get(term, "matchFields");
-    size_t i, nreq = 0;
-
-    if (tree_is_seq(me)) {
-        for (i = 0; i < me->n; i++, nreq++) {
-            const char *key = tree_str(tree_get(me->kids[i], "key"));
-            if (!n->has_object)
-                continue;   /* labels unknown: optimistic */
-            if (!key || !requirement(tree_text(tree_get(n->labels, key)),
-                                     me->kids[i]))
-                return 0;
-        }
-    }
-    if (tree_is_seq(mf)) {
-        for (i = 0; i < mf->n; i++, nreq++) {
-            const char *key = tree_str(tree_get(mf->kids[i], "key"));
-            if (!key || strcmp(key, "metadata.name")
-                || !requirement(n->name, mf->kids[i]))
-                return 0;
-        }
-    }
-    return nreq > 0;    /* an empty term matches no node */
-}
-
-int dm_node_selector_match(const struct dm_node *n, const struct tnode *sel)
-{
-    const struct tnode *terms = tree_get(sel, "nodeSelectorTerms");
-    size_t i;
-
-    if (!tree_is_seq(terms))
-        return 0;
-    for (i = 0; i < terms->n; i++)
-        if (dm_node_term_match(n, terms->kids[i]))
-            return 1;
-    return 0;
-}
-
 int dm_device_on_node(const struct devmodel *m, size_t d, size_t n)
 {
     const struct dm_device *dv = &m->devs[d];
@@ -1016,7 +903,8 @@ int dm_device_on_node(const struct devmodel *m, size_t d, size_t n)
     case DM_NODE:
         return dv->node_idx == n;
     case DM_SELECTOR:
-        return dm_node_selector_match(&m->nodes[n], dv->node_selector);
+        return !dv->nodesel->nerrs
+               && nodesel_match(dv->nodesel, &m->nodes[n].sel) != NA_NO;
     case DM_ALL:
         return 1;
     }

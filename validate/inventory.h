@@ -11,6 +11,7 @@
 
 #include "arena.h"
 #include "cel/cel.h"
+#include "nodeaffinity.h"
 #include "strmap.h"
 
 struct object;
@@ -100,6 +101,8 @@ struct dm_device {
     enum dm_place place;
     size_t node_idx;            /* DM_NODE */
     const struct tnode *node_selector;  /* DM_SELECTOR: NodeSelector */
+    const struct nodesel *nodesel;      /* DM_SELECTOR: compiled (shared by
+                                           the devices of a slice) */
     struct dm_consume *consumes;
     size_t nconsumes;
     int multi;                  /* allowMultipleAllocations */
@@ -108,12 +111,9 @@ struct dm_device {
 
 struct dm_node {
     const char *name;
-    const struct tnode *labels; /* the Node's labels; NULL: no Node object
-                                   known, label tests are then optimistic */
-    int has_object;             /* a Node object was seen */
-    const char **lkeys;         /* label keys, interned (devmodel_domain) */
-    const char **lvals;         /* label values, interned */
-    size_t nlabels;
+    struct na_node sel;         /* what node selectors see: the name, and
+                                   the labels when a Node object was seen
+                                   (sel.labels_known) */
     size_t *local;              /* devices placed by nodeName */
     size_t nlocal;
 };
@@ -163,14 +163,10 @@ const struct devmodel *inventory_devices(const struct inventory *inv);
 /* The interned index of an attribute/capacity id, or -1 if no device has
  * one of that name. */
 long devmodel_sym(const struct devmodel *m, const char *id, size_t len);
-/* 1 if the node satisfies a NodeSelector ({nodeSelectorTerms: [...]}):
- * terms are ORed, matchExpressions and matchFields (metadata.name) ANDed;
- * operators In, NotIn, Exists, DoesNotExist, Gt, Lt. Label tests on a node
- * whose Node object is unknown count as satisfied (never a false error). */
-int dm_node_selector_match(const struct dm_node *n, const struct tnode *sel);
-/* The same for one NodeSelectorTerm. */
-int dm_node_term_match(const struct dm_node *n, const struct tnode *term);
-/* 1 if device d can be used on node n (placement only). */
+/* 1 if device d can be used on node n (placement only). A nodeSelector is
+ * matched with nodeaffinity.h; where the node's labels are unknown it is
+ * taken as satisfied (never a false error), and one that does not parse
+ * places the device on no node (Kubernetes' allocator fails on it). */
 int dm_device_on_node(const struct devmodel *m, size_t d, size_t n);
 /* The attribute "domain/id" (or "id" in the driver's domain) of a device,
  * or NULL. */
@@ -184,11 +180,9 @@ const short *devmodel_sym_index(const struct devmodel *m, long sym);
  * shared (lock-free); NULL when sym < 0 or DM_ATTRHASH pairs are taken. */
 const uint64_t *devmodel_attr_hashes(const struct devmodel *m, long sym,
                                      const char *domain);
-/* The value of a node's label given its interned key, or NULL. */
-const char *dm_node_label(const struct dm_node *n, const char *key);
-/* The interned pointer of a domain, driver or node label key, or NULL if
- * nothing in the model uses it. Attribute string and version values are
- * interned too: equal values are equal pointers. */
+/* The interned pointer of a domain or driver, or NULL if nothing in the
+ * model uses it. Attribute string and version values are interned too:
+ * equal values are equal pointers. */
 const char *devmodel_domain(const struct devmodel *m, const char *domain);
 /* The same with the name resolved once: sym from devmodel_sym() of the id,
  * domain from devmodel_domain() or NULL for the driver's own domain. */
