@@ -763,6 +763,126 @@ static void test_refs(void)
     arena_release(&a);
 }
 
+/* cel_conjuncts: the clause texts of a root && chain, joined by '|' */
+static void test_conjuncts(void)
+{
+    static const struct { const char *e, *want; } t[] = {
+        { "1 > 0&&2 > 1", "1 > 0|2 > 1" },
+        { "  device.driver == 'x'  ", "device.driver == 'x'" },
+        /* && binds tighter than || and ?: - then there is one clause */
+        { "true && false || true", "true && false || true" },
+        { "true && false ? 1 == 1 : 2 == 2", "true && false ? 1 == 1 : 2 == 2" },
+        /* brackets, strings and comments do not split */
+        { "(true && false) && [1 > 0 && true][0]",
+          "(true && false)|[1 > 0 && true][0]" },
+        { "'a && b' == 'c' && r\"&&\" != ''",
+          "'a && b' == 'c'|r\"&&\" != ''" },
+        { "true && // and && this\n false", "true|// and && this\n false" },
+        { "(true && false)", "(true && false)" },
+    };
+    struct arena a;
+    struct cel_env env = { 1, 1, 0 };
+    size_t i, k, n;
+
+    arena_init(&a, 65536);
+    for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct cel_program *p = NULL;
+        struct cel_error err;
+        struct cel_span sp[16];
+        char got[512] = "";
+        size_t len = 0;
+        if (cel_compile_expr(&a, &env, t[i].e, strlen(t[i].e), &p, &err)
+            < 0) {
+            check(0, "conjuncts: compile", t[i].e);
+            continue;
+        }
+        n = cel_conjuncts(&a, p, sp, 16);
+        for (k = 0; k < n && len < sizeof(got); k++)
+            len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%.*s",
+                                    k ? "|" : "", (int)sp[k].len,
+                                    t[i].e + sp[k].offset);
+        check(!strcmp(got, t[i].want), "conjuncts", got);
+    }
+    arena_release(&a);
+}
+
+/* cel_comparison_of: "domain/id fails-op constant", or "-" */
+static void test_comparison(void)
+{
+    static const struct { const char *e, *want; } t[] = {
+        { "device.attributes['d'].x >= 8", "attr d/x < 8" },
+        { "8 <= device.attributes['d'].x", "attr d/x < 8" },
+        { "!(device.attributes['d'].x < 8)", "attr d/x < 8" },
+        { "device.attributes['d'].x != -2", "attr d/x == -2" },
+        { "device.capacity['d'].mem.compareTo(quantity('80Gi')) >= 0",
+          "cap d/mem < 80Gi" },
+        { "device.capacity['d'].mem.compareTo(quantity(\"1.5G\")) == 1",
+          "cap d/mem <= 1.5G" },
+        { "device.capacity['d'].mem.isGreaterThan(quantity('1Gi'))",
+          "cap d/mem <= 1Gi" },
+        { "device.capacity['d'].mem.isLessThan(quantity('1Gi'))",
+          "cap d/mem >= 1Gi" },
+        { "cel.bind(c, device.capacity['d'], "
+          "c.mem.compareTo(quantity('2')) <= 0)", "cap d/mem > 2" },
+        /* not one comparison of a field with an int or a quantity */
+        { "device.attributes['d'].model == 'A100'", "-" },
+        { "device.attributes['d'].x >= 8 && device.attributes['d'].y < 2",
+          "-" },
+        { "device.attributes['d'].x >= 8 || false", "-" },
+        { "device.attributes['d'].v.isGreaterThan(semver('1.0.0'))", "-" },
+        { "device.attributes['d'].x in [1, 2]", "-" },
+        { "device.attributes['d'].x + 1 >= 8", "-" },
+    };
+    struct arena a;
+    struct cel_env env = { 1, 1, 0 };
+    size_t i;
+
+    arena_init(&a, 65536);
+    for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct cel_comparison c;
+        char got[400], d[800];
+        if (cel_comparison_of(comp(&a, &env, t[i].e), &c) < 0)
+            snprintf(got, sizeof(got), "-");
+        else if (c.is_quantity)
+            snprintf(got, sizeof(got), "cap %s/%s %s %s", c.domain, c.id,
+                     c.fails, c.quantity);
+        else
+            snprintf(got, sizeof(got), "%s %s/%s %s %lld",
+                     c.what == CEL_REF_ATTR ? "attr" : "?", c.domain, c.id,
+                     c.fails, c.i);
+        snprintf(d, sizeof(d), "%s: %s", t[i].e, got);
+        check(!strcmp(got, t[i].want), "comparison_of", d);
+    }
+    arena_release(&a);
+}
+
+/* cel_pinned_driver_parsed: the syntax tree of a selector that does not
+ * compile */
+static void test_pinned_parsed(void)
+{
+    static const struct { const char *e, *want; } t[] = {
+        /* a type error and an unknown function: no program, a tree */
+        { "device.driver == 'x' && device.attributes['x'].a > 'b' + 1", "x" },
+        { "nosuchfn() && device.driver == \"y\"", "y" },
+        { "cel.bind(d, device.driver, d == 'z') && nosuchfn()", "z" },
+        { "device.driver == 'x' || nosuchfn()", NULL },
+        { "device.driver != 'x' && nosuchfn()", NULL },
+        { "device.driver == 'x' ? nosuchfn() : true", NULL },
+        { "other.driver == 'x' && nosuchfn()", NULL },
+        { "device.driver == 'x' && (", NULL },   /* does not parse */
+    };
+    struct arena a;
+    size_t i;
+
+    arena_init(&a, 65536);
+    for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        const char *d = cel_pinned_driver_parsed(&a, t[i].e, strlen(t[i].e));
+        check(t[i].want ? d && !strcmp(d, t[i].want) : !d,
+              "pinned_driver_parsed", t[i].e);
+    }
+    arena_release(&a);
+}
+
 static int unsat(const char *a, const char *b, char *why, size_t *which,
                  unsigned *off)
 {
@@ -937,5 +1057,8 @@ int main(void)
     test_regex_gate();
     test_analysis();
     test_refs();
+    test_conjuncts();
+    test_comparison();
+    test_pinned_parsed();
     return CHECK_DONE();
 }

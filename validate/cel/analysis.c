@@ -7,6 +7,8 @@
  * constant; anything else is ignored, so "no proof" is the safe answer.
  */
 #include "cel_internal.h"
+#include "../arena.h"
+#include "lex.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +18,22 @@
 
 /* ================= helpers ================= */
 
-struct alias { int slot; const struct cel_node *init; };
-struct aliases { struct alias v[16]; int n; };
+struct alias { const struct cel_node *var, *init; };
+struct aliases {
+    struct alias v[16];
+    int n;
+    int by_name;                /* a tree that was only parsed: variables
+                                   have names, not slots */
+};
+
+static int same_var(const struct aliases *al, const struct cel_node *a,
+                    const struct cel_node *b)
+{
+    if (al->by_name)
+        return a->name_len == b->name_len &&
+               memcmp(a->name, b->name, a->name_len) == 0;
+    return a->slot == b->slot;
+}
 
 static const struct cel_node *resolve(const struct aliases *al,
                                       const struct cel_node *n)
@@ -27,7 +43,7 @@ static const struct cel_node *resolve(const struct aliases *al,
     while (n && n->kind == CEL_N_IDENT) {
         const struct cel_node *to = NULL;
         for (i = 0; al && i < al->n; i++) {
-            if (al->v[i].slot == n->slot)
+            if (same_var(al, al->v[i].var, n))
                 to = al->v[i].init;
         }
         if (!to)
@@ -37,12 +53,17 @@ static const struct cel_node *resolve(const struct aliases *al,
     return n;
 }
 
+static int name_is(const struct cel_node *n, const char *s);
+
 static int is_device(const struct cel_program *p, const struct aliases *al,
                      const struct cel_node *n)
 {
     n = resolve(al, n);
-    return n && n->kind == CEL_N_IDENT && p->device_slot >= 0 &&
-           n->slot == p->device_slot;
+    if (!n || n->kind != CEL_N_IDENT)
+        return 0;
+    if (p->parsed_only)
+        return name_is(n, "device");
+    return p->device_slot >= 0 && n->slot == p->device_slot;
 }
 
 static int name_is(const struct cel_node *n, const char *s)
@@ -110,7 +131,7 @@ static void conjuncts(const struct cel_node *n, struct aliases *al,
     if (n->kind == CEL_N_BIND) {
         int saved = al->n;
         if (al->n < 16) {
-            al->v[al->n].slot = n->args[0]->slot;
+            al->v[al->n].var = n->args[0];
             al->v[al->n].init = n->args[1];
             al->n++;
         }
@@ -165,8 +186,26 @@ const char *cel_pinned_driver(const struct cel_program *p)
     pc.p = p;
     pc.driver = NULL;
     al.n = 0;
+    al.by_name = p->parsed_only;
     conjuncts(p->root, &al, pin_fn, &pc, 0);
     return pc.driver;
+}
+
+const char *cel_pinned_driver_parsed(struct arena *a, const char *expr,
+                                     size_t len)
+{
+    struct cel_program *p;
+    struct cel_error err;
+
+    if (len > CEL_MAX_EXPR_BYTES)
+        return NULL;
+    p = arena_alloc(a, sizeof(*p));
+    p->expr = arena_strndup(a, expr, len);
+    p->len = len;
+    p->device_slot = -1;
+    p->parsed_only = 1;
+    p->root = cel_parse(a, p->expr, len, &err);
+    return p->root ? cel_pinned_driver(p) : NULL;
 }
 
 /* ================= domains ================= */
@@ -204,11 +243,19 @@ enum { K_NUM, K_STR, K_BOOL, K_QTY, K_VER };
 /* atom ops beyond enum cel_binop: string prefix / suffix constraints */
 enum { OP_STARTS = 100, OP_ENDS };
 
+struct field {                  /* the device field an atom reads */
+    int what;                   /* CEL_REF_* */
+    const char *dom, *id;       /* ATTR/CAP: program-owned, not NUL- */
+    size_t domn, idn;           /* terminated */
+};
+
 struct atom {
     char path[300];             /* "device.driver", "device.attributes..." */
+    struct field f;
     int op;                     /* CEL_OP_EQ NE LT LE GT GE IN */
     int vk;                     /* value class K_* */
     struct cel_value val;
+    const struct cel_node *valnode; /* the constant's node, or NULL */
     const struct cel_node *list;    /* IN: the list literal */
     size_t prog;
     unsigned offset;
@@ -257,9 +304,11 @@ static int value_class(const struct cel_value *v)
     }
 }
 
-/* Renders the attribute path of n into buf; 0 or -1 if n is not one. */
+/* Renders the attribute path of n into buf and the field into *f; 0, or
+ * -1 if n is not one. */
 static int attr_path(const struct cel_program *p, const struct aliases *al,
-                     const struct cel_node *n, char *buf, size_t sz)
+                     const struct cel_node *n, char *buf, size_t sz,
+                     struct field *f)
 {
     const struct cel_node *dom;
     const char *id;
@@ -269,8 +318,10 @@ static int attr_path(const struct cel_program *p, const struct aliases *al,
     n = resolve(al, n);
     if (!n)
         return -1;
+    memset(f, 0, sizeof(*f));
     if (is_driver(p, al, n)) {
         snprintf(buf, sz, "device.driver");
+        f->what = CEL_REF_DRIVER;
         return 0;
     }
     if (n->kind == CEL_N_SELECT) {
@@ -290,6 +341,11 @@ static int attr_path(const struct cel_program *p, const struct aliases *al,
         return -1;
     snprintf(buf, sz, "device.%s[\"%s\"].%.*s", m ? "capacity" : "attributes",
              dom->args[1]->lit.v.s.p, (int)idn, id);
+    f->what = m ? CEL_REF_CAP : CEL_REF_ATTR;
+    f->dom = dom->args[1]->lit.v.s.p;
+    f->domn = dom->args[1]->lit.v.s.n;
+    f->id = id;
+    f->idn = idn;
     return 0;
 }
 
@@ -317,8 +373,10 @@ static int negate(int op)
     }
 }
 
-static void add_atom(struct unsat_ctx *u, const char *path, int op,
-                     const struct cel_value *v, const struct cel_node *list,
+/* v: the constant (NULL for IN), vn: its node if it has one */
+static void add_atom(struct unsat_ctx *u, const char *path,
+                     const struct field *f, int op, const struct cel_value *v,
+                     const struct cel_node *vn, const struct cel_node *list,
                      unsigned off)
 {
     struct atom *a;
@@ -327,8 +385,10 @@ static void add_atom(struct unsat_ctx *u, const char *path, int op,
         return;
     a = &u->atoms[u->n++];
     snprintf(a->path, sizeof(a->path), "%s", path);
+    a->f = *f;
     a->op = op;
     a->list = list;
+    a->valnode = vn;
     if (v) {
         a->val = *v;
         a->vk = value_class(v);
@@ -341,13 +401,13 @@ static void add_atom(struct unsat_ctx *u, const char *path, int op,
 
 /* x.compareTo(C) op K, x.isGreaterThan(C), x.isLessThan(C) */
 static int cmp_call(const struct cel_node *c, const struct cel_node **x,
-                    const struct cel_value **cv)
+                    const struct cel_node **cv)
 {
     if (c->kind != CEL_N_CALL || !c->member || c->nargs != 2 ||
         c->args[1]->kind != CEL_N_LIT)
         return -1;
     *x = c->args[0];
-    *cv = &c->args[1]->lit;
+    *cv = c->args[1];
     if (name_is(c, "isGreaterThan"))
         return CEL_OP_GT;
     if (name_is(c, "isLessThan"))
@@ -377,8 +437,8 @@ static void atom_of(struct unsat_ctx *u, const struct cel_node *c,
                     const struct aliases *al, int neg)
 {
     char path[300];
-    const struct cel_node *x;
-    const struct cel_value *cv;
+    struct field f;
+    const struct cel_node *x, *cv;
     unsigned off;
     int op, cop;
 
@@ -408,34 +468,34 @@ static void atom_of(struct unsat_ctx *u, const struct cel_node *c,
         return;
     }
     /* a bare boolean attribute */
-    if (attr_path(u->p, al, c, path, sizeof(path)) == 0) {
+    if (attr_path(u->p, al, c, path, sizeof(path), &f) == 0) {
         struct cel_value b = cel_vbool(!neg);
-        add_atom(u, path, CEL_OP_EQ, &b, NULL, off);
+        add_atom(u, path, &f, CEL_OP_EQ, &b, NULL, NULL, off);
         return;
     }
     /* x.startsWith('p') / x.endsWith('s') */
     if (!neg && c->kind == CEL_N_CALL && c->member && c->nargs == 2 &&
         (name_is(c, "startsWith") || name_is(c, "endsWith")) &&
         is_str_lit(c->args[1]) &&
-        attr_path(u->p, al, c->args[0], path, sizeof(path)) == 0) {
-        add_atom(u, path, name_is(c, "startsWith") ? OP_STARTS : OP_ENDS,
-                 &c->args[1]->lit, NULL, off);
+        attr_path(u->p, al, c->args[0], path, sizeof(path), &f) == 0) {
+        add_atom(u, path, &f, name_is(c, "startsWith") ? OP_STARTS : OP_ENDS,
+                 &c->args[1]->lit, c->args[1], NULL, off);
         return;
     }
     /* x.isGreaterThan(C) / x.isLessThan(C) */
     op = cmp_call(c, &x, &cv);
     if ((op == CEL_OP_GT || op == CEL_OP_LT) &&
-        attr_path(u->p, al, x, path, sizeof(path)) == 0) {
-        add_atom(u, path, neg ? negate(op) : op, cv, NULL, off);
+        attr_path(u->p, al, x, path, sizeof(path), &f) == 0) {
+        add_atom(u, path, &f, neg ? negate(op) : op, &cv->lit, cv, NULL, off);
         return;
     }
     if (c->kind != CEL_N_BINOP)
         return;
     op = c->op;
     if (op == CEL_OP_IN) {
-        if (!neg && attr_path(u->p, al, c->args[0], path, sizeof(path)) == 0 &&
+        if (!neg && attr_path(u->p, al, c->args[0], path, sizeof(path), &f) == 0 &&
             c->args[1]->kind == CEL_N_LIST && !c->args[1]->opt_elems)
-            add_atom(u, path, CEL_OP_IN, NULL, c->args[1], off);
+            add_atom(u, path, &f, CEL_OP_IN, NULL, NULL, c->args[1], off);
         return;
     }
     if (op > CEL_OP_GE)
@@ -446,28 +506,30 @@ static void atom_of(struct unsat_ctx *u, const struct cel_node *c,
     cop = cmp_call(c->args[0], &x, &cv);
     if (cop == 100 && c->args[1]->kind == CEL_N_LIT &&
         c->args[1]->lit.kind == CEL_V_INT &&
-        attr_path(u->p, al, x, path, sizeof(path)) == 0) {
+        attr_path(u->p, al, x, path, sizeof(path), &f) == 0) {
         int64_t k = c->args[1]->lit.v.i;
         if (k == 0) {
-            add_atom(u, path, op, cv, NULL, off);
+            add_atom(u, path, &f, op, &cv->lit, cv, NULL, off);
         } else if ((k == 1 && op == CEL_OP_EQ) || (k == -1 && op == CEL_OP_GT)
                    || (k == -1 && op == CEL_OP_NE && 0)) {
-            add_atom(u, path, k == 1 ? CEL_OP_GT : CEL_OP_GE, cv, NULL, off);
+            add_atom(u, path, &f, k == 1 ? CEL_OP_GT : CEL_OP_GE, &cv->lit, cv,
+                     NULL, off);
         } else if (k == -1 && op == CEL_OP_EQ) {
-            add_atom(u, path, CEL_OP_LT, cv, NULL, off);
+            add_atom(u, path, &f, CEL_OP_LT, &cv->lit, cv, NULL, off);
         } else if (k == 1 && op == CEL_OP_LT) {
-            add_atom(u, path, CEL_OP_LE, cv, NULL, off);
+            add_atom(u, path, &f, CEL_OP_LE, &cv->lit, cv, NULL, off);
         }
         return;
     }
     if (c->args[1]->kind == CEL_N_LIT &&
-        attr_path(u->p, al, c->args[0], path, sizeof(path)) == 0) {
-        add_atom(u, path, op, &c->args[1]->lit, NULL, off);
+        attr_path(u->p, al, c->args[0], path, sizeof(path), &f) == 0) {
+        add_atom(u, path, &f, op, &c->args[1]->lit, c->args[1], NULL, off);
         return;
     }
     if (c->args[0]->kind == CEL_N_LIT &&
-        attr_path(u->p, al, c->args[1], path, sizeof(path)) == 0)
-        add_atom(u, path, flip(op), &c->args[0]->lit, NULL, off);
+        attr_path(u->p, al, c->args[1], path, sizeof(path), &f) == 0)
+        add_atom(u, path, &f, flip(op), &c->args[0]->lit, c->args[0], NULL,
+                 off);
 }
 
 static int single_ref(const struct cel_program *p, const struct cel_node *n,
@@ -1112,4 +1174,130 @@ static int single_ref(const struct cel_program *p, const struct cel_node *n,
     r.ctx = &o;
     refs_walk(&r, n, 0);
     return !r.incomplete && o.count == 1 ? 0 : -1;
+}
+
+/* ================= clauses ================= */
+
+static int cel_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+           c == '\v';
+}
+
+static void span_set(const struct cel_program *p, size_t b, size_t e,
+                     struct cel_span *out)
+{
+    while (b < e && cel_space(p->expr[b]))
+        b++;
+    while (e > b && cel_space(p->expr[e - 1]))
+        e--;
+    out->offset = b;
+    out->len = e - b;
+}
+
+size_t cel_conjuncts(struct arena *a, const struct cel_program *p,
+                     struct cel_span *out, size_t max)
+{
+    struct cel_lexer lx;
+    struct cel_token t;
+    struct cel_error err;
+    size_t n = 0, start = 0;
+    int depth = 0;
+
+    if (!max)
+        return 0;
+    span_set(p, 0, p->len, &out[0]);
+    /* && binds tighter than || and ?:, so the && operators outside
+     * brackets split the text into the operands of a root AND chain */
+    if (!p->root || p->root->kind != CEL_N_AND)
+        return 1;
+    memset(&lx, 0, sizeof(lx));
+    lx.src = p->expr;
+    lx.len = p->len;
+    lx.a = a;
+    lx.err = &err;
+    for (;;) {
+        cel_lex_next(&lx, &t);
+        if (t.kind == TK_EOF || t.kind == TK_ERROR)
+            break;
+        if (t.kind == TK_LPAREN || t.kind == TK_LBRACK || t.kind == TK_LBRACE)
+            depth++;
+        else if (t.kind == TK_RPAREN || t.kind == TK_RBRACK ||
+                 t.kind == TK_RBRACE)
+            depth--;
+        else if (t.kind == TK_AND && depth == 0) {
+            if (n + 1 >= max) {
+                span_set(p, 0, p->len, &out[0]);
+                return 1;
+            }
+            span_set(p, start, t.offset, &out[n++]);
+            start = t.offset + t.len;
+        }
+    }
+    if (!n)
+        return 1;
+    span_set(p, start, p->len, &out[n++]);
+    return n;
+}
+
+static const char *opname_c(int op)
+{
+    return op >= CEL_OP_EQ && op <= CEL_OP_GE ? opname(op) : NULL;
+}
+
+struct cmp_ctx { struct unsat_ctx *u; int nconj; };
+
+static void cmp_fn(void *ctx, const struct cel_node *c,
+                   const struct aliases *al)
+{
+    struct cmp_ctx *x = ctx;
+
+    x->nconj++;
+    atom_of(x->u, c, al, 0);
+}
+
+int cel_comparison_of(const struct cel_program *p,
+                      struct cel_comparison *out)
+{
+    struct unsat_ctx *u = calloc(1, sizeof(*u));
+    struct cmp_ctx x;
+    struct aliases al;
+    const struct atom *a;
+    int ret = -1;
+
+    if (!u)
+        return -1;
+    memset(out, 0, sizeof(*out));
+    u->p = p;
+    x.u = u;
+    x.nconj = 0;
+    al.n = 0;
+    al.by_name = p->parsed_only;
+    conjuncts(p->root, &al, cmp_fn, &x, 0);
+    a = &u->atoms[0];
+    if (x.nconj != 1 || u->n != 1 || u->const_false || !opname_c(a->op) ||
+        !opname_c(negate(a->op)) || a->f.domn >= sizeof(out->domain) ||
+        a->f.idn >= sizeof(out->id))
+        goto out;
+    if (a->f.what == CEL_REF_ATTR && a->val.kind == CEL_V_INT) {
+        out->i = a->val.v.i;
+    } else if (a->f.what == CEL_REF_CAP && a->val.kind == CEL_V_QUANTITY &&
+               a->valnode && a->valnode->args && is_str_lit(a->valnode->args[0])
+               && a->valnode->args[0]->lit.v.s.n < sizeof(out->quantity)) {
+        /* quantity('80Gi') folded into a literal keeps its argument */
+        const struct cel_value *q = &a->valnode->args[0]->lit;
+        out->is_quantity = 1;
+        memcpy(out->quantity, q->v.s.p, q->v.s.n);
+    } else {
+        goto out;
+    }
+    out->what = a->f.what;
+    memcpy(out->domain, a->f.dom, a->f.domn);
+    memcpy(out->id, a->f.id, a->f.idn);
+    out->holds = opname_c(a->op);
+    out->fails = opname_c(negate(a->op));
+    ret = 0;
+out:
+    free(u);
+    return ret;
 }

@@ -109,6 +109,11 @@ int cel_eval_to_string(const struct cel_program *p,
  * conjunct, also inside cel.bind, parentheses or `in ["X"]`), returns X
  * (program-owned), else NULL. */
 const char *cel_pinned_driver(const struct cel_program *p);
+/* The same for a selector that does not compile (a type error, an unknown
+ * function, a limit): the driver its syntax tree alone pins, or NULL (also
+ * when it does not parse). Memory from a. */
+const char *cel_pinned_driver_parsed(struct arena *a, const char *expr,
+                                     size_t len);
 /* Calls fn for every device.attributes[D] / device.capacity[D] lookup with a
  * constant domain D, with the byte offset of the domain literal. */
 void cel_foreach_domain(const struct cel_program *p,
@@ -128,6 +133,35 @@ int cel_device_refs(const struct cel_program *p,
                     void (*fn)(void *ctx, int what, const char *domain,
                                const char *id),
                     void *ctx);
+
+/* The clauses of a selector as written: when its root is a chain of &&,
+ * the text of each operand (offsets into the expression, blanks trimmed),
+ * else the whole text. At most max spans; a longer chain gives the whole
+ * text as one. Returns the number of spans (0 only when max is 0). Scratch
+ * memory from a. */
+struct cel_span { size_t offset, len; };
+size_t cel_conjuncts(struct arena *a, const struct cel_program *p,
+                     struct cel_span *out, size_t max);
+
+/* A selector (clause) that compares one device field with a constant:
+ * device.attributes[D].id OP <int> (either side, negated or not), or
+ * device.capacity[D].id.compareTo(quantity(Q)) OP 0 / .isGreaterThan(
+ * quantity(Q)) / .isLessThan(quantity(Q)), also through cel.bind. */
+struct cel_comparison {
+    int what;                   /* CEL_REF_ATTR (an int constant) or
+                                   CEL_REF_CAP (a quantity) */
+    char domain[128], id[128];
+    const char *holds;          /* the relation of the device's value to the
+                                   constant when the selector is true:
+                                   "==" "!=" "<" "<=" ">" ">=" */
+    const char *fails;          /* ... and when it is false */
+    int is_quantity;
+    char quantity[64];          /* the quantity as written: "80Gi" */
+    long long i;                /* the int constant */
+};
+/* Returns 0 and fills out when p is one such comparison, else -1. */
+int cel_comparison_of(const struct cel_program *p,
+                      struct cel_comparison *out);
 
 /* Decides whether the conjunction of n programs is provably unsatisfiable
  * for every device. Returns 1 only with a proof, filling why (one sentence),

@@ -152,6 +152,8 @@ struct cel_program {
     struct cel_env env;
     int general;                /* compiled with cel_compile_vars */
     int unchecked;              /* type errors deferred to runtime */
+    int parsed_only;            /* never checked: no slots, no types (for
+                                   the analyses of cel_pinned_driver_parsed) */
     int kube_minor;             /* target Kubernetes minor, 0 = newest */
     int device_slot;            /* slot of `device`, -1 if none */
     int nslots;

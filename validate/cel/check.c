@@ -428,7 +428,9 @@ static void fold_regex(struct checker *c, struct cel_node *n)
     }
 }
 
-/* quantity("...")/semver("...") with a literal: fold into a literal. */
+/* quantity("...")/semver("...") with a literal: fold into a literal. The
+ * node keeps its argument in args[0] (nargs 0): the analysis reads the
+ * quantity as written there. */
 static void fold_ctor(struct checker *c, struct cel_node *n)
 {
     const struct cel_node *arg;

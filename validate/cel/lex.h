@@ -1,5 +1,6 @@
 /*
- * lex.h - the CEL tokenizer's interface, shared by lex.c and parse.c only.
+ * lex.h - the CEL tokenizer's interface, shared by lex.c, parse.c and
+ * analysis.c (cel_conjuncts splits a selector's text at its && tokens).
  */
 #ifndef CLAIMCHECK_CEL_LEX_H
 #define CLAIMCHECK_CEL_LEX_H
