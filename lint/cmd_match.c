@@ -419,7 +419,7 @@ int cmd_match(const struct cli *cli, int argc, char **argv)
                       ce.msg);
             goto out;
         }
-        alloc_eval(&a, m, p, e, 0, &sels[i].m);  /* asked for: no budget */
+        alloc_eval(&a, m, p, 0, &sels[i].m);  /* asked for: no budget */
     }
     evaluate(m, sels, nsels, &r, &a);
     if (o.json)

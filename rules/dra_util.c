@@ -13,35 +13,6 @@
 #include "../validate/tree.h"
 #include "rules.h"
 
-/* Textual fallback for `device.driver == "X"` (or 'X'), used when the CEL
- * engine cannot compile the selector: finds a driver equality that is not
- * inside `||`. Conservative: returns NULL unless exactly one driver is
- * named and the expression has no `||` or `!`. */
-static const char *driver_text(struct arena *a, const char *e)
-{
-    const char *p = strstr(e, "device.driver");
-    const char *q, *end;
-    char quote;
-
-    if (!p || strstr(e, "||") || strchr(e, '!'))
-        return NULL;
-    q = p + strlen("device.driver");
-    while (*q == ' ')
-        q++;
-    if (q[0] != '=' || q[1] != '=')
-        return NULL;
-    q += 2;
-    while (*q == ' ')
-        q++;
-    quote = *q;
-    if (quote != '"' && quote != '\'')
-        return NULL;
-    end = strchr(q + 1, quote);
-    if (!end || strstr(end, "device.driver"))
-        return NULL;
-    return arena_strndup(a, q + 1, (size_t)(end - q - 1));
-}
-
 const char *selectors_driver(struct arena *a, const struct selector *sel,
                              size_t n)
 {
@@ -57,8 +28,8 @@ const char *selectors_driver(struct arena *a, const struct selector *sel,
         if (cel_compile(a, &env, sel[i].expr, strlen(sel[i].expr), &p,
                         &err) == 0)
             d = cel_pinned_driver(p);
-        else
-            d = driver_text(a, sel[i].expr);
+        else    /* the syntax tree alone (type error, unknown function) */
+            d = cel_pinned_driver_parsed(a, sel[i].expr, strlen(sel[i].expr));
         if (d)
             return d;
     }

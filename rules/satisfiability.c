@@ -431,53 +431,62 @@ static const char *attr_value(struct arena *a, const struct cel_attr *at)
     return "?";
 }
 
+/* The attributes and capacities a clause reads (cel_device_refs), once
+ * each, in the order it reads them. */
+struct dref {
+    int what;                   /* CEL_REF_ATTR or CEL_REF_CAP */
+    const char *dom, *id;
+};
+
+struct drefs {
+    struct arena *a;
+    struct dref *v;
+    size_t n, cap;
+};
+
+static void dref_add(void *ctx, int what, const char *dom, const char *id)
+{
+    struct drefs *r = ctx;
+    size_t i;
+
+    if (what != CEL_REF_ATTR && what != CEL_REF_CAP)
+        return;
+    for (i = 0; i < r->n; i++)
+        if (r->v[i].what == what && !strcmp(r->v[i].dom, dom)
+            && !strcmp(r->v[i].id, id))
+            return;
+    if (r->n == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 4;
+        r->v = arena_grow(r->a, r->v, r->n, r->cap, sizeof(*r->v));
+    }
+    r->v[r->n].what = what;
+    r->v[r->n].dom = arena_strdup(r->a, dom);
+    r->v[r->n++].id = arena_strdup(r->a, id);
+}
+
 /* "productName=\"A100\", memory 40Gi": the device's values of every
- * attribute or capacity the text names; "" if none. */
-static const char *values_named(struct arena *a, const struct devmodel *m,
-                                const struct dm_device *d, const char *text)
+ * attribute or capacity the clause reads; "" if none. */
+static const char *values_named(struct arena *a, const struct dm_device *d,
+                                const struct drefs *refs)
 {
     char out[256];
-    size_t len = 0, i;
-    const char *p = text;
-    unsigned char seen[64];
+    size_t len = 0, i, k;
 
-    memset(seen, 0, sizeof(seen));
     out[0] = 0;
-    while (*p) {
-        const char *b;
-        long sym;
-        int str = 0;
-        if (*p == '\'' || *p == '"') {
-            char q = *p++;
-            b = p;
-            while (*p && *p != q)
-                p++;
-            str = 1;
-        } else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
-                   || *p == '_') {
-            b = p;
-            while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
-                   || (*p >= '0' && *p <= '9') || *p == '_')
-                p++;
-        } else {
-            p++;
-            continue;
-        }
-        sym = devmodel_sym(m, b, (size_t)(p - b));
-        if (str && *p)
-            p++;    /* the closing quote */
-        if (sym < 0 || (sym < 512 && (seen[sym / 8] >> (sym % 8) & 1)))
-            continue;
-        if (sym < 512)
-            seen[sym / 8] |= (unsigned char)(1u << (sym % 8));
-        for (i = 0; i < d->cel.nattrs && len < sizeof(out) - 1; i++)
-            if ((long)d->attr_sym[i] == sym)
+    for (k = 0; k < refs->n; k++) {
+        const struct dref *r = &refs->v[k];
+        for (i = 0; r->what == CEL_REF_ATTR && i < d->cel.nattrs
+                    && len < sizeof(out) - 1; i++)
+            if (!strcmp(d->cel.attrs[i].id, r->id)
+                && !strcmp(d->cel.attrs[i].domain, r->dom))
                 len += (size_t)snprintf(out + len, sizeof(out) - len,
                                         "%s%s=%s", len ? ", " : "",
                                         d->cel.attrs[i].id,
                                         attr_value(a, &d->cel.attrs[i]));
-        for (i = 0; i < d->cel.ncaps && len < sizeof(out) - 1; i++)
-            if ((long)d->cap_sym[i] == sym)
+        for (i = 0; r->what == CEL_REF_CAP && i < d->cel.ncaps
+                    && len < sizeof(out) - 1; i++)
+            if (!strcmp(d->cel.caps[i].id, r->id)
+                && !strcmp(d->cel.caps[i].domain, r->dom))
                 len += (size_t)snprintf(out + len, sizeof(out) - len,
                                         "%s%s %s", len ? ", " : "",
                                         d->cel.caps[i].id,
@@ -488,46 +497,7 @@ static const char *values_named(struct arena *a, const struct devmodel *m,
     return arena_strdup(a, out);
 }
 
-/* Splits a CEL text at its top-level `&&` into clause texts. */
-static size_t split_and(struct arena *a, const char *e, const char **out,
-                        size_t max)
-{
-    const char *p = e, *start = e;
-    int depth = 0;
-    size_t n = 0;
-
-    while (*p) {
-        if (*p == '\'' || *p == '"') {
-            char q = *p++;
-            while (*p && *p != q) {
-                if (*p == '\\' && p[1])
-                    p++;
-                p++;
-            }
-            if (*p)
-                p++;
-            continue;
-        }
-        if (*p == '(' || *p == '[' || *p == '{')
-            depth++;
-        else if (*p == ')' || *p == ']' || *p == '}')
-            depth--;
-        else if (depth == 0 && p[0] == '&' && p[1] == '&') {
-            if (n + 1 >= max)
-                return 1;
-            out[n++] = arena_strndup(a, start, (size_t)(p - start));
-            p += 2;
-            start = p;
-            continue;
-        }
-        p++;
-    }
-    if (!n)
-        return 1;
-    out[n++] = arena_strdup(a, start);
-    return n;
-}
-
+/* s without the blanks around it */
 static const char *trim(struct arena *a, const char *s)
 {
     size_t n;
@@ -601,146 +571,51 @@ struct clause {
     struct selres *res;         /* NULL for a capacity request */
     const struct alloc_capreq *cap;
     size_t rejects;
+    struct drefs refs;          /* the fields the clause reads */
+    struct cel_comparison cmp;  /* when has_cmp: its comparison */
+    int has_cmp;
 };
 
-/* The negation of a comparison operator, for "memory 40Gi < 80Gi". */
-static const char *negate_op(const char *op, size_t n)
-{
-    static const char *const ops[][2] = {{">=", "<"}, {"<=", ">"},
-        {"==", "!="}, {"!=", "=="}, {">", "<="}, {"<", ">="}};
-    size_t i;
-
-    for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-        if (strlen(ops[i][0]) == n && !strncmp(op, ops[i][0], n))
-            return ops[i][1];
-    return NULL;
-}
-
-static int is_ident(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-           || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* Reads an operator at p (after blanks); its length, or 0. */
-static size_t read_op(const char **p)
-{
-    while (**p == ' ')
-        (*p)++;
-    if (((*p)[0] == '>' || (*p)[0] == '<' || (*p)[0] == '=' || (*p)[0] == '!')
-        && (*p)[1] == '=')
-        return 2;
-    if ((*p)[0] == '>' || (*p)[0] == '<')
-        return 1;
-    return 0;
-}
-
-/* Recognises the usual shapes of a failed comparison in a clause and
- * renders the device's side of it: "memory 40Gi < 80Gi" for
- * `X.memory.compareTo(quantity('80Gi')) >= 0` or `isGreaterThan`,
- * "cores 16 < 32" for `X.cores >= 32` on an int attribute. NULL when the
- * clause has another shape. */
+/* The device's side of a failed comparison clause: "memory 40Gi < 80Gi"
+ * for `X.memory.compareTo(quantity('80Gi')) >= 0` or isGreaterThan,
+ * "cores 16 < 32" for `X.cores >= 32` on an int attribute, with *dist
+ * how far the device is from passing. NULL when the clause is no such
+ * comparison or the device lacks the field. */
 static double qty_double(struct qty q)
 {
     return (double)q.hi * 18446744073709551616.0 + (double)q.lo;
 }
 
 static const char *comparison(struct arena *a, const struct dm_device *d,
-                              const char *text, double *dist)
+                              const struct clause *cl, double *dist)
 {
-    const char *p = strstr(text, "quantity(");
+    const struct cel_comparison *c = &cl->cmp;
     size_t i;
 
-    if (p) {
-        const char *call = NULL, *id, *q, *qe, *op = NULL;
-        size_t idn, opn;
-        char quote;
-        if (p - text > 11 && !strncmp(p - 11, ".compareTo(", 11)) {
-            call = p - 11;
-        } else if (p - text > 15
-                   && !strncmp(p - 15, ".isGreaterThan(", 15)) {
-            call = p - 15;
-            op = "<=";
-        } else if (p - text > 12 && !strncmp(p - 12, ".isLessThan(", 12)) {
-            call = p - 12;
-            op = ">=";
-        }
-        if (!call)
-            return NULL;
-        for (id = call; id > text && is_ident(id[-1]); id--)
-            ;
-        idn = (size_t)(call - id);
-        q = p + 9;
-        quote = *q;
-        if (quote != '\'' && quote != '"')
-            return NULL;
-        qe = strchr(q + 1, quote);
-        if (!qe || qe[1] != ')' || qe[2] != ')')
-            return NULL;
-        if (!op) {
-            const char *r = qe + 3;
-            opn = read_op(&r);
-            if (!opn)
-                return NULL;
-            op = negate_op(r, opn);
-            r += opn;
-            while (*r == ' ')
-                r++;
-            if (!op || r[0] != '0' || is_ident(r[1]))
-                return NULL;
-        }
-        for (i = 0; i < d->cel.ncaps; i++)
-            if (strlen(d->cel.caps[i].id) == idn
-                && !strncmp(d->cel.caps[i].id, id, idn)) {
-                const char *want = arena_strndup(a, q + 1,
-                                                 (size_t)(qe - q - 1));
-                struct qty w;
-                if (qty_parse(want, &w) == 0) {
-                    double x = qty_double(d->cap_value[i]) - qty_double(w);
-                    *dist = x < 0 ? -x : x;
-                }
-                return arena_printf(a, "%s %s %s %s", d->cel.caps[i].id,
-                                    d->cel.caps[i].quantity, op, want);
-            }
+    if (!cl->has_cmp)
         return NULL;
-    }
-    /* `.<int attribute> <op> <integer>` */
-    for (i = 0; i < d->cel.nattrs; i++) {
-        const struct cel_attr *at = &d->cel.attrs[i];
-        size_t n = strlen(at->id);
-        const char *m = text;
-        if (at->type != CEL_ATTR_INT)
+    for (i = 0; c->is_quantity && i < d->cel.ncaps; i++) {
+        struct qty w;
+        if (strcmp(d->cel.caps[i].id, c->id)
+            || strcmp(d->cel.caps[i].domain, c->domain))
             continue;
-        for (;;) {
-            const char *r;
-            m = strstr(m, at->id);
-            if (!m)
-                break;
-            r = m + n;
-            size_t opn;
-            const char *neg;
-            if (m == text || m[-1] != '.' || is_ident(*r)) {
-                m += n;
-                continue;
-            }
-            opn = read_op(&r);
-            neg = opn ? negate_op(r, opn) : NULL;
-            if (neg) {
-                const char *num = r + opn;
-                size_t k = 0;
-                while (*num == ' ')
-                    num++;
-                while (num[k] >= '0' && num[k] <= '9')
-                    k++;
-                if (k && !is_ident(num[k])) {
-                    double x = (double)at->i - strtod(num, NULL);
-                    *dist = x < 0 ? -x : x;
-                    return arena_printf(a, "%s %lld %s %.*s", at->id, at->i,
-                                        neg, (int)k, num);
-                }
-            }
-            m += n;
+        if (qty_parse(c->quantity, &w) == 0) {
+            double x = qty_double(d->cap_value[i]) - qty_double(w);
+            *dist = x < 0 ? -x : x;
         }
+        return arena_printf(a, "%s %s %s %s", c->id, d->cel.caps[i].quantity,
+                            c->fails, c->quantity);
+    }
+    for (i = 0; !c->is_quantity && i < d->cel.nattrs; i++) {
+        const struct cel_attr *at = &d->cel.attrs[i];
+        double x;
+        if (at->type != CEL_ATTR_INT || strcmp(at->id, c->id)
+            || strcmp(at->domain, c->domain))
+            continue;
+        x = (double)at->i - (double)c->i;
+        *dist = x < 0 ? -x : x;
+        return arena_printf(a, "%s %lld %s %lld", at->id, at->i, c->fails,
+                            c->i);
     }
     return NULL;
 }
@@ -756,9 +631,9 @@ static const char *miss_reason(struct arena *a, struct sat *s,
 
     for (k = 0; k < ncl; k++) {
         if (cl[k].res && cl[k].res->match.v[i] != AM_YES) {
-            const char *vals = comparison(a, d, cl[k].text, dist);
+            const char *vals = comparison(a, d, &cl[k], dist);
             if (!vals)
-                vals = values_named(a, s->m, d, cl[k].text);
+                vals = values_named(a, d, &cl[k].refs);
             if (cl[k].res->match.v[i] == AM_ERR)
                 return arena_printf(a, "`%s`: %s", clip(a, cl[k].text),
                                     cl[k].res->match.err[i]);
@@ -808,6 +683,28 @@ static int miss_cmp(const void *x, const void *y)
     return a->dev < b->dev ? -1 : a->dev > b->dev;
 }
 
+static int compile_clause(struct arena *a, const char *text,
+                          struct cel_program **p)
+{
+    struct cel_env env = {1, 1, 0};
+    struct cel_error err;
+
+    return cel_compile(a, &env, text, strlen(text), p, &err);
+}
+
+/* What the syntax tree says about a clause: the fields it reads and the
+ * comparison it is, if one (p: the clause compiled, or NULL to compile
+ * its text). */
+static void clause_facts(struct arena *a, struct clause *c,
+                         struct cel_program *p)
+{
+    c->refs.a = a;
+    if (!p && compile_clause(a, c->text, &p) < 0)
+        return;
+    cel_device_refs(p, dref_add, &c->refs);
+    c->has_cmp = cel_comparison_of(p, &c->cmp) == 0;
+}
+
 /* Explains why no device passes alternative ai: per clause how many
  * devices it rejects, then the devices that fail the fewest clauses. */
 static void explain_no_device(struct check_ctx *cx, struct sat *s,
@@ -822,34 +719,39 @@ static void explain_no_device(struct check_ctx *cx, struct sat *s,
     size_t nmiss = 0;
 
     for (i = 0; i < ai->nsels && ncl < 60; i++) {
-        const char *parts[16];
-        size_t np = split_and(a, ai->sels[i].s->expr, parts, 16);
+        const char *expr = ai->sels[i].s->expr;
+        struct cel_program *p = NULL;
+        struct cel_span parts[16];
+        size_t np = 1;
         const char *owner = ai->sels[i].from_class
             ? arena_printf(a, "class '%s'", ai->r->class_name)
             : "request";
+        if (compile_clause(a, expr, &p) == 0)
+            np = cel_conjuncts(&s->scratch, p, parts, 16);
         for (k = 0; k < np && ncl < 60; k++) {
             struct clause *c = &cl[ncl];
-            struct selres *r = np == 1 ? ai->sels[i].res
-                                       : selres_get(cx, s, trim(a, parts[k]));
+            struct selres *r;
+            memset(c, 0, sizeof(*c));
+            c->text = !p ? trim(a, expr)
+                         : arena_strndup(a, expr + parts[k].offset,
+                                         parts[k].len);
+            r = np == 1 ? ai->sels[i].res : selres_get(cx, s, c->text);
             if (!r->ok)
                 r = ai->sels[i].res;
-            c->text = np == 1 ? trim(a, ai->sels[i].s->expr)
-                              : trim(a, parts[k]);
             c->owner = owner;
             c->res = r;
-            c->cap = NULL;
             c->rejects = m->ndevs - r->match.nyes;
+            clause_facts(a, c, np == 1 ? p : NULL);
             ncl++;
         }
     }
     for (i = 0; i < ai->ncaps && ncl < 64; i++) {
         struct clause *c = &cl[ncl++];
+        memset(c, 0, sizeof(*c));
         c->text = arena_printf(a, "capacity.requests %s: %s",
                                ai->caps[i].name, ai->caps[i].text);
         c->owner = "request";
-        c->res = NULL;
         c->cap = &ai->caps[i];
-        c->rejects = 0;
     }
     /* per device: how many clauses fail */
     for (i = 0; i < m->ndevs; i++) {

@@ -21,135 +21,37 @@
 
 /* ==== selector vectors =================================================== */
 
-static int is_word(char c)
+struct wanted {
+    const struct devmodel *m;
+    unsigned char *want;        /* per interned id: read by the selector */
+};
+
+static void want_ref(void *ctx, int what, const char *domain, const char *id)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-           || (c >= '0' && c <= '9') || c == '_';
+    struct wanted *w = ctx;
+    long s;
+
+    (void)domain;
+    if (what != CEL_REF_ATTR && what != CEL_REF_CAP)
+        return;     /* driver and allowMultipleAllocations: always keyed */
+    s = devmodel_sym(w->m, id, strlen(id));
+    if (s >= 0)
+        w->want[s] = 1;
 }
 
-/* Identifiers that read a map wholesale or index it dynamically: the
- * expression may then depend on attributes it does not name. */
-static int is_iterating(const char *s, size_t n)
-{
-    static const char *const words[] = {"exists", "exists_one", "all",
-        "map", "filter", "size", "transformList", "transformMap",
-        "transformMapEntry", "sortBy", "keys", "values", NULL};
-    size_t i;
-
-    for (i = 0; words[i]; i++)
-        if (strlen(words[i]) == n && !memcmp(words[i], s, n))
-            return 1;
-    return 0;
-}
-
-/* 1 if every use of `device` reads one member: `device.driver` or
- * `device.attributes[D]` / `device.capacity[D]` followed by `.id`, `.?id`
- * or `[...]`. A map or the device used as a whole value (`== {}`, an
- * argument of cel.bind) may depend on attributes the text never names. */
-static int device_used_by_member(const char *e)
-{
-    const char *p = e;
-
-    for (;;) {
-        const char *q;
-        int word;
-        p = strstr(p, "device");
-        if (!p)
-            return 1;
-        q = p + 6;
-        word = (p == e || !(is_word(p[-1]) || p[-1] == '.'))
-               && !is_word(*q);
-        p = q;
-        if (!word)
-            continue;
-        if (*q != '.')
-            return 0;
-        q++;
-        if (strncmp(q, "attributes", 10) && strncmp(q, "capacity", 8))
-            continue;
-        q += q[0] == 'a' ? 10 : 8;
-        if (*q == '.')
-            continue;   /* device.attributes.exists(...): a word */
-        if (*q != '[')
-            return 0;
-        q = strchr(q, ']');
-        if (!q || (q[1] != '.' && q[1] != '['))
-            return 0;
-        p = q;
-    }
-}
-
-/* Marks in want[] every interned id the expression mentions (identifier or
- * string literal). Returns -1 when the expression may read attributes it
- * does not name. */
-static int referenced_syms(const struct devmodel *m, const char *e,
+/* Marks in want[] the interned id of every attribute and capacity the
+ * program reads (the syntax tree's cel_device_refs). Returns -1 when it
+ * may read fields it does not name (a map iterated or indexed by a
+ * computed key, the device as a whole). */
+static int referenced_syms(const struct devmodel *m,
+                           const struct cel_program *prog,
                            unsigned char *want)
 {
-    const char *p = e;
+    struct wanted w;
 
-    if (!device_used_by_member(e))
-        return -1;
-
-    while (*p) {
-        if (*p == '\'' || *p == '"') {
-            char q = *p++;
-            const char *b = p;
-            long s;
-            while (*p && *p != q) {
-                if (*p == '\\' && p[1])
-                    p++;
-                p++;
-            }
-            if (!*p)
-                return -1;
-            s = devmodel_sym(m, b, (size_t)(p - b));
-            if (s >= 0)
-                want[s] = 1;
-            /* "domain/id" literals in constraints-like strings */
-            p++;
-        } else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
-                   || *p == '_') {
-            const char *b = p;
-            long s;
-            while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
-                   || (*p >= '0' && *p <= '9') || *p == '_')
-                p++;
-            if (is_iterating(b, (size_t)(p - b)))
-                return -1;
-            s = devmodel_sym(m, b, (size_t)(p - b));
-            if (s >= 0)
-                want[s] = 1;
-        } else if (*p == '[') {
-            /* an index must be one literal or device.driver: a computed
-             * key ('mem' + 'ory', a variable) may name any attribute */
-            const char *q = p + 1;
-            while (*q == ' ' || *q == '?')
-                q++;
-            if (*q == '\'' || *q == '"') {
-                char quote = *q++;
-                while (*q && *q != quote) {
-                    if (*q == '\\' && q[1])
-                        q++;
-                    q++;
-                }
-                if (!*q)
-                    return -1;
-                q++;
-            } else if (!strncmp(q, "device.driver", 13)) {
-                q += 13;
-            } else {
-                return -1;
-            }
-            while (*q == ' ')
-                q++;
-            if (*q != ']')
-                return -1;
-            p++;
-        } else {
-            p++;
-        }
-    }
-    return 0;
+    w.m = m;
+    w.want = want;
+    return cel_device_refs(prog, want_ref, &w);
 }
 
 struct group {
@@ -202,8 +104,8 @@ static void set_result(struct arena *a, struct alloc_match *out, size_t i,
 }
 
 void alloc_eval(struct arena *a, const struct devmodel *m,
-                const struct cel_program *prog, const char *expr,
-                uint64_t budget, struct alloc_match *out)
+                const struct cel_program *prog, uint64_t budget,
+                struct alloc_match *out)
 {
     uint64_t spent = 0;
     unsigned char *want = xcalloc(m->nsyms + 1, 1);
@@ -214,7 +116,7 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
 
     memset(out, 0, sizeof(*out));
     out->v = arena_alloc(a, m->ndevs + 1);
-    project = expr && referenced_syms(m, expr, want) == 0;
+    project = referenced_syms(m, prog, want) == 0;
     if (project) {
         cap = 64;
         while (cap < m->ndevs * 2)
@@ -309,7 +211,7 @@ static struct cache_entry *cache_fill(const struct devmodel *m,
     e->key = arena_strdup(&e->arena, key);
     if (cel_compile(&e->arena, env, expr, strlen(expr), &p, &e->err) == 0) {
         e->ok = 1;
-        alloc_eval(&e->arena, m, p, expr, ALLOC_EVAL_BUDGET, &e->match);
+        alloc_eval(&e->arena, m, p, ALLOC_EVAL_BUDGET, &e->match);
         if (e->match.over_budget) {
             /* deterministic (cost, not time): cached as undetermined */
             e->ok = 0;
@@ -338,7 +240,7 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
         if (cel_compile(a, env, expr, strlen(expr), &p, err) < 0)
             return NULL;
         mt = arena_alloc(a, sizeof(*mt));
-        alloc_eval(a, m, p, expr, ALLOC_EVAL_BUDGET, mt);
+        alloc_eval(a, m, p, ALLOC_EVAL_BUDGET, mt);
         if (mt->over_budget) {
             over_budget_error(err, m);
             return NULL;

@@ -52,15 +52,15 @@ struct alloc_match {
     int over_budget;            /* stopped past the budget: v is partial */
 };
 
-/* Evaluates prog (compiled from expr) on every device of m. Devices that
- * agree on everything the expression can read (driver and the attributes
- * and capacities whose names it mentions) share one evaluation; an
- * expression that iterates maps or indexes them dynamically is evaluated
- * on every device. Past `budget` runtime cost units in all (0: no budget)
+/* Evaluates prog on every device of m. Devices that agree on everything
+ * the program can read (driver, allowMultipleAllocations and the
+ * attributes and capacities of cel_device_refs) share one evaluation; a
+ * program that iterates maps or indexes them dynamically is evaluated on
+ * every device. Past `budget` runtime cost units in all (0: no budget)
  * it stops and sets out->over_budget. Results are allocated in a. */
 void alloc_eval(struct arena *a, const struct devmodel *m,
-                const struct cel_program *prog, const char *expr,
-                uint64_t budget, struct alloc_match *out);
+                const struct cel_program *prog, uint64_t budget,
+                struct alloc_match *out);
 
 /* The results of a selector text over every device of m, computed once
  * per model and shared (lock-free; safe for concurrent callers, which may
