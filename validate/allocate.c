@@ -171,14 +171,47 @@ struct cache_entry {
     struct alloc_match match;
 };
 
-void alloc_cache_entry_free(void *entry)
+static void cache_entry_free(struct cache_entry *e)
 {
-    struct cache_entry *e = entry;
-
     if (!e)
         return;
     arena_release(&e->arena);
     free(e);
+}
+
+/* The selector results of one model: an extension of the model (it frees
+ * the cache with itself), created by the first selector evaluated. */
+struct selcache {
+    struct dm_ext base;         /* first member: the model holds &base */
+    void *_Atomic slot[ALLOC_SELCACHE];    /* struct cache_entry, set once */
+    _Atomic size_t bytes;       /* memory held by the entries */
+};
+
+static void selcache_free(struct dm_ext *e)
+{
+    struct selcache *c = (struct selcache *)(void *)e;
+    size_t i;
+
+    for (i = 0; i < ALLOC_SELCACHE; i++)
+        cache_entry_free(atomic_load(&c->slot[i]));
+    free(c);
+}
+
+static struct selcache *selcache_of(const struct devmodel *m)
+{
+    struct dm_ext *e = devmodel_ext(m);
+    struct selcache *mine;
+
+    if (e)
+        return (struct selcache *)(void *)e;
+    mine = calloc(1, sizeof(*mine));
+    if (!mine)
+        abort();
+    mine->base.free = selcache_free;
+    e = devmodel_ext_install(m, &mine->base);
+    if (e != &mine->base)
+        free(mine);     /* another thread was first */
+    return (struct selcache *)(void *)e;
 }
 
 static uint64_t hash_text(const char *s)
@@ -228,6 +261,7 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
                                             struct cel_error *err)
 {
     char key[CEL_MAX_EXPR_BYTES + 16];
+    struct selcache *sc = selcache_of(m);
     struct cache_entry *e = NULL;
     size_t h, i;
     int n;
@@ -249,24 +283,24 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
     }
     h = (size_t)hash_text(key);
     for (i = 0; i < 16; i++) {
-        void *_Atomic *slot = &m->selcache[(h + i) % DM_SELCACHE];
+        void *_Atomic *slot = &sc->slot[(h + i) % ALLOC_SELCACHE];
         void *cur = atomic_load(slot);
         if (!cur) {
             if (!e)
                 e = cache_fill(m, env, key, expr);
-            /* bounded: past DM_SELCACHE_BYTES results are not kept */
-            if (atomic_fetch_add(m->selcache_bytes, e->arena.total)
-                + e->arena.total > DM_SELCACHE_BYTES) {
-                atomic_fetch_sub(m->selcache_bytes, e->arena.total);
+            /* bounded: past ALLOC_SELCACHE_BYTES results are not kept */
+            if (atomic_fetch_add(&sc->bytes, e->arena.total)
+                + e->arena.total > ALLOC_SELCACHE_BYTES) {
+                atomic_fetch_sub(&sc->bytes, e->arena.total);
                 i = 16;
                 break;
             }
             if (atomic_compare_exchange_strong(slot, &cur, e))
                 break;      /* published */
-            atomic_fetch_sub(m->selcache_bytes, e->arena.total);
+            atomic_fetch_sub(&sc->bytes, e->arena.total);
         }
         if (!strcmp(((struct cache_entry *)cur)->key, key)) {
-            alloc_cache_entry_free(e);  /* another thread was first */
+            cache_entry_free(e);    /* another thread was first */
             e = cur;
             break;
         }
@@ -290,7 +324,7 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
         } else {
             *err = mine->err;
         }
-        alloc_cache_entry_free(mine);
+        cache_entry_free(mine);
         return mt;
     }
     if (!e->ok) {

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "inventory.h"
+#include "devmodel.h"
 
 struct arena;
 struct tnode;
@@ -39,6 +39,8 @@ struct cel_program;
  * the verdict is cached like any other, so it is paid once per snapshot. */
 #define ALLOC_EVAL_BUDGET 20000000ull
 #define ALLOC_EXPLAIN_NODES 16  /* nodes whose failure is analysed deeply */
+#define ALLOC_SELCACHE 1024     /* selector results kept per model */
+#define ALLOC_SELCACHE_BYTES (64u << 20)    /* ... and at most this memory */
 
 /* ==== selector evaluation over every device ==== */
 
@@ -64,7 +66,8 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
 
 /* The results of a selector text over every device of m, computed once
  * per model and shared (lock-free; safe for concurrent callers, which may
- * both compute a new entry, one of them wins). Returns NULL when the
+ * both compute a new entry, one of them wins; the cache is an extension
+ * of the model, freed with it). Returns NULL when the
  * expression does not compile (*err filled), else results that live as
  * long as m. When the cache is full, results are computed into `a`. */
 const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
@@ -72,8 +75,6 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
                                             const char *expr,
                                             struct arena *a,
                                             struct cel_error *err);
-/* Frees one cache entry (devmodel_free uses it). */
-void alloc_cache_entry_free(void *entry);
 
 /* ==== the problem ==== */
 

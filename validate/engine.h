@@ -63,6 +63,10 @@ int inventory_add_tree(struct inventory *inv, const struct tnode *obj,
                        struct err *err);
 /* Number of objects of inventory kinds held. */
 size_t inventory_size(const struct inventory *inv);
+/* Builds now what the checks derive from the snapshot (its device model)
+ * instead of on first use, so that a snapshot is ready when published.
+ * Optional; thread-safe. */
+void inventory_prepare(const struct inventory *inv);
 void inventory_free(struct inventory *inv);
 
 #endif

@@ -130,6 +130,7 @@ static struct inventory *build(struct text *t, size_t n,
     }
     if (fn && fn(cls, inv, err) < 0)
         goto fail;
+    inventory_prepare(inv);     /* the device model, before publishing */
     return inv;
 fail:
     inventory_free(inv);

@@ -1,0 +1,649 @@
+/*
+ * devmodel.c - building the device model (see devmodel.h) from
+ * ResourceSlices and Nodes: pools and their newest generation, devices
+ * with attributes, capacity and counters read once, interned names and
+ * value hashes for the allocator, placement (a slice's node selector is
+ * compiled once per slice). devmodel_index.c answers questions about the
+ * built model.
+ */
+#include "devmodel.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object.h"
+#include "tree.h"
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (h ^ 0xff) * 1099511628211ull;
+}
+
+static uint64_t hash_attr(const struct cel_attr *a)
+{
+    uint64_t h = 1469598103934665603ull;
+    size_t i;
+
+    h = hash_str(h, a->domain);
+    h = hash_str(h, a->id);
+    h = (h ^ (uint64_t)a->type) * 1099511628211ull;
+    switch (a->type) {
+    case CEL_ATTR_INT:
+        h = (h ^ (uint64_t)a->i) * 1099511628211ull;
+        break;
+    case CEL_ATTR_BOOL:
+        h = (h ^ (uint64_t)a->b) * 1099511628211ull;
+        break;
+    case CEL_ATTR_STRING:
+    case CEL_ATTR_VERSION:
+        h = hash_str(h, a->s);
+        break;
+    case CEL_ATTR_INTS:
+    case CEL_ATTR_BOOLS:
+    case CEL_ATTR_STRINGS:
+    case CEL_ATTR_VERSIONS:
+        for (i = 0; i < a->nv; i++) {
+            if (a->iv)
+                h = (h ^ (uint64_t)a->iv[i]) * 1099511628211ull;
+            if (a->bv)
+                h = (h ^ (uint64_t)a->bv[i]) * 1099511628211ull;
+            if (a->sv)
+                h = hash_str(h, a->sv[i]);
+        }
+        break;
+    }
+    return h;
+}
+
+static unsigned intern(struct devmodel *m, const char *id)
+{
+    void *v = strmap_get(&m->syms, id);
+
+    if (v)
+        return (unsigned)((uintptr_t)v - 1);
+    strmap_put(&m->syms, id, (void *)(uintptr_t)(m->nsyms + 1));
+    return (unsigned)m->nsyms++;
+}
+
+static const char *intern_domain(struct devmodel *m, const char *s,
+                                  size_t n)
+{
+    char key[256];
+    const char *v;
+
+    if (n >= sizeof(key))
+        return arena_strndup(m->a, s, n);
+    memcpy(key, s, n);
+    key[n] = 0;
+    v = strmap_get(&m->domains, key);
+    if (v)
+        return v;
+    /* a NUL-terminated s (a tree string) is the canonical copy itself:
+     * it lives as long as the objects the model is built from */
+    v = s[n] ? arena_strdup(m->a, key) : s;
+    strmap_put(&m->domains, key, (void *)(uintptr_t)v);
+    return v;
+}
+
+/* Splits "domain/id" (or a bare id, in the driver's domain); domains are
+ * interned. */
+static void split_qualified(struct devmodel *m, const char *name,
+                            const char *driver, const char **dom,
+                            const char **id)
+{
+    const char *slash = strrchr(name, '/');
+
+    if (slash) {
+        *dom = intern_domain(m, name, (size_t)(slash - name));
+        *id = slash + 1;
+    } else {
+        *dom = driver;
+        *id = name;
+    }
+}
+
+/* Reads a list attribute value (ints/bools/strings/versions). */
+static int read_list_attr(struct arena *a, const struct tnode *v,
+                          enum cel_attr_type t, struct cel_attr *out)
+{
+    size_t i;
+
+    if (!tree_is_seq(v))
+        return -1;
+    out->type = t;
+    out->nv = v->n;
+    if (t == CEL_ATTR_INTS) {
+        long long *iv = arena_alloc(a, (v->n + 1) * sizeof(*iv));
+        for (i = 0; i < v->n; i++)
+            if (tree_int(v->kids[i], &iv[i]) < 0)
+                return -1;
+        out->iv = iv;
+    } else if (t == CEL_ATTR_BOOLS) {
+        int *bv = arena_alloc(a, (v->n + 1) * sizeof(*bv));
+        for (i = 0; i < v->n; i++)
+            bv[i] = tree_true(v->kids[i]);
+        out->bv = bv;
+    } else {
+        const char **sv = arena_alloc(a, (v->n + 1) * sizeof(*sv));
+        for (i = 0; i < v->n; i++) {
+            sv[i] = tree_text(v->kids[i]);
+            if (!sv[i])
+                return -1;
+        }
+        out->sv = sv;
+    }
+    return 0;
+}
+
+/* One attribute value {int|bool|string|version|ints|...}; -1 if none. */
+static int read_attr(struct arena *a, const struct tnode *v,
+                     struct cel_attr *out)
+{
+    static const struct {
+        const char *key;
+        enum cel_attr_type type;
+    } lists[] = {{"ints", CEL_ATTR_INTS}, {"bools", CEL_ATTR_BOOLS},
+                 {"strings", CEL_ATTR_STRINGS},
+                 {"versions", CEL_ATTR_VERSIONS}};
+    const struct tnode *x;
+    size_t i;
+
+    x = tree_get(v, "int");
+    if (x) {
+        out->type = CEL_ATTR_INT;
+        return tree_int(x, &out->i);
+    }
+    x = tree_get(v, "bool");
+    if (x && x->kind == T_BOOL) {
+        out->type = CEL_ATTR_BOOL;
+        out->b = x->boolean;
+        return 0;
+    }
+    x = tree_get(v, "string");
+    if (x && tree_text(x)) {
+        out->type = CEL_ATTR_STRING;
+        out->s = tree_text(x);
+        return 0;
+    }
+    x = tree_get(v, "version");
+    if (x && tree_text(x)) {
+        out->type = CEL_ATTR_VERSION;
+        out->s = tree_text(x);
+        return 0;
+    }
+    for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        x = tree_get(v, lists[i].key);
+        if (x)
+            return read_list_attr(a, x, lists[i].type, out);
+    }
+    return -1;
+}
+
+static struct dm_counter *read_counters(struct arena *a,
+                                        const struct tnode *counters,
+                                        size_t *n)
+{
+    struct dm_counter *c;
+    size_t i, k = 0;
+
+    *n = 0;
+    if (!tree_is_map(counters))
+        return NULL;
+    c = arena_alloc(a, (counters->n + 1) * sizeof(*c));
+    for (i = 0; i < counters->n; i++) {
+        const struct tnode *v = counters->kids[i];
+        const struct tnode *val = tree_is_map(v) ? tree_get(v, "value") : v;
+        if (qty_parse(tree_text(val), &c[k].value) < 0)
+            continue;
+        c[k].text = tree_text(val);
+        c[k++].name = v->key;
+    }
+    *n = k;
+    return c;
+}
+
+/* The pool of a slice, created on first sight. */
+static size_t pool_of(struct devmodel *m, struct strmap *pools,
+                      size_t *cap, const char *driver, const char *name)
+{
+    char *key = arena_printf(m->a, "%s\x1f%s", driver, name);
+    void *v = strmap_get(pools, key);
+
+    if (v)
+        return (size_t)((uintptr_t)v - 1);
+    if (m->npools == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        m->pools = arena_grow(m->a, m->pools, m->npools, *cap,
+                              sizeof(*m->pools));
+    }
+    memset(&m->pools[m->npools], 0, sizeof(m->pools[0]));
+    m->pools[m->npools].driver = intern_domain(m, driver, strlen(driver));
+    m->pools[m->npools].name = name;
+    m->pools[m->npools].generation = -1;
+    strmap_put(pools, key, (void *)(uintptr_t)(m->npools + 1));
+    return m->npools++;
+}
+
+static size_t node_of(struct devmodel *m, size_t *cap, const char *name)
+{
+    struct dm_node *n = strmap_get(&m->node_index, name);
+
+    if (n)
+        return (size_t)(n - m->nodes);
+    if (m->nnodes == *cap) {
+        size_t i;
+        *cap = *cap ? *cap * 2 : 64;
+        m->nodes = arena_grow(m->a, m->nodes, m->nnodes, *cap,
+                              sizeof(*m->nodes));
+        /* the index points into the array: re-point it */
+        for (i = 0; i < m->nnodes; i++)
+            strmap_put(&m->node_index, m->nodes[i].name, &m->nodes[i]);
+    }
+    n = &m->nodes[m->nnodes];
+    memset(n, 0, sizeof(*n));
+    n->name = name;
+    n->sel.name = name;
+    strmap_put(&m->node_index, name, n);
+    return m->nnodes++;
+}
+
+struct build {
+    struct devmodel *m;
+    size_t devcap, nodecap, poolcap, sharedcap;
+    struct strmap pools;
+    struct strmap seen;         /* driver\x1fpool\x1fdevice */
+    const struct tnode *sel_src;    /* the NodeSelector last compiled */
+    struct nodesel *sel;            /* ... into this */
+};
+
+static const struct tnode *slice_pool(const struct object *o)
+{
+    return tree_get(o->spec, "pool");
+}
+
+/* The attributes of a device, interned and hashed for the allocator. */
+static void device_attrs(struct devmodel *m, struct dm_device *d,
+                         const struct tnode *attrs)
+{
+    struct arena *a = m->a;
+    struct cel_attr *av;
+    unsigned *asym;
+    uint64_t *ahash;
+    size_t i, k = 0;
+
+    if (!tree_is_map(attrs))
+        return;
+    av = arena_alloc(a, (attrs->n + 1) * sizeof(*av));
+    asym = arena_alloc(a, (attrs->n + 1) * sizeof(*asym));
+    ahash = arena_alloc(a, (attrs->n + 1) * sizeof(*ahash));
+    for (i = 0; i < attrs->n; i++) {
+        const struct tnode *v = attrs->kids[i];
+        split_qualified(m, v->key, d->driver, &av[k].domain, &av[k].id);
+        if (read_attr(a, v, &av[k]) < 0)
+            continue;
+        if (av[k].type == CEL_ATTR_STRING || av[k].type == CEL_ATTR_VERSION)
+            av[k].s = intern_domain(m, av[k].s, strlen(av[k].s));
+        asym[k] = intern(m, av[k].id);
+        ahash[k] = hash_attr(&av[k]);
+        k++;
+    }
+    d->cel.attrs = av;
+    d->attr_sym = asym;
+    d->attr_hash = ahash;
+    d->cel.nattrs = k;
+}
+
+/* The capacity of a device: values, request policies, hashes. */
+static void device_caps(struct devmodel *m, struct dm_device *d,
+                        const struct tnode *caps)
+{
+    struct arena *a = m->a;
+    struct cel_capacity *cv;
+    unsigned *csym;
+    uint64_t *chash;
+    struct qty *cval;
+    const struct tnode **cpol;
+    size_t i, k = 0;
+
+    if (!tree_is_map(caps))
+        return;
+    cv = arena_alloc(a, (caps->n + 1) * sizeof(*cv));
+    csym = arena_alloc(a, (caps->n + 1) * sizeof(*csym));
+    cval = arena_alloc(a, (caps->n + 1) * sizeof(*cval));
+    cpol = arena_alloc(a, (caps->n + 1) * sizeof(*cpol));
+    chash = arena_alloc(a, (caps->n + 1) * sizeof(*chash));
+    for (i = 0; i < caps->n; i++) {
+        const struct tnode *v = caps->kids[i];
+        const struct tnode *val = tree_is_map(v) ? tree_get(v, "value") : v;
+        if (qty_parse(tree_text(val), &cval[k]) < 0)
+            continue;
+        split_qualified(m, v->key, d->driver, &cv[k].domain, &cv[k].id);
+        cv[k].quantity = tree_text(val);
+        csym[k] = intern(m, cv[k].id);
+        cpol[k] = tree_is_map(v) ? tree_get(v, "requestPolicy") : NULL;
+        chash[k] = hash_str(hash_str(hash_str(7, cv[k].domain), cv[k].id),
+                            cv[k].quantity);
+        k++;
+    }
+    d->cel.caps = cv;
+    d->cap_sym = csym;
+    d->cap_value = cval;
+    d->cap_policy = cpol;
+    d->cap_hash = chash;
+    d->cel.ncaps = k;
+}
+
+/* The consumesCounters of a device (counter sets resolved later). */
+static void device_consumes(struct arena *a, struct dm_device *d,
+                            const struct tnode *cons)
+{
+    size_t i;
+
+    if (!tree_is_seq(cons) || !cons->n)
+        return;
+    d->consumes = arena_alloc(a, cons->n * sizeof(*d->consumes));
+    for (i = 0; i < cons->n; i++) {
+        struct dm_consume *c = &d->consumes[d->nconsumes++];
+        c->set_name = tree_str(tree_get(cons->kids[i], "counterSet"));
+        c->set = SIZE_MAX;
+        c->c = read_counters(a, tree_get(cons->kids[i], "counters"), &c->n);
+    }
+}
+
+/* Where a device can be used: nn is the slice's spec, or the device with
+ * perDeviceNodeSelection. A node selector is compiled once per slice. */
+static void device_place(struct build *b, struct dm_device *d,
+                         const struct tnode *nn)
+{
+    struct devmodel *m = b->m;
+
+    if (tree_str(tree_get(nn, "nodeName"))) {
+        d->place = DM_NODE;
+        d->node_idx = node_of(m, &b->nodecap,
+                              tree_str(tree_get(nn, "nodeName")));
+    } else if (tree_is_map(tree_get(nn, "nodeSelector"))) {
+        d->place = DM_SELECTOR;
+        d->node_selector = tree_get(nn, "nodeSelector");
+        if (b->sel_src != d->node_selector) {
+            b->sel = arena_alloc(m->a, sizeof(*b->sel));
+            nodesel_compile(m->a, d->node_selector, b->sel);
+            b->sel_src = d->node_selector;
+        }
+        d->nodesel = b->sel;
+    } else {
+        d->place = DM_ALL;
+    }
+}
+
+static void add_device(struct build *b, size_t pool, const struct tnode *dev,
+                       const struct tnode *spec)
+{
+    struct devmodel *m = b->m;
+    struct arena *a = m->a;
+    const char *driver = m->pools[pool].driver;
+    const char *name = tree_str(tree_get(dev, "name"));
+    const struct tnode *f = tree_get(dev, "basic");
+    struct dm_device *d;
+
+    if (!name)
+        return;
+    if (!tree_is_map(f))
+        f = dev;
+    /* a name twice in one pool counts once; only pools of several slices
+     * can repeat one (names are unique within a slice) */
+    if (m->pools[pool].slices_seen > 1) {
+        const char *key = arena_printf(a, "%s\x1f%s\x1f%s", driver,
+                                       m->pools[pool].name, name);
+        if (strmap_get(&b->seen, key))
+            return;
+        strmap_put(&b->seen, key, (void *)1);
+    }
+    if (m->ndevs == b->devcap) {
+        b->devcap = b->devcap ? b->devcap * 2 : 256;
+        m->devs = arena_grow(a, m->devs, m->ndevs, b->devcap,
+                             sizeof(*m->devs));
+    }
+    d = &m->devs[m->ndevs];
+    memset(d, 0, sizeof(*d));
+    d->driver = driver;
+    d->pool = m->pools[pool].name;
+    d->name = name;
+    d->pool_idx = pool;
+    d->node = dev;
+    d->cel.driver = driver;
+    d->multi = tree_true(tree_get(f, "allowMultipleAllocations"));
+    d->cel.allow_multiple_allocations = d->multi;
+    d->taints = tree_is_seq(tree_get(f, "taints")) ? tree_get(f, "taints")
+                                                   : NULL;
+    device_attrs(m, d, tree_get(f, "attributes"));
+    device_caps(m, d, tree_get(f, "capacity"));
+    device_consumes(a, d, tree_get(f, "consumesCounters"));
+    device_place(b, d, tree_true(tree_get(spec, "perDeviceNodeSelection"))
+                       ? f : spec);
+    d->driver_hash = hash_str(1469598103934665603ull, driver)
+                     ^ ((uint64_t)d->multi << 60);
+    d->ref = d->place == DM_NODE
+             ? arena_printf(a, "%s/%s", m->nodes[d->node_idx].name, name)
+             : arena_printf(a, "%s/%s", d->pool, name);
+    m->ndevs++;
+}
+
+static void add_slice(struct build *b, const struct object *o)
+{
+    struct devmodel *m = b->m;
+    const struct tnode *pool = slice_pool(o), *devs, *sc;
+    const char *driver = tree_str(tree_get(o->spec, "driver"));
+    const char *pname = tree_str(tree_get(pool, "name"));
+    long long gen = 0;
+    size_t p, i;
+
+    if (!driver || !pname)
+        return;
+    tree_int(tree_get(pool, "generation"), &gen);
+    p = pool_of(m, &b->pools, &b->poolcap, driver, pname);
+    if (gen != m->pools[p].generation)
+        return;
+    m->nslices++;
+    sc = tree_get(o->spec, "sharedCounters");
+    if (tree_is_seq(sc) && sc->n) {
+        struct dm_pool *pl = &m->pools[p];
+        struct dm_counterset *sets = arena_alloc(m->a,
+            (pl->nsets + sc->n) * sizeof(*sets));
+        if (pl->nsets)
+            memcpy(sets, pl->sets, pl->nsets * sizeof(*sets));
+        for (i = 0; i < sc->n; i++) {
+            struct dm_counterset *s = &sets[pl->nsets];
+            s->name = tree_str(tree_get(sc->kids[i], "name"));
+            if (!s->name)
+                continue;
+            s->c = read_counters(m->a,
+                                 tree_get(sc->kids[i], "counters"), &s->n);
+            pl->nsets++;
+        }
+        pl->sets = sets;
+    }
+    devs = tree_get(o->spec, "devices");
+    if (!tree_is_seq(devs))
+        return;
+    for (i = 0; i < devs->n; i++)
+        add_device(b, p, devs->kids[i], o->spec);
+}
+
+static struct devmodel *model_new(struct arena *a)
+{
+    struct devmodel *m;
+
+    if (a) {
+        m = arena_alloc(a, sizeof(*m));
+        m->a = a;
+    } else {
+        m = calloc(1, sizeof(*m));
+        if (!m)
+            abort();
+        arena_init(&m->own, 256 * 1024);
+        m->a = &m->own;
+        m->owned = 1;
+    }
+    strmap_init(&m->node_index, m->a);
+    strmap_init(&m->syms, m->a);
+    strmap_init(&m->domains, m->a);
+    m->attrhash = calloc(DM_ATTRHASH, sizeof(*m->attrhash));
+    m->ext = calloc(1, sizeof(*m->ext));
+    if (!m->attrhash || !m->ext)
+        abort();
+    return m;
+}
+
+/* Nodes first: their labels are what node selectors test. */
+static void add_nodes(struct build *b, const struct object *const *objs,
+                      size_t n)
+{
+    struct devmodel *m = b->m;
+    size_t i, k;
+
+    for (i = 0; i < n; i++) {
+        const struct object *o = objs[i];
+        if (o->kind != K_NODE || !*o->name)
+            continue;
+        k = node_of(m, &b->nodecap, o->name);
+        if (!m->nodes[k].sel.labels_known)
+            m->nnode_objects++;
+        m->nodes[k].sel.labels = tree_get(o->metadata, "labels");
+        m->nodes[k].sel.labels_known = 1;
+    }
+}
+
+/* The newest generation of every pool and its slice count; returns the
+ * devices of all generations (an upper bound for the array). */
+static size_t gather_pools(struct build *b, const struct object *const *objs,
+                           size_t n)
+{
+    struct devmodel *m = b->m;
+    size_t i, ndev = 0;
+
+    for (i = 0; i < n; i++) {
+        const struct object *o = objs[i];
+        const struct tnode *pool;
+        const char *driver, *pname;
+        long long gen = 0, cnt = 1;
+        size_t p;
+        if (o->kind != K_SLICE)
+            continue;
+        pool = slice_pool(o);
+        driver = tree_str(tree_get(o->spec, "driver"));
+        pname = tree_str(tree_get(pool, "name"));
+        if (!driver || !pname)
+            continue;
+        tree_int(tree_get(pool, "generation"), &gen);
+        tree_int(tree_get(pool, "resourceSliceCount"), &cnt);
+        p = pool_of(m, &b->pools, &b->poolcap, driver, pname);
+        if (gen > m->pools[p].generation) {
+            m->pools[p].generation = gen;
+            m->pools[p].slices_seen = 0;
+            m->pools[p].slice_count = cnt;
+        }
+        if (gen == m->pools[p].generation)
+            m->pools[p].slices_seen++;
+        if (tree_is_seq(tree_get(o->spec, "devices")))
+            ndev += tree_get(o->spec, "devices")->n;
+    }
+    for (i = 0; i < m->npools; i++)
+        if ((long long)m->pools[i].slices_seen < m->pools[i].slice_count)
+            m->nincomplete++;
+    return ndev;
+}
+
+/* Counter sets by index; devices that are not node-local in m->shared. */
+static void resolve_devices(struct build *b)
+{
+    struct devmodel *m = b->m;
+    size_t i, j, k;
+
+    for (i = 0; i < m->ndevs; i++) {
+        struct dm_device *d = &m->devs[i];
+        const struct dm_pool *pl = &m->pools[d->pool_idx];
+        for (j = 0; j < d->nconsumes; j++)
+            for (k = 0; k < pl->nsets; k++)
+                if (d->consumes[j].set_name
+                    && !strcmp(pl->sets[k].name, d->consumes[j].set_name))
+                    d->consumes[j].set = k;
+        if (d->place == DM_NODE) {
+            m->nodes[d->node_idx].nlocal++;
+            continue;
+        }
+        if (m->nshared == b->sharedcap) {
+            b->sharedcap = b->sharedcap ? b->sharedcap * 2 : 16;
+            m->shared = arena_grow(m->a, m->shared, m->nshared, b->sharedcap,
+                                   sizeof(*m->shared));
+        }
+        m->shared[m->nshared++] = i;
+    }
+}
+
+/* Every node's list of local devices. */
+static void index_nodes(struct devmodel *m)
+{
+    size_t i;
+
+    for (i = 0; i < m->nnodes; i++) {
+        m->nodes[i].local = arena_alloc(m->a, (m->nodes[i].nlocal + 1)
+                                        * sizeof(size_t));
+        m->nodes[i].nlocal = 0;
+    }
+    for (i = 0; i < m->ndevs; i++) {
+        struct dm_node *nd;
+        if (m->devs[i].place != DM_NODE)
+            continue;
+        nd = &m->nodes[m->devs[i].node_idx];
+        nd->local[nd->nlocal++] = i;
+        if (nd->nlocal > m->max_local)
+            m->max_local = nd->nlocal;
+    }
+}
+
+struct devmodel *devmodel_build(struct arena *a,
+                                const struct object *const *objs, size_t n)
+{
+    struct devmodel *m = model_new(a);
+    struct build b;
+    size_t i, ndev;
+
+    memset(&b, 0, sizeof(b));
+    b.m = m;
+    strmap_init(&b.pools, m->a);
+    strmap_init(&b.seen, m->a);
+    add_nodes(&b, objs, n);
+    ndev = gather_pools(&b, objs, n);
+    /* one array, sized for every device of every generation (an upper
+     * bound): growing it would leave copies behind in the arena */
+    b.devcap = ndev ? ndev : 1;
+    m->devs = arena_alloc(m->a, b.devcap * sizeof(*m->devs));
+    for (i = 0; i < n; i++)     /* devices of the newest generations */
+        if (objs[i]->kind == K_SLICE)
+            add_slice(&b, objs[i]);
+    resolve_devices(&b);
+    /* nothing names a node but some devices are network-attached: one
+     * stand-in node, so that they can be allocated at all */
+    if (!m->nnodes && m->nshared)
+        node_of(m, &b.nodecap, "(any node)");
+    m->symidx = calloc(m->nsyms + 1, sizeof(*m->symidx));
+    if (!m->symidx)
+        abort();
+    index_nodes(m);
+    return m;
+}
+
+void devmodel_free(struct devmodel *m)
+{
+    if (!m)
+        return;
+    devmodel_index_free(m);
+    if (!m->owned)
+        return;
+    arena_release(&m->own);
+    free(m);
+}

@@ -1,0 +1,179 @@
+/*
+ * devmodel.h - the device model: the devices of the newest pool
+ * generations of every ResourceSlice (all apiVersions), their placement on
+ * nodes (nodeName, allNodes, or a node selector matched with
+ * nodeaffinity.h), taints, shared counters and capacity, with attributes
+ * and capacity ready for CEL as struct cel_device. What the allocator
+ * (allocate.h) and the satisfiability rules work on.
+ *
+ * Built once (devmodel_build: devmodel.c) and immutable afterwards, so
+ * threads share one; per-attribute indexes and the allocator's selector
+ * cache are built on first use, lock-free (devmodel_index.c). Everything
+ * lives in the model's own arena (or the caller's); the tree nodes it
+ * points at belong to the objects it was built from, which must outlive
+ * it. An inventory snapshot owns one (inventory_devices()).
+ */
+#ifndef CLAIMCHECK_DEVMODEL_H
+#define CLAIMCHECK_DEVMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "cel/cel.h"
+#include "nodeaffinity.h"
+#include "quantity.h"
+#include "strmap.h"
+
+struct object;
+struct tnode;
+
+struct dm_counter {
+    const char *name;
+    struct qty value;
+    const char *text;           /* the quantity as written */
+};
+struct dm_counterset {          /* a sharedCounters entry of a pool */
+    const char *name;
+    struct dm_counter *c;
+    size_t n;
+};
+struct dm_consume {             /* a consumesCounters entry of a device */
+    size_t set;                 /* index into its pool's sets; SIZE_MAX:
+                                   names no set (never allocatable) */
+    const char *set_name;
+    struct dm_counter *c;
+    size_t n;
+};
+
+struct dm_pool {
+    const char *driver, *name;
+    long long generation;       /* the newest; older slices are dropped */
+    long long slice_count;      /* resourceSliceCount of the newest */
+    size_t slices_seen;         /* slices of the newest generation */
+    struct dm_counterset *sets;
+    size_t nsets;
+};
+
+enum dm_place { DM_NODE, DM_SELECTOR, DM_ALL };
+
+struct dm_device {
+    const char *driver, *pool, *name;
+    const char *ref;            /* "node-1/gpu-0" (node-local) or
+                                   "pool/gpu-0", for messages */
+    size_t pool_idx;
+    struct cel_device cel;      /* attributes and capacity for CEL */
+    const unsigned *attr_sym;   /* per cel.attrs: interned id */
+    const uint64_t *attr_hash;  /* per cel.attrs: hash of name+value */
+    const unsigned *cap_sym;    /* per cel.caps: interned id */
+    const struct qty *cap_value;    /* per cel.caps: capacity value */
+    const uint64_t *cap_hash;   /* per cel.caps: hash of name+value */
+    const struct tnode *const *cap_policy; /* per cel.caps: requestPolicy */
+    const struct tnode *taints; /* sequence or NULL */
+    const struct tnode *node;   /* the devices[] entry */
+    enum dm_place place;
+    size_t node_idx;            /* DM_NODE */
+    const struct tnode *node_selector;  /* DM_SELECTOR: NodeSelector */
+    const struct nodesel *nodesel;      /* DM_SELECTOR: compiled (shared by
+                                           the devices of a slice) */
+    struct dm_consume *consumes;
+    size_t nconsumes;
+    int multi;                  /* allowMultipleAllocations */
+    uint64_t driver_hash;       /* hash of driver and multi */
+};
+
+struct dm_node {
+    const char *name;
+    struct na_node sel;         /* what node selectors see: the name, and
+                                   the labels when a Node object was seen
+                                   (sel.labels_known) */
+    size_t *local;              /* devices placed by nodeName */
+    size_t nlocal;
+};
+
+struct devmodel {
+    struct arena own;           /* when built without a caller's arena */
+    struct arena *a;            /* where everything lives */
+    int owned;
+    struct dm_device *devs;
+    size_t ndevs;
+    struct dm_node *nodes;
+    size_t nnodes;
+    struct strmap node_index;   /* name -> struct dm_node * */
+    size_t *shared;             /* devices placed by selector / allNodes */
+    size_t nshared;
+    struct dm_pool *pools;
+    size_t npools;
+    size_t nincomplete;         /* pools with slices missing */
+    size_t nslices;             /* slices used (newest generations) */
+    struct strmap syms;         /* attribute / capacity id -> index + 1 */
+    size_t nsyms;
+    size_t nnode_objects;       /* Node objects seen */
+    size_t max_local;           /* most devices local to one node */
+    struct strmap domains;      /* attribute domains and drivers, interned:
+                                   equal names are equal pointers */
+    /* built on first use, lock-free (devmodel_index.c); the slot arrays
+     * are allocated with the model, each slot filled once */
+    struct dm_slot *symidx;     /* devmodel_sym_index(): per sym */
+    struct dm_slot *attrhash;   /* devmodel_attr_hashes(): DM_ATTRHASH */
+    struct dm_slot *ext;        /* devmodel_ext(): one */
+};
+
+struct dm_slot {                /* a pointer filled once, by CAS */
+    void *_Atomic p;
+};
+
+#define DM_ATTRHASH 64          /* (attribute, domain) hash vectors kept */
+
+/* A cache another module keeps on a model (the allocator's selector
+ * results): a struct that embeds this one, freed through free() when the
+ * model is. The model knows nothing else about it. */
+struct dm_ext {
+    void (*free)(struct dm_ext *self);
+};
+
+/* Builds a model from objects (ResourceSlices and Nodes are read, other
+ * kinds ignored). Never NULL. With an arena a, everything lives in a and
+ * devmodel_free() frees only the caches built on first use; with NULL the
+ * model owns its memory. */
+struct devmodel *devmodel_build(struct arena *a,
+                                const struct object *const *objs, size_t n);
+void devmodel_free(struct devmodel *m);
+/* The extension installed on m, or NULL. */
+struct dm_ext *devmodel_ext(const struct devmodel *m);
+/* Installs e unless another is in place; returns the one in place (e, or
+ * the other: then e is the caller's to free). Lock-free. */
+struct dm_ext *devmodel_ext_install(const struct devmodel *m,
+                                   struct dm_ext *e);
+/* Frees what devmodel_index.c built on first use (devmodel_free's). */
+void devmodel_index_free(struct devmodel *m);
+/* The interned index of an attribute/capacity id, or -1 if no device has
+ * one of that name. */
+long devmodel_sym(const struct devmodel *m, const char *id, size_t len);
+/* 1 if device d can be used on node n (placement only). A nodeSelector is
+ * matched with nodeaffinity.h; where the node's labels are unknown it is
+ * taken as satisfied (never a false error), and one that does not parse
+ * places the device on no node (Kubernetes' allocator fails on it). */
+int dm_device_on_node(const struct devmodel *m, size_t d, size_t n);
+/* The attribute "domain/id" (or "id" in the driver's domain) of a device,
+ * or NULL. */
+const struct cel_attr *dm_attr(const struct dm_device *d, const char *fqname);
+/* Per device, the index in cel.attrs of its first attribute with this
+ * interned id, or -1: built on first use and shared (lock-free). */
+const short *devmodel_sym_index(const struct devmodel *m, long sym);
+/* Per device, the hash of its attribute with interned id sym in domain
+ * (interned; NULL: the device's driver's domain), never 0, or 0 when the
+ * device has no such attribute. Built on first use per (sym, domain) and
+ * shared (lock-free); NULL when sym < 0 or DM_ATTRHASH pairs are taken. */
+const uint64_t *devmodel_attr_hashes(const struct devmodel *m, long sym,
+                                     const char *domain);
+/* The interned pointer of a domain or driver, or NULL if nothing in the
+ * model uses it. Attribute string and version values are interned too:
+ * equal values are equal pointers. */
+const char *devmodel_domain(const struct devmodel *m, const char *domain);
+/* The same with the name resolved once: sym from devmodel_sym() of the id,
+ * domain from devmodel_domain() or NULL for the driver's own domain. */
+const struct cel_attr *dm_attr_sym(const struct dm_device *d, long sym,
+                                   const char *domain);
+
+#endif
