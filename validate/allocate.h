@@ -1,7 +1,7 @@
 /*
  * allocate.h - "could this claim / pod be allocated on some node, and why
  * not": a pure model of the scheduler's structured-parameters allocator
- * over a struct devmodel (inventory.h). No printing: the results are data
+ * over a struct devmodel (devmodel.h). No printing: the results are data
  * the satisfiability rules and `claimcheck match` turn into explanations.
  *
  * What is modelled: selectors (evaluated by the caller with alloc_eval()),

@@ -1,0 +1,201 @@
+/*
+ * alloc_capacity.c - what a device offers besides its selectors: capacity
+ * requests against its capacity (with requestPolicy), taints against a
+ * request's tolerations, and the shared counters devices consume from
+ * their pool during a search.
+ */
+#include "allocate.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_internal.h"
+#include "arena.h"
+#include "tree.h"
+
+int alloc_tolerates(const struct tnode *tols, const struct tnode *taint)
+{
+    const char *tkey = tree_str(tree_get(taint, "key"));
+    const char *tval = tree_text(tree_get(taint, "value"));
+    const char *teff = tree_str(tree_get(taint, "effect"));
+    size_t i;
+
+    if (!tree_is_seq(tols))
+        return 0;
+    for (i = 0; i < tols->n; i++) {
+        const struct tnode *t = tols->kids[i];
+        const char *key = tree_str(tree_get(t, "key"));
+        const char *op = tree_str(tree_get(t, "operator"));
+        const char *val = tree_text(tree_get(t, "value"));
+        const char *eff = tree_str(tree_get(t, "effect"));
+        int exists = op && !strcmp(op, "Exists");
+        if (key && *key) {
+            if (!tkey || strcmp(key, tkey))
+                continue;
+        } else if (!exists) {
+            continue;
+        }
+        if (!exists && strcmp(val ? val : "", tval ? tval : ""))
+            continue;
+        if (eff && *eff && (!teff || strcmp(eff, teff)))
+            continue;
+        return 1;
+    }
+    return 0;
+}
+
+/* The capacity of d named "domain/id" or "id" (driver's domain), or -1. */
+static long find_cap(const struct dm_device *d, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    const char *id = slash ? slash + 1 : name;
+    size_t dl = slash ? (size_t)(slash - name) : 0, i;
+
+    for (i = 0; i < d->cel.ncaps; i++) {
+        const struct cel_capacity *c = &d->cel.caps[i];
+        if (strcmp(c->id, id))
+            continue;
+        if (slash ? strlen(c->domain) == dl && !strncmp(c->domain, name, dl)
+                  : !strcmp(c->domain, d->driver))
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Applies a requestPolicy to a requested amount: the amount actually
+ * consumed, or -1 if the policy cannot grant it. */
+static int apply_policy(const struct tnode *pol, struct qty *q)
+{
+    const struct tnode *vv = tree_get(pol, "validValues");
+    const struct tnode *vr = tree_get(pol, "validRange");
+    struct qty v, best;
+    int have = 0;
+    size_t i;
+
+    if (tree_is_seq(vv) && vv->n) {
+        for (i = 0; i < vv->n; i++) {
+            if (qty_parse(tree_text(vv->kids[i]), &v) < 0)
+                continue;
+            if (qty_cmp(v, *q) >= 0 && (!have || qty_cmp(v, best) < 0)) {
+                best = v;
+                have = 1;
+            }
+        }
+        if (!have)
+            return -1;
+        *q = best;
+    }
+    if (tree_is_map(vr)) {
+        if (qty_parse(tree_text(tree_get(vr, "max")), &v) == 0
+            && qty_cmp(*q, v) > 0)
+            return -1;
+        if (qty_parse(tree_text(tree_get(vr, "min")), &v) == 0
+            && qty_cmp(*q, v) < 0)
+            *q = v;
+    }
+    return 0;
+}
+
+int alloc_device_fits(struct arena *a, const struct dm_device *d,
+                      const struct alloc_alt *alt, const char **why)
+{
+    size_t i;
+
+    for (i = 0; i < alt->ncaps; i++) {
+        const struct alloc_capreq *c = &alt->caps[i];
+        struct qty q = c->q;
+        long k = find_cap(d, c->name);
+        const char *id = strrchr(c->name, '/') ? strrchr(c->name, '/') + 1
+                                               : c->name;
+        if (k < 0) {
+            if (why)
+                *why = arena_printf(a, "no capacity %s", id);
+            return 0;
+        }
+        if (d->cap_policy[k] && apply_policy(d->cap_policy[k], &q) < 0) {
+            if (why)
+                *why = arena_printf(a, "%s %s not allowed by requestPolicy",
+                                    id, c->text);
+            return 0;
+        }
+        if (qty_cmp(q, d->cap_value[k]) > 0) {
+            if (why)
+                *why = arena_printf(a, "%s %s < %s", id,
+                                    d->cel.caps[k].quantity, c->text);
+            return 0;
+        }
+    }
+    if (d->taints) {
+        for (i = 0; i < d->taints->n; i++) {
+            const struct tnode *t = d->taints->kids[i];
+            const char *eff = tree_str(tree_get(t, "effect"));
+            if (!eff || (strcmp(eff, "NoSchedule")
+                         && strcmp(eff, "NoExecute")))
+                continue;
+            if (alloc_tolerates(alt->tolerations, t))
+                continue;
+            if (why) {
+                const char *v = tree_text(tree_get(t, "value"));
+                *why = arena_printf(a, "taint %s%s%s:%s not tolerated",
+                                    tree_str(tree_get(t, "key"))
+                                        ? tree_str(tree_get(t, "key")) : "",
+                                    v && *v ? "=" : "", v ? v : "", eff);
+            }
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ==== shared counters ==================================================== */
+
+static struct qty ctr_used(const struct search *s, size_t pool, size_t set,
+                           const char *name)
+{
+    struct qty q = {0, 0};
+    size_t i;
+
+    for (i = 0; i < s->nctr; i++)
+        if (s->ctr[i].pool == pool && s->ctr[i].set == set
+            && !strcmp(s->ctr[i].name, name))
+            q = qty_add(q, s->ctr[i].q);
+    return q;
+}
+
+int alloc_counters_take(struct search *s, size_t d)
+{
+    const struct dm_device *dv = &s->m->devs[d];
+    const struct dm_pool *pl = &s->m->pools[dv->pool_idx];
+    size_t i, j, k;
+
+    for (i = 0; i < dv->nconsumes; i++) {
+        const struct dm_consume *cu = &dv->consumes[i];
+        if (cu->set == SIZE_MAX)
+            return -1;
+        for (j = 0; j < cu->n; j++) {
+            const struct dm_counterset *set = &pl->sets[cu->set];
+            const struct dm_counter *have = NULL;
+            for (k = 0; k < set->n; k++)
+                if (!strcmp(set->c[k].name, cu->c[j].name))
+                    have = &set->c[k];
+            if (!have)
+                return -1;
+            if (qty_cmp(qty_add(ctr_used(s, dv->pool_idx, cu->set,
+                                         cu->c[j].name), cu->c[j].value),
+                        have->value) > 0)
+                return -1;
+            if (s->nctr == s->capctr) {
+                s->capctr = s->capctr ? s->capctr * 2 : 16;
+                s->ctr = arena_grow(s->a, s->ctr, s->nctr, s->capctr,
+                                    sizeof(*s->ctr));
+            }
+            s->ctr[s->nctr].pool = dv->pool_idx;
+            s->ctr[s->nctr].set = cu->set;
+            s->ctr[s->nctr].name = cu->c[j].name;
+            s->ctr[s->nctr].q = cu->c[j].value;
+            s->nctr++;
+        }
+    }
+    return 0;
+}

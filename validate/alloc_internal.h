@@ -1,0 +1,158 @@
+/*
+ * alloc_internal.h - what the allocator's files share (allocate.h is the
+ * API): the search state, the constraint and counter state inside it, the
+ * memo of nodes alike. Split as Kubernetes' structured allocator is:
+ *   alloc_select.c       selector results over every device, cached
+ *   alloc_capacity.c     capacity requests, taints, shared counters
+ *   alloc_constraints.c  matchAttribute / distinctAttribute
+ *   alloc_pools.c        which devices an alternative can use on a node,
+ *                        and the Pod's own placement
+ *   alloc_memo.c         nodes alike share one answer
+ *   allocate.c           the solver: the backtracking search per node
+ * Not for use outside these files.
+ */
+#ifndef CLAIMCHECK_ALLOC_INTERNAL_H
+#define CLAIMCHECK_ALLOC_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "allocate.h"
+#include "nodeaffinity.h"
+
+enum { RELAX_CONS = 1, RELAX_CTR = 2, RELAX_EXCL = 4 };
+
+struct slot {
+    size_t claim, req;
+    const struct alloc_request *r;
+    size_t alt0;                /* index of its first alternative */
+};
+
+struct cstate {                 /* one constraint during the search */
+    const struct alloc_constraint *c;
+    long sym;                   /* the attribute's interned id (-1: none) */
+    const char *domain;         /* its domain; NULL: the driver's */
+    const short *idx;           /* devmodel_sym_index() of sym */
+    const uint64_t *vh;         /* devmodel_attr_hashes(), or NULL */
+    unsigned char *applies;     /* per alternative (flattened index) */
+    uint64_t pin;               /* matchAttribute: the value's hash, once
+                                   set (equal hashes are taken as equal
+                                   values: a collision can only let a
+                                   search succeed, never fail) */
+    size_t npin;
+    size_t *vdev;               /* distinctAttribute: devices taken */
+    uint64_t *vhs;              /* ... and their values' hashes */
+    size_t nvals, capvals;
+};
+
+struct ctr_use {
+    size_t pool, set;
+    const char *name;
+    struct qty q;
+};
+
+struct search {
+    struct arena *a;
+    const struct devmodel *m;
+    const struct alloc_problem *p;
+    struct slot *slots;
+    size_t nslots, nalts;
+    const struct alloc_alt **alts;      /* flattened */
+    unsigned char **eff;                /* per alt: device usable */
+    size_t **cand;                      /* per alt: candidates on node */
+    size_t **cpos;                      /* per alt: their position on the
+                                           node (local index, or shared) */
+    size_t *ncand;
+    unsigned char *used;                /* per device */
+    struct cstate *cs;                  /* flattened per claim */
+    size_t *cs0;                        /* per claim: first cstate */
+    size_t ncs;
+    size_t *undo;                       /* cstate indexes pushed */
+    size_t nundo, capundo;
+    struct ctr_use *ctr;
+    size_t nctr, capctr;
+    unsigned long steps, budget;
+    uint64_t deadline;                  /* alloc_problem.deadline_ns */
+    int over;
+    int relax;
+    size_t only_claim, only_cons;       /* analysis: one constraint only */
+};
+
+static inline uint64_t alloc_mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+/* ==== alloc_capacity.c ==== */
+
+/* Takes device d's consumesCounters from its pool's sharedCounters (the
+ * state grows s->ctr: undo by resetting s->nctr). -1 when they do not
+ * fit. */
+int alloc_counters_take(struct search *s, size_t d);
+
+/* ==== alloc_constraints.c ==== */
+
+/* Resolves every constraint's attribute and where it applies. */
+void alloc_constraints_init(struct search *s);
+/* Adds device d, for alternative ai of slot si, to the constraints that
+ * apply (pushing undo entries); -1 when one is violated. */
+int alloc_constraints_take(struct search *s, size_t si, size_t ai, size_t d);
+/* Pops undo entries down to nundo. */
+void alloc_constraints_undo(struct search *s, size_t nundo);
+/* Forgets every value taken (a new node or a new attempt). */
+void alloc_constraints_reset(struct search *s);
+/* The hash of the constrained attribute's name and value on device d
+ * (never 0), or 0 when d has none. */
+uint64_t alloc_cons_hash(const struct devmodel *m, const struct cstate *c,
+                         size_t d);
+/* Necessary conditions on the current node's candidates; 1 and f filled
+ * when one fails. */
+int alloc_constraints_short(struct search *s, struct alloc_node *f);
+
+/* ==== alloc_pools.c ==== */
+
+/* The devices each alternative may use at all (selectors, capacity,
+ * taints) and room for the candidates of one node. */
+void alloc_pools_init(struct search *s);
+/* The candidates of node n per alternative (s->cand, s->ncand, s->cpos);
+ * 1 if any alternative has one. */
+int alloc_pools_node(struct search *s, size_t n);
+/* 1 if the Pod's nodeName, nodeSelector and required node affinity allow
+ * node n (labels not known count as allowed); else 0 and *why. */
+int alloc_node_placed(const struct alloc_problem *p,
+                      const struct na_required *req, const struct dm_node *n,
+                      enum alloc_why *why);
+
+/* ==== alloc_memo.c ==== */
+
+enum { MEMO_SAT, MEMO_SHORT, MEMO_FAIL };
+#define MEMO_SLOTS (2 * ALLOC_ALIKE)
+
+struct memo_entry {
+    const uint64_t *sig;
+    size_t n;
+    uint64_t h;
+    int kind;
+    size_t id;                  /* order of insertion: alloc_node.alike */
+    struct alloc_node f;
+};
+
+struct memo {
+    struct memo_entry *slot[MEMO_SLOTS];
+    size_t n;
+};
+
+/* The current node's signature (in the search arena), or NULL when a
+ * candidate carries cross-node state. */
+uint64_t *alloc_node_signature(struct search *s, size_t *n);
+const struct memo_entry *alloc_memo_find(const struct memo *m,
+                                         const uint64_t *sig, size_t n);
+/* Remembers the answer for nodes like the current one; returns its id
+ * for alloc_node.alike (ALLOC_ALIKE when the memo is full). */
+size_t alloc_memo_add(struct search *s, struct memo *m, const uint64_t *sig,
+                      size_t n, int kind, const struct alloc_node *f);
+
+#endif

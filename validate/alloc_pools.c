@@ -1,0 +1,76 @@
+/*
+ * alloc_pools.c - which devices an alternative can use on a node (the job
+ * of GatherPools and the device checks in Kubernetes' allocator): the
+ * device filters once per alternative (selectors, capacity requests,
+ * taints), the candidates of one node (its own devices, then the shared
+ * ones its placement admits), and the Pod's own placement (nodeName,
+ * nodeSelector, required node affinity through nodeaffinity.h).
+ */
+#include "allocate.h"
+
+#include <string.h>
+
+#include "alloc_internal.h"
+#include "arena.h"
+
+void alloc_pools_init(struct search *s)
+{
+    const struct devmodel *m = s->m;
+    size_t ai, i;
+
+    for (ai = 0; ai < s->nalts; ai++) {
+        const struct alloc_alt *alt = s->alts[ai];
+        unsigned char *e = arena_alloc(s->a, m->ndevs + 1);
+        for (i = 0; i < m->ndevs; i++)
+            e[i] = alt->sel[i]
+                   && ((!alt->ncaps && !m->devs[i].taints)
+                       || alloc_device_fits(s->a, &m->devs[i], alt, NULL));
+        s->eff[ai] = e;
+        s->cand[ai] = arena_alloc(s->a, (m->max_local + m->nshared + 1)
+                                        * sizeof(size_t));
+        s->cpos[ai] = arena_alloc(s->a, (m->max_local + m->nshared + 1)
+                                        * sizeof(size_t));
+    }
+}
+
+int alloc_pools_node(struct search *s, size_t n)
+{
+    const struct devmodel *m = s->m;
+    const struct dm_node *nd = &m->nodes[n];
+    size_t ai, i;
+    int any = 0;
+
+    for (ai = 0; ai < s->nalts; ai++) {
+        size_t k = 0;
+        for (i = 0; i < nd->nlocal; i++)
+            if (s->eff[ai][nd->local[i]]) {
+                s->cpos[ai][k] = i;
+                s->cand[ai][k++] = nd->local[i];
+            }
+        for (i = 0; i < m->nshared; i++)
+            if (s->eff[ai][m->shared[i]]
+                && dm_device_on_node(m, m->shared[i], n)) {
+                s->cpos[ai][k] = ((size_t)1 << 40) + i;
+                s->cand[ai][k++] = m->shared[i];
+            }
+        s->ncand[ai] = k;
+        any |= k > 0;
+    }
+    return any;
+}
+
+int alloc_node_placed(const struct alloc_problem *p,
+                      const struct na_required *req, const struct dm_node *n,
+                      enum alloc_why *why)
+{
+    enum na_part part;
+
+    if (p->node_name && strcmp(p->node_name, n->name)) {
+        *why = WHY_NODENAME;
+        return 0;
+    }
+    if (na_required_match(req, &n->sel, &part) != NA_NO)
+        return 1;
+    *why = part == NA_PART_SELECTOR ? WHY_NODESELECTOR : WHY_AFFINITY;
+    return 0;
+}

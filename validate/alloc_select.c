@@ -1,0 +1,329 @@
+/*
+ * alloc_select.c - selector results over every device of a model
+ * (alloc_eval, alloc_eval_cached: see allocate.h). Devices that agree on
+ * everything a selector reads (cel_device_refs) share one evaluation; the
+ * results of a selector text are computed once per model and kept in the
+ * model's extension slot (lock-free, bounded in entries and bytes).
+ */
+#include "allocate.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_internal.h"
+#include "arena.h"
+#include "cel/cel.h"
+
+struct wanted {
+    const struct devmodel *m;
+    unsigned char *want;        /* per interned id: read by the selector */
+};
+
+static void want_ref(void *ctx, int what, const char *domain, const char *id)
+{
+    struct wanted *w = ctx;
+    long s;
+
+    (void)domain;
+    if (what != CEL_REF_ATTR && what != CEL_REF_CAP)
+        return;     /* driver and allowMultipleAllocations: always keyed */
+    s = devmodel_sym(w->m, id, strlen(id));
+    if (s >= 0)
+        w->want[s] = 1;
+}
+
+/* Marks in want[] the interned id of every attribute and capacity the
+ * program reads (the syntax tree's cel_device_refs). Returns -1 when it
+ * may read fields it does not name (a map iterated or indexed by a
+ * computed key, the device as a whole). */
+static int referenced_syms(const struct devmodel *m,
+                           const struct cel_program *prog,
+                           unsigned char *want)
+{
+    struct wanted w;
+
+    w.m = m;
+    w.want = want;
+    return cel_device_refs(prog, want_ref, &w);
+}
+
+struct group {
+    uint64_t key;
+    size_t rep;             /* representative device + 1; 0 = empty slot */
+    unsigned char res;
+    const char *err;
+};
+
+static uint64_t device_key(const struct dm_device *d,
+                           const unsigned char *want)
+{
+    uint64_t h = d->driver_hash, sum = 0;
+    size_t i, na = 0, nc = 0;
+
+    for (i = 0; i < d->cel.nattrs; i++)
+        if (want[d->attr_sym[i]]) {
+            sum += alloc_mix(d->attr_hash[i]);
+            na++;
+        }
+    for (i = 0; i < d->cel.ncaps; i++)
+        if (want[d->cap_sym[i]]) {
+            sum += alloc_mix(d->cap_hash[i] ^ 0x9e3779b97f4a7c15ull);
+            nc++;
+        }
+    return alloc_mix(h ^ sum ^ (na << 40) ^ (nc << 50));
+}
+
+static void set_result(struct arena *a, struct alloc_match *out, size_t i,
+                       int r, const char *err, size_t n)
+{
+    if (r < 0) {
+        out->v[i] = AM_ERR;
+        if (!out->err)
+            out->err = arena_alloc(a, n * sizeof(*out->err));
+        out->err[i] = err;
+        out->nerr++;
+    } else {
+        out->v[i] = r ? AM_YES : AM_NO;
+        out->nyes += r != 0;
+    }
+}
+
+void alloc_eval(struct arena *a, const struct devmodel *m,
+                const struct cel_program *prog, uint64_t budget,
+                struct alloc_match *out)
+{
+    uint64_t spent = 0;
+    unsigned char *want = calloc(m->nsyms + 1, 1);
+    struct group *tab = NULL;
+    const char *last_err = NULL;
+    size_t cap = 0, i;
+    int project;
+
+    memset(out, 0, sizeof(*out));
+    out->v = arena_alloc(a, m->ndevs + 1);
+    if (!want)
+        abort();
+    project = referenced_syms(m, prog, want) == 0;
+    if (project) {
+        cap = 64;
+        while (cap < m->ndevs * 2)
+            cap *= 2;
+        tab = calloc(cap, sizeof(*tab));
+        if (!tab)
+            abort();
+    }
+    for (i = 0; i < m->ndevs; i++) {
+        const struct dm_device *d = &m->devs[i];
+        struct cel_error err;
+        struct group *g = NULL;
+        int r;
+        if (project) {
+            uint64_t k = device_key(d, want);
+            size_t h = (size_t)k & (cap - 1);
+            while (tab[h].rep && tab[h].key != k)
+                h = (h + 1) & (cap - 1);
+            g = &tab[h];
+            if (g->rep) {
+                set_result(a, out, i, g->res == AM_ERR ? -1 : g->res,
+                           g->err, m->ndevs);
+                continue;
+            }
+        }
+        {
+            uint64_t cost = 0;
+            r = cel_eval_device_costed(prog, &d->cel, &cost, &err);
+            spent += cost + 1;
+        }
+        if (budget && spent > budget) {
+            out->over_budget = 1;
+            break;
+        }
+        if (r < 0 && (!last_err || strcmp(last_err, err.msg)))
+            last_err = arena_strdup(a, err.msg);    /* one copy per text */
+        set_result(a, out, i, r, r < 0 ? last_err : NULL, m->ndevs);
+        if (g) {
+            g->key = device_key(d, want);   /* (the slot's key) */
+            g->rep = i + 1;
+            g->res = out->v[i];
+            g->err = r < 0 ? out->err[i] : NULL;
+        }
+    }
+    free(tab);
+    free(want);
+}
+
+struct cache_entry {
+    struct arena arena;         /* the text, the program, the results */
+    const char *key;            /* env bits + expression text */
+    int ok;
+    struct cel_error err;
+    struct alloc_match match;
+};
+
+static void cache_entry_free(struct cache_entry *e)
+{
+    if (!e)
+        return;
+    arena_release(&e->arena);
+    free(e);
+}
+
+/* The selector results of one model: an extension of the model (it frees
+ * the cache with itself), created by the first selector evaluated. */
+struct selcache {
+    struct dm_ext base;         /* first member: the model holds &base */
+    void *_Atomic slot[ALLOC_SELCACHE];    /* struct cache_entry, set once */
+    _Atomic size_t bytes;       /* memory held by the entries */
+};
+
+static void selcache_free(struct dm_ext *e)
+{
+    struct selcache *c = (struct selcache *)(void *)e;
+    size_t i;
+
+    for (i = 0; i < ALLOC_SELCACHE; i++)
+        cache_entry_free(atomic_load(&c->slot[i]));
+    free(c);
+}
+
+static struct selcache *selcache_of(const struct devmodel *m)
+{
+    struct dm_ext *e = devmodel_ext(m);
+    struct selcache *mine;
+
+    if (e)
+        return (struct selcache *)(void *)e;
+    mine = calloc(1, sizeof(*mine));
+    if (!mine)
+        abort();
+    mine->base.free = selcache_free;
+    e = devmodel_ext_install(m, &mine->base);
+    if (e != &mine->base)
+        free(mine);     /* another thread was first */
+    return (struct selcache *)(void *)e;
+}
+
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static void over_budget_error(struct cel_error *err, const struct devmodel *m)
+{
+    memset(err, 0, sizeof(*err));
+    err->kind = CEL_ERR_LIMIT;
+    err->line = err->col = 1;
+    snprintf(err->msg, sizeof(err->msg), "evaluating the selector over the "
+             "inventory's %zu devices costs more than %llu units: not judged",
+             m->ndevs, (unsigned long long)ALLOC_EVAL_BUDGET);
+}
+
+static struct cache_entry *cache_fill(const struct devmodel *m,
+                                      const struct cel_env *env,
+                                      const char *key, const char *expr)
+{
+    struct cache_entry *e = calloc(1, sizeof(*e));
+    struct cel_program *p;
+
+    if (!e)
+        abort();
+    arena_init(&e->arena, 4096);
+    e->key = arena_strdup(&e->arena, key);
+    if (cel_compile(&e->arena, env, expr, strlen(expr), &p, &e->err) == 0) {
+        e->ok = 1;
+        alloc_eval(&e->arena, m, p, ALLOC_EVAL_BUDGET, &e->match);
+        if (e->match.over_budget) {
+            /* deterministic (cost, not time): cached as undetermined */
+            e->ok = 0;
+            over_budget_error(&e->err, m);
+        }
+    }
+    return e;
+}
+
+const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
+                                            const struct cel_env *env,
+                                            const char *expr,
+                                            struct arena *a,
+                                            struct cel_error *err)
+{
+    char key[CEL_MAX_EXPR_BYTES + 16];
+    struct selcache *sc = selcache_of(m);
+    struct cache_entry *e = NULL;
+    size_t h, i;
+    int n;
+
+    n = snprintf(key, sizeof(key), "%d%d\x1f%s", env->consumable_capacity,
+                 env->list_attributes, expr);
+    if (n < 0 || (size_t)n >= sizeof(key)) {
+        struct cel_program *p;
+        struct alloc_match *mt;
+        if (cel_compile(a, env, expr, strlen(expr), &p, err) < 0)
+            return NULL;
+        mt = arena_alloc(a, sizeof(*mt));
+        alloc_eval(a, m, p, ALLOC_EVAL_BUDGET, mt);
+        if (mt->over_budget) {
+            over_budget_error(err, m);
+            return NULL;
+        }
+        return mt;
+    }
+    h = (size_t)hash_text(key);
+    for (i = 0; i < 16; i++) {
+        void *_Atomic *slot = &sc->slot[(h + i) % ALLOC_SELCACHE];
+        void *cur = atomic_load(slot);
+        if (!cur) {
+            if (!e)
+                e = cache_fill(m, env, key, expr);
+            /* bounded: past ALLOC_SELCACHE_BYTES results are not kept */
+            if (atomic_fetch_add(&sc->bytes, e->arena.total)
+                + e->arena.total > ALLOC_SELCACHE_BYTES) {
+                atomic_fetch_sub(&sc->bytes, e->arena.total);
+                i = 16;
+                break;
+            }
+            if (atomic_compare_exchange_strong(slot, &cur, e))
+                break;      /* published */
+            atomic_fetch_sub(&sc->bytes, e->arena.total);
+        }
+        if (!strcmp(((struct cache_entry *)cur)->key, key)) {
+            cache_entry_free(e);    /* another thread was first */
+            e = cur;
+            break;
+        }
+    }
+    if (i == 16) {
+        /* no free slot nearby: keep the results in the caller's arena */
+        struct cache_entry *mine = e ? e : cache_fill(m, env, key, expr);
+        struct alloc_match *mt = NULL;
+        if (mine->ok) {
+            mt = arena_alloc(a, sizeof(*mt));
+            *mt = mine->match;
+            mt->v = arena_alloc(a, m->ndevs + 1);
+            memcpy(mt->v, mine->match.v, m->ndevs);
+            if (mine->match.err) {
+                size_t k;
+                mt->err = arena_alloc(a, m->ndevs * sizeof(*mt->err));
+                for (k = 0; k < m->ndevs; k++)
+                    if (mine->match.err[k])
+                        mt->err[k] = arena_strdup(a, mine->match.err[k]);
+            }
+        } else {
+            *err = mine->err;
+        }
+        cache_entry_free(mine);
+        return mt;
+    }
+    if (!e->ok) {
+        *err = e->err;
+        return NULL;
+    }
+    return &e->match;
+}
