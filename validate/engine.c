@@ -647,11 +647,9 @@ static int is_template(const char *s, size_t len)
  * the document is parsed at once instead of later. */
 static int pod_like_chunk(const char *s, size_t len)
 {
-    static const char *const kinds[] = {"Pod", "Deployment", "ReplicaSet",
-        "StatefulSet", "DaemonSet", "Job", "CronJob",
-        "ReplicationController", NULL};
+    const struct kind_info *k;
     const char *end = s + len, *p = s, *val = NULL;
-    size_t vlen = 0, i;
+    size_t vlen = 0;
     int found = 0;
 
     while (p < end) {
@@ -675,10 +673,8 @@ static int pod_like_chunk(const char *s, size_t len)
         }
         p = eol + 1;
     }
-    for (i = 0; val && kinds[i]; i++)
-        if (strlen(kinds[i]) == vlen && !memcmp(kinds[i], val, vlen))
-            return 1;
-    return 0;
+    k = val ? kind_by_name(val, vlen) : NULL;
+    return k && (k->bit & K_PODLIKE);
 }
 
 static void add_doc(struct run *r, struct arena *scratch, const char *file,

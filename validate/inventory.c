@@ -22,8 +22,6 @@
 #include "verdict.h"
 #include "xalloc.h"
 
-#define INVENTORY_KINDS (K_CLAIM | K_TEMPLATE | K_CLASS | K_SLICE | K_NODE \
-                         | K_NAMESPACE)
 
 struct inventory_model {        /* the once-init of inventory_devices() */
     pthread_mutex_t mu;         /* held while the model is built */
@@ -57,7 +55,7 @@ static void inventory_put(struct inventory *inv, const struct tnode *root)
     const char *why;
 
     if (object_read(&inv->arena, root, "<inventory>", 0, o, &bad, &why)
-        != OBJ_OK || !(o->kind & INVENTORY_KINDS) || !*o->name)
+        != OBJ_OK || !(o->kind & kind_bits(KIND_INVENTORY)) || !*o->name)
         return;
     o->inventory = 1;
     if (inv->n == inv->cap) {

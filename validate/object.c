@@ -12,66 +12,6 @@
 #include "suggest.h"
 #include "tree.h"
 
-struct kind_desc {
-    const char *name;
-    unsigned bit;
-    const char *groups;         /* accepted API groups, '|' separated */
-    const char *pod_path;       /* where the PodSpec is */
-    const char *meta_path;      /* pod template metadata */
-    const char *replicas_path;  /* replicas / parallelism */
-};
-
-static const struct kind_desc kinds[] = {
-    {"Pod", K_POD, "", "spec", NULL, NULL},
-    {"Deployment", K_DEPLOYMENT, "apps|extensions", "spec.template.spec",
-     "spec.template.metadata", "spec.replicas"},
-    {"ReplicaSet", K_REPLICASET, "apps|extensions", "spec.template.spec",
-     "spec.template.metadata", "spec.replicas"},
-    {"StatefulSet", K_STATEFULSET, "apps", "spec.template.spec",
-     "spec.template.metadata", "spec.replicas"},
-    {"DaemonSet", K_DAEMONSET, "apps|extensions", "spec.template.spec",
-     "spec.template.metadata", NULL},
-    {"Job", K_JOB, "batch", "spec.template.spec", "spec.template.metadata",
-     "spec.parallelism"},
-    {"CronJob", K_CRONJOB, "batch", "spec.jobTemplate.spec.template.spec",
-     "spec.jobTemplate.spec.template.metadata",
-     "spec.jobTemplate.spec.parallelism"},
-    {"ReplicationController", K_RC, "", "spec.template.spec",
-     "spec.template.metadata", "spec.replicas"},
-    {"ResourceClaim", K_CLAIM, "resource.k8s.io", NULL, NULL, NULL},
-    {"ResourceClaimTemplate", K_TEMPLATE, "resource.k8s.io", NULL, NULL, NULL},
-    {"DeviceClass", K_CLASS, "resource.k8s.io", NULL, NULL, NULL},
-    {"ResourceSlice", K_SLICE, "resource.k8s.io", NULL, NULL, NULL},
-    {"Node", K_NODE, "", NULL, NULL, NULL},
-    {"Namespace", K_NAMESPACE, "", NULL, NULL, NULL},
-};
-
-const char *kind_bit_name(unsigned k)
-{
-    size_t i;
-
-    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-        if (kinds[i].bit == k)
-            return kinds[i].name;
-    return "object";
-}
-
-static int group_ok(const char *groups, const char *g)
-{
-    size_t gl = strlen(g);
-    const char *p = groups;
-
-    for (;;) {
-        const char *bar = strchr(p, '|');
-        size_t l = bar ? (size_t)(bar - p) : strlen(p);
-        if (l == gl && strncmp(p, g, l) == 0)
-            return 1;
-        if (!bar)
-            return 0;
-        p = bar + 1;
-    }
-}
-
 int object_is_list(const struct tnode *root)
 {
     const char *k = tree_str(tree_get(root, "kind"));
@@ -85,7 +25,9 @@ int object_is_list(const struct tnode *root)
 
 const char *object_ns(const struct object *o)
 {
-    if (o->kind & (K_CLASS | K_SLICE | K_NODE | K_NAMESPACE))
+    const struct kind_info *k = kind_by_bit(o->kind);
+
+    if (k && !k->namespaced)
         return "";
     return o->ns && *o->ns ? o->ns : "default";
 }
@@ -312,8 +254,7 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
 {
     const struct tnode *av, *kd, *md;
     const char *slash;
-    const struct kind_desc *d = NULL;
-    size_t i;
+    const struct kind_info *d;
 
     memset(o, 0, sizeof(*o));
     *bad_at = root;
@@ -379,13 +320,8 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
         o->name = tree_str(tree_get(md, "generateName"));
     if (!o->name)
         o->name = "";
-    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-        if (strcmp(kinds[i].name, kd->str) == 0
-            && group_ok(kinds[i].groups, o->group)) {
-            d = &kinds[i];
-            break;
-        }
-    if (!d)
+    d = kind_by_name(kd->str, strlen(kd->str));
+    if (!d || !kind_group_ok(d, o->group))
         return OBJ_OTHER;
     o->kind = d->bit;
     o->spec = tree_get(root, "spec");

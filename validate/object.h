@@ -16,36 +16,11 @@
 
 #include <stddef.h>
 
+#include "kinds.h"
+
 struct arena;
 struct tnode;
 
-enum kind_bit {
-    K_POD = 1u << 0,
-    K_DEPLOYMENT = 1u << 1,
-    K_REPLICASET = 1u << 2,
-    K_STATEFULSET = 1u << 3,
-    K_DAEMONSET = 1u << 4,
-    K_JOB = 1u << 5,
-    K_CRONJOB = 1u << 6,
-    K_RC = 1u << 7,
-    K_CLAIM = 1u << 8,
-    K_TEMPLATE = 1u << 9,
-    K_CLASS = 1u << 10,
-    K_SLICE = 1u << 11,
-    K_NODE = 1u << 12,
-    K_NAMESPACE = 1u << 13,
-};
-#define K_WORKLOADS (K_DEPLOYMENT | K_REPLICASET | K_STATEFULSET | K_DAEMONSET \
-                     | K_JOB | K_CRONJOB | K_RC)
-#define K_PODLIKE (K_POD | K_WORKLOADS)
-#define K_CLAIMLIKE (K_CLAIM | K_TEMPLATE)
-#define K_DRA (K_CLAIM | K_TEMPLATE | K_CLASS | K_SLICE)
-#define K_ALL 0x3fffu
-/* A Kubernetes object of a kind claimcheck does not model (a ConfigMap, a
- * PodTemplate, a mistyped kind): only rules that read the tree itself see
- * it (strict decoding); it is no cross-object reference, no checked object
- * in reports, and no suppression is checked on it. */
-#define K_OTHER (1u << 31)
 
 /* resource.k8s.io request shape */
 enum dra_shape {
@@ -166,8 +141,6 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
 
 /* 1 if ref ("req" or "req/sub") names a request or sub-request of c */
 int claimspec_has_request(const struct claimspec *c, const char *ref);
-/* "Pod", "Deployment"... for one K_* bit */
-const char *kind_bit_name(unsigned k);
 /* The namespace used to resolve references: metadata.namespace or
  * "default" for namespaced kinds. */
 const char *object_ns(const struct object *o);

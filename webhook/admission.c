@@ -16,6 +16,7 @@
 #include "../validate/diag.h"
 #include "../validate/engine.h"
 #include "../validate/err.h"
+#include "../validate/kinds.h"
 #include "../validate/load_json.h"
 #include "../validate/tree.h"
 #include "metrics.h"
@@ -23,25 +24,6 @@
 #define REVIEW_API "admission.k8s.io/v1"
 #define REVIEW_KIND "AdmissionReview"
 #define RULES_LIST_MAX 512
-
-struct checked_kind {
-    const char *group, *kind;
-};
-
-/* CREATE and UPDATE of these are validated; everything else is allowed */
-static const struct checked_kind checked[] = {
-    { "", "Pod" },
-    { "", "ReplicationController" },
-    { "apps", "Deployment" },
-    { "apps", "ReplicaSet" },
-    { "apps", "StatefulSet" },
-    { "apps", "DaemonSet" },
-    { "batch", "Job" },
-    { "batch", "CronJob" },
-    { "resource.k8s.io", "ResourceClaim" },
-    { "resource.k8s.io", "ResourceClaimTemplate" },
-    { "resource.k8s.io", "DeviceClass" },
-};
 
 
 /* ---- request --------------------------------------------------------- */
@@ -146,9 +128,12 @@ int admission_wanted(const struct admission_cfg *c, const struct review *rv)
     if (strcmp(rv->operation, "CREATE") != 0
         && strcmp(rv->operation, "UPDATE") != 0)
         return 0;
-    for (i = 0; i < sizeof(checked) / sizeof(checked[0]); i++)
-        if (strcmp(checked[i].kind, rv->rkind) == 0
-            && strcmp(checked[i].group, rv->group) == 0)
+    /* CREATE and UPDATE of the admitted kinds (validate/kinds.h) are
+     * validated; everything else is allowed */
+    for (i = 0; i < kind_count; i++)
+        if ((kind_table[i].flags & KIND_ADMITTED)
+            && strcmp(kind_table[i].name, rv->rkind) == 0
+            && strcmp(kind_table[i].group, rv->group) == 0)
             kind_ok = 1;
     if (!kind_ok)
         return 0;

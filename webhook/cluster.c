@@ -19,6 +19,7 @@
 #include "../validate/clock.h"
 #include "../validate/arena.h"
 #include "../validate/buf.h"
+#include "../validate/kinds.h"
 #include "../validate/engine.h"
 #include "../validate/err.h"
 #include "../validate/file.h"
@@ -174,17 +175,8 @@ struct resource {
     CURL *curl;
 };
 
-static const struct {
-    const char *plural, *kind, *group;
-} kinds[] = {
-    { "deviceclasses", "DeviceClass", "resource.k8s.io" },
-    { "resourceslices", "ResourceSlice", "resource.k8s.io" },
-    { "resourceclaims", "ResourceClaim", "resource.k8s.io" },
-    { "resourceclaimtemplates", "ResourceClaimTemplate", "resource.k8s.io" },
-    { "nodes", "Node", "" },
-    { "namespaces", "Namespace", "" },
-};
-#define NRES (sizeof(kinds) / sizeof(kinds[0]))
+/* the inventory kinds of validate/kinds.h, one resource each */
+#define NRES_MAX KIND_MAX
 
 struct cluster {
     char base[512];
@@ -192,7 +184,8 @@ struct cluster {
     unsigned page_size;
     struct invstore *store;
     struct metrics *metrics;
-    struct resource res[NRES];
+    struct resource res[NRES_MAX];
+    size_t nres;
     pthread_mutex_t mu;         /* objs, listed, dirty, stop */
     pthread_cond_t cond;
     int dirty;
@@ -347,7 +340,7 @@ static int add_objects(void *cls, struct inventory *inv, struct err *err)
 
     arena_init(&a, ARENA_CHUNK_BYTES);
     pthread_mutex_lock(&c->mu);
-    for (r = 0; r < NRES && ret == 0; r++) {
+    for (r = 0; r < c->nres && ret == 0; r++) {
         struct objmap *m = &c->res[r].objs;
         for (i = 0; i < m->nb && ret == 0; i++) {
             struct obj *o;
@@ -771,7 +764,7 @@ static int all_listed(struct cluster *c)
 {
     size_t i;
 
-    for (i = 0; i < NRES; i++)
+    for (i = 0; i < c->nres; i++)
         if (!c->res[i].listed)
             return 0;
     return 1;
@@ -781,7 +774,7 @@ static int all_healthy(struct cluster *c)
 {
     size_t i;
 
-    for (i = 0; i < NRES; i++)
+    for (i = 0; i < c->nres; i++)
         if (!c->res[i].healthy)
             return 0;
     return 1;
@@ -841,7 +834,7 @@ struct cluster *cluster_new(const struct cluster_opts *o,
 {
     struct cluster *c = xcalloc(1, sizeof(*c));
     const char *ver = o->dra_version ? o->dra_version : "v1";
-    size_t i;
+    size_t i, k;
 
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->cond, NULL);
@@ -868,11 +861,15 @@ struct cluster *cluster_new(const struct cluster_opts *o,
     }
     for (i = strlen(c->base); i > 0 && c->base[i - 1] == '/'; i--)
         c->base[i - 1] = '\0';
-    for (i = 0; i < NRES; i++) {
-        struct resource *r = &c->res[i];
-        r->plural = kinds[i].plural;
-        r->kind = kinds[i].kind;
-        r->group = kinds[i].group;
+    for (k = 0; k < kind_count; k++) {
+        struct resource *r;
+        if (!(kind_table[k].flags & KIND_INVENTORY) || c->nres == NRES_MAX)
+            continue;
+        i = c->nres++;
+        r = &c->res[i];
+        r->plural = kind_table[k].plural;
+        r->kind = kind_table[k].name;
+        r->group = kind_table[k].group;
         r->c = c;
         if (*r->group) {
             snprintf(r->api_version, sizeof(r->api_version), "%s/%s",
@@ -900,7 +897,7 @@ int cluster_start(struct cluster *c, struct err *err)
     size_t i;
 
     log_msg(LOG_INFO, "inventory: syncing from %s", c->base);
-    for (i = 0; i < NRES; i++) {
+    for (i = 0; i < c->nres; i++) {
         if (pthread_create(&c->res[i].thread, NULL, resource_main,
                            &c->res[i]) != 0)
             return err_set(err, "cannot start a watch thread");
@@ -930,13 +927,13 @@ void cluster_free(struct cluster *c)
     c->stop = 1;
     pthread_cond_broadcast(&c->cond);
     pthread_mutex_unlock(&c->mu);
-    for (i = 0; i < NRES; i++)
+    for (i = 0; i < c->nres; i++)
         if (c->res[i].started)
             pthread_join(c->res[i].thread, NULL);
     if (c->builder_started)
         pthread_join(c->builder, NULL);
     invstore_set_cluster(c->store, NULL, NULL);
-    for (i = 0; i < NRES; i++) {
+    for (i = 0; i < c->nres; i++) {
         if (c->res[i].curl)
             curl_easy_cleanup(c->res[i].curl);
         if (c->res[i].objs.b)

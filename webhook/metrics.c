@@ -11,14 +11,13 @@
 #include <string.h>
 
 #include "../validate/buf.h"
+#include "../validate/kinds.h"
 #include "../validate/xalloc.h"
 
-static const char *const kinds[] = {
-    "Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job",
-    "CronJob", "ReplicationController", "ResourceClaim",
-    "ResourceClaimTemplate", "DeviceClass", "other",
-};
-#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+/* requests by kind: a row of validate/kinds.h's table (the admitted
+ * kinds), or "other" in the last slot */
+#define NKINDS (KIND_MAX + 1)
+#define OTHER_KIND KIND_MAX
 
 static const char *const ops[] = {
     "CREATE", "UPDATE", "DELETE", "CONNECT", "other",
@@ -71,6 +70,21 @@ static size_t index_of(const char *const *table, size_t n, const char *s)
     return n - 1;
 }
 
+static size_t kind_index(const char *kind)
+{
+    const struct kind_info *k = kind ? kind_by_name(kind, strlen(kind))
+                                     : NULL;
+
+    if (!k || !(k->flags & KIND_ADMITTED))
+        return OTHER_KIND;
+    return (size_t)(k - kind_table);
+}
+
+static const char *kind_label(size_t k)
+{
+    return k == OTHER_KIND ? "other" : kind_table[k].name;
+}
+
 struct metrics *metrics_new(void)
 {
     struct metrics *m = xcalloc(1, sizeof(*m));
@@ -91,7 +105,7 @@ void metrics_request(struct metrics *m, const char *kind,
                      const char *operation, const char *decision,
                      double seconds)
 {
-    size_t k = index_of(kinds, NKINDS, kind);
+    size_t k = kind_index(kind);
     size_t o = index_of(ops, NOPS, operation);
     size_t d = index_of(decisions, NDECISIONS, decision);
     size_t b;
@@ -181,7 +195,10 @@ int metrics_render(struct metrics *m, struct buf *b)
 
     help(b, "claimcheck_admission_requests_total", "counter",
          "AdmissionReview requests by kind, operation and decision");
-    for (k = 0; k < NKINDS; k++)
+    for (k = 0; k < NKINDS; k++) {
+        if (k != OTHER_KIND
+            && (k >= kind_count || !(kind_table[k].flags & KIND_ADMITTED)))
+            continue;
         for (o = 0; o < NOPS; o++)
             for (d = 0; d < NDECISIONS; d++) {
                 unsigned long long v = atomic_load(&m->requests[k][o][d]);
@@ -189,8 +206,9 @@ int metrics_render(struct metrics *m, struct buf *b)
                     continue;
                 buf_addf(b, "claimcheck_admission_requests_total{kind=\"%s\","
                          "operation=\"%s\",decision=\"%s\"} %llu\n",
-                         kinds[k], ops[o], decisions[d], v);
+                         kind_label(k), ops[o], decisions[d], v);
             }
+    }
     help(b, "claimcheck_admission_duration_seconds", "histogram",
          "time from the request headers to the queued response");
     for (i = 0; i < NBOUNDS; i++) {

@@ -293,6 +293,51 @@ static void test_names(void)
     CHECK(!name_is_extended_resource("requests.nvidia.com/gpu"));
 }
 
+/* The kinds table (validate/kinds.h): one row per K_* bit, consistent
+ * with what the readers assume. */
+static void test_kinds(void)
+{
+    unsigned seen = 0;
+    size_t i, j;
+
+    CHECK(kind_count <= KIND_MAX);
+    for (i = 0; i < kind_count; i++) {
+        const struct kind_info *k = &kind_table[i];
+        const char *p;
+        CHECK_MSG(k->bit && !(k->bit & (k->bit - 1)) && !(seen & k->bit),
+                  "kind '%s': not one bit of its own", k->name);
+        seen |= k->bit;
+        CHECK_MSG(kind_by_name(k->name, strlen(k->name)) == k
+                  && kind_by_bit(k->bit) == k
+                  && !strcmp(kind_bit_name(k->bit), k->name),
+                  "kind '%s': lookups miss it", k->name);
+        CHECK_MSG(kind_group_ok(k, k->group), "kind '%s': its group is not "
+                  "among its groups", k->name);
+        CHECK_MSG(!!k->pod_path == !!(k->bit & K_PODLIKE)
+                  && !!k->meta_path == !!(k->bit & K_WORKLOADS),
+                  "kind '%s': pod template paths disagree with K_PODLIKE",
+                  k->name);
+        for (p = k->plural; *p; p++)
+            if (*p < 'a' || *p > 'z')
+                break;
+        CHECK_MSG(*k->plural && !*p, "kind '%s': plural '%s'", k->name,
+                  k->plural);
+        for (j = 0; j < i; j++)
+            CHECK_MSG(strcmp(kind_table[j].plural, k->plural),
+                      "plural '%s' twice", k->plural);
+    }
+    CHECK_MSG(seen == K_ALL, "bits without a row: 0x%x", K_ALL & ~seen);
+    CHECK(kind_by_name("Pods", 4) == NULL && kind_by_name("Po", 2) == NULL);
+    CHECK(!strcmp(kind_bit_name(0), "object"));
+    CHECK(kind_group_ok(kind_by_bit(K_DEPLOYMENT), "extensions")
+          && !kind_group_ok(kind_by_bit(K_DEPLOYMENT), "app")
+          && !kind_group_ok(kind_by_bit(K_POD), "apps"));
+    /* cluster-scoped kinds: no namespace in object keys */
+    CHECK(!kind_by_bit(K_NODE)->namespaced && kind_by_bit(K_CLAIM)->namespaced);
+    CHECK((kind_bits(KIND_INVENTORY) & K_PODLIKE) == 0
+          && (kind_bits(KIND_INVENTORY) & K_SLICE));
+}
+
 static void test_object_model(void)
 {
     struct arena a;
@@ -405,6 +450,7 @@ int main(void)
     test_documents();
     test_limits();
     test_names();
+    test_kinds();
     test_object_model();
     test_registry();
     return CHECK_DONE();

@@ -1,0 +1,101 @@
+/*
+ * kinds.c - the table of kinds.h and its lookups.
+ */
+#include "kinds.h"
+
+#include <string.h>
+
+#define ADM KIND_ADMITTED
+#define INV KIND_INVENTORY
+
+/* Order: pod-like first, as users think of them; the webhook's metrics
+ * list admitted kinds in this order. */
+const struct kind_info kind_table[] = {
+    {"Pod", K_POD, "", "", "pods", 1, ADM, "spec", NULL, NULL},
+    {"Deployment", K_DEPLOYMENT, "apps", "apps|extensions", "deployments",
+     1, ADM, "spec.template.spec", "spec.template.metadata",
+     "spec.replicas"},
+    {"ReplicaSet", K_REPLICASET, "apps", "apps|extensions", "replicasets",
+     1, ADM, "spec.template.spec", "spec.template.metadata",
+     "spec.replicas"},
+    {"StatefulSet", K_STATEFULSET, "apps", "apps", "statefulsets", 1, ADM,
+     "spec.template.spec", "spec.template.metadata", "spec.replicas"},
+    {"DaemonSet", K_DAEMONSET, "apps", "apps|extensions", "daemonsets", 1,
+     ADM, "spec.template.spec", "spec.template.metadata", NULL},
+    {"Job", K_JOB, "batch", "batch", "jobs", 1, ADM, "spec.template.spec",
+     "spec.template.metadata", "spec.parallelism"},
+    {"CronJob", K_CRONJOB, "batch", "batch", "cronjobs", 1, ADM,
+     "spec.jobTemplate.spec.template.spec",
+     "spec.jobTemplate.spec.template.metadata",
+     "spec.jobTemplate.spec.parallelism"},
+    {"ReplicationController", K_RC, "", "", "replicationcontrollers", 1,
+     ADM, "spec.template.spec", "spec.template.metadata", "spec.replicas"},
+    {"ResourceClaim", K_CLAIM, "resource.k8s.io", "resource.k8s.io",
+     "resourceclaims", 1, ADM | INV, NULL, NULL, NULL},
+    {"ResourceClaimTemplate", K_TEMPLATE, "resource.k8s.io",
+     "resource.k8s.io", "resourceclaimtemplates", 1, ADM | INV, NULL, NULL,
+     NULL},
+    {"DeviceClass", K_CLASS, "resource.k8s.io", "resource.k8s.io",
+     "deviceclasses", 0, ADM | INV, NULL, NULL, NULL},
+    {"ResourceSlice", K_SLICE, "resource.k8s.io", "resource.k8s.io",
+     "resourceslices", 0, INV, NULL, NULL, NULL},
+    {"Node", K_NODE, "", "", "nodes", 0, INV, NULL, NULL, NULL},
+    {"Namespace", K_NAMESPACE, "", "", "namespaces", 0, INV, NULL, NULL,
+     NULL},
+};
+const size_t kind_count = sizeof(kind_table) / sizeof(kind_table[0]);
+
+const struct kind_info *kind_by_name(const char *name, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < kind_count; i++)
+        if (strlen(kind_table[i].name) == len
+            && memcmp(kind_table[i].name, name, len) == 0)
+            return &kind_table[i];
+    return NULL;
+}
+
+const struct kind_info *kind_by_bit(unsigned bit)
+{
+    size_t i;
+
+    for (i = 0; i < kind_count; i++)
+        if (kind_table[i].bit == bit)
+            return &kind_table[i];
+    return NULL;
+}
+
+const char *kind_bit_name(unsigned bit)
+{
+    const struct kind_info *k = kind_by_bit(bit);
+
+    return k ? k->name : "object";
+}
+
+int kind_group_ok(const struct kind_info *k, const char *g)
+{
+    size_t gl = strlen(g);
+    const char *p = k->groups;
+
+    for (;;) {
+        const char *bar = strchr(p, '|');
+        size_t l = bar ? (size_t)(bar - p) : strlen(p);
+        if (l == gl && strncmp(p, g, l) == 0)
+            return 1;
+        if (!bar)
+            return 0;
+        p = bar + 1;
+    }
+}
+
+unsigned kind_bits(unsigned flags)
+{
+    unsigned bits = 0;
+    size_t i;
+
+    for (i = 0; i < kind_count; i++)
+        if ((kind_table[i].flags & flags) == flags)
+            bits |= kind_table[i].bit;
+    return bits;
+}
