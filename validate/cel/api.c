@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define COST_MSG "operation cancelled: actual cost limit exceeded"
-
 static int compile(struct arena *a, const struct cel_env *env,
                    const char *expr, size_t len, const struct cel_var *vars,
                    size_t nvars, int general, int want_bool, int check,
@@ -138,7 +136,8 @@ static int finish(struct cel_eval *ev, const struct cel_value *v,
     unsigned off = ev->err_node ? ev->err_node->offset : 0;
 
     if (ev->cost > CEL_MAX_COST) {
-        cel_error_set(err, CEL_ERR_RUNTIME, ev->p->expr, off, "%s", COST_MSG);
+        cel_error_set(err, CEL_ERR_RUNTIME, ev->p->expr, off, "%s",
+                      CEL_COST_MSG);
         return -1;
     }
     if (v->kind == CEL_V_ERROR) {

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define COST_ERR "operation cancelled: actual cost limit exceeded"
 
 static struct cel_value eval(struct cel_eval *ev, const struct cel_node *n);
 
@@ -23,7 +22,7 @@ static inline struct cel_value ev_node(struct cel_eval *ev,
     struct cel_value v;
 
     if (++ev->cost > CEL_MAX_COST)
-        return cel_verr(ev, COST_ERR);
+        return cel_verr(ev, "%s", CEL_COST_MSG);
     v = eval(ev, n);
     if (v.kind == CEL_V_ERROR && !ev->err_node)
         ev->err_node = n;
@@ -503,7 +502,7 @@ static struct cel_value sort_by(struct cel_eval *ev, const struct cel_node *n,
     out = (struct cel_value *)cel_ev_alloc(ev, (cnt + 1) * sizeof(*out));
     for (i = 0; i < cnt; i++) {
         if (cost_tick(ev, 1))
-            return cel_verr(ev, COST_ERR);
+            return cel_verr(ev, "%s", CEL_COST_MSG);
         ev->slots[s1] = l->v[i];
         keys[i] = ev_node(ev, n->args[3]);
         if (is_err(&keys[i]))
@@ -577,7 +576,7 @@ static struct cel_value compr(struct cel_eval *ev, const struct cel_node *n)
         struct cel_value key, val, r;
 
         if (cost_tick(ev, 1))
-            return cel_verr(ev, COST_ERR);
+            return cel_verr(ev, "%s", CEL_COST_MSG);
         if (is_list) {
             key = cel_vint((int64_t)i);
             val = range.v.l->v[i];
