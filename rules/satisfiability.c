@@ -19,6 +19,7 @@
 #include "../validate/arena.h"
 #include "../validate/cel/cel.h"
 #include "../validate/inventory.h"
+#include "../validate/limits.h"
 #include "../validate/object.h"
 #include "../validate/strmap.h"
 #include "../validate/tree.h"
@@ -85,7 +86,7 @@ static struct sat *sat_get(struct check_ctx *cx)
         return s;
     s = arena_alloc(cx_arena(cx), sizeof(*s));
     strmap_init(&s->sel, cx_arena(cx));
-    arena_init(&s->scratch, 256 * 1024);
+    arena_init(&s->scratch, ARENA_LARGE_BYTES);
     cx_at_run_end(cx, scratch_release, s);
     memset(&c, 0, sizeof(c));
     c.a = cx_arena(cx);

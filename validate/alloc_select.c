@@ -16,6 +16,7 @@
 #include "alloc_internal.h"
 #include "arena.h"
 #include "cel/cel.h"
+#include "limits.h"
 
 struct wanted {
     const struct devmodel *m;
@@ -234,7 +235,7 @@ static struct cache_entry *cache_fill(const struct devmodel *m,
 
     if (!e)
         abort();
-    arena_init(&e->arena, 4096);
+    arena_init(&e->arena, ARENA_TINY_BYTES);
     e->key = arena_strdup(&e->arena, key);
     if (cel_compile(&e->arena, env, expr, strlen(expr), &p, &e->err) == 0) {
         e->ok = 1;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "limits.h"
 #include "object.h"
 #include "tree.h"
 
@@ -484,7 +485,7 @@ static struct devmodel *model_new(struct arena *a)
         m = calloc(1, sizeof(*m));
         if (!m)
             abort();
-        arena_init(&m->own, 256 * 1024);
+        arena_init(&m->own, ARENA_LARGE_BYTES);
         m->a = &m->own;
         m->owned = 1;
     }

@@ -14,6 +14,7 @@
 
 #include "devmodel.h"
 #include "engine.h"
+#include "limits.h"
 #include "err.h"
 #include "load_yaml.h"
 #include "object.h"
@@ -38,7 +39,9 @@ struct inventory *inventory_new(void)
 {
     struct inventory *inv = xcalloc(1, sizeof(*inv));
 
-    arena_init(&inv->arena, 256 * 1024);
+    if (!inv)
+        abort();
+    arena_init(&inv->arena, ARENA_LARGE_BYTES);
     strmap_init(&inv->index, &inv->arena);
     inv->verdicts = verdict_cache_new();
     inv->model = calloc(1, sizeof(*inv->model));

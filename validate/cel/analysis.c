@@ -493,7 +493,8 @@ static void atom_of(struct unsat_ctx *u, const struct cel_node *c,
         return;
     op = c->op;
     if (op == CEL_OP_IN) {
-        if (!neg && attr_path(u->p, al, c->args[0], path, sizeof(path), &f) == 0 &&
+        if (!neg &&
+            attr_path(u->p, al, c->args[0], path, sizeof(path), &f) == 0 &&
             c->args[1]->kind == CEL_N_LIST && !c->args[1]->opt_elems)
             add_atom(u, path, &f, CEL_OP_IN, NULL, NULL, c->args[1], off);
         return;
