@@ -16,6 +16,7 @@
 #include "../validate/config.h"
 #include "../validate/nodeaffinity.h"
 #include "../validate/object.h"
+#include "../validate/quantity.h"
 #include "../validate/target.h"
 #include "../validate/tree.h"
 #include "checks.h"
@@ -47,16 +48,11 @@ static const char *plugin_driver(const struct target *t, const char *res,
 }
 
 /* 1 if a resource quantity asks for something: "1", 2, "500m"; not 0. */
-static int positive(const struct tnode *q)
+static int positive(const struct tnode *n)
 {
-    const char *s = tree_text(q);
-    char *end;
-    double d;
+    struct quantity q;
 
-    if (!s)
-        return 0;
-    d = strtod(s, &end);
-    return end != s && d > 0;
+    return quantity_from_text(tree_text(n), &q) == 0 && quantity_sign(&q) > 0;
 }
 
 /* The driver of a DeviceClass: its selectors, else the device plugin its

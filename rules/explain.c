@@ -15,6 +15,7 @@
 #include "../validate/arena.h"
 #include "../validate/cel/cel.h"
 #include "../validate/object.h"
+#include "../validate/quantity.h"
 #include "../validate/tree.h"
 #include "rules.h"
 #include "satisfiability.h"
@@ -192,44 +193,53 @@ struct clause {
     int has_cmp;
 };
 
+/* How far a device is from passing a comparison: |x - y|, exact (unknown
+ * sorts last). */
+struct dist {
+    int known;
+    struct quantity q;
+};
+
+static void dist_set(struct dist *d, const struct quantity *x,
+                     const struct quantity *y)
+{
+    d->q = *x;
+    d->known = quantity_sub(&d->q, y) == 0;
+    if (d->known && quantity_sign(&d->q) < 0)
+        quantity_neg(&d->q);
+}
+
 /* The device's side of a failed comparison clause: "memory 40Gi < 80Gi"
  * for `X.memory.compareTo(quantity('80Gi')) >= 0` or isGreaterThan,
  * "cores 16 < 32" for `X.cores >= 32` on an int attribute, with *dist
  * how far the device is from passing. NULL when the clause is no such
  * comparison or the device lacks the field. */
-static double qty_double(struct qty q)
-{
-    return (double)q.hi * 18446744073709551616.0 + (double)q.lo;
-}
-
 static const char *comparison(struct arena *a, const struct dm_device *d,
-                              const struct clause *cl, double *dist)
+                              const struct clause *cl, struct dist *dist)
 {
     const struct cel_comparison *c = &cl->cmp;
+    struct quantity x, y;
     size_t i;
 
     if (!cl->has_cmp)
         return NULL;
     for (i = 0; c->is_quantity && i < d->cel.ncaps; i++) {
-        struct qty w;
         if (strcmp(d->cel.caps[i].id, c->id)
             || strcmp(d->cel.caps[i].domain, c->domain))
             continue;
-        if (qty_parse(c->quantity, &w) == 0) {
-            double x = qty_double(d->cap_value[i]) - qty_double(w);
-            *dist = x < 0 ? -x : x;
-        }
+        if (quantity_from_text(c->quantity, &y) == 0)
+            dist_set(dist, &d->cap_value[i], &y);
         return arena_printf(a, "%s %s %s %s", c->id, d->cel.caps[i].quantity,
                             c->fails, c->quantity);
     }
     for (i = 0; !c->is_quantity && i < d->cel.nattrs; i++) {
         const struct cel_attr *at = &d->cel.attrs[i];
-        double x;
         if (at->type != CEL_ATTR_INT || strcmp(at->id, c->id)
             || strcmp(at->domain, c->domain))
             continue;
-        x = (double)at->i - (double)c->i;
-        *dist = x < 0 ? -x : x;
+        quantity_from_int(at->i, 0, QF_DECIMAL_SI, &x);
+        quantity_from_int(c->i, 0, QF_DECIMAL_SI, &y);
+        dist_set(dist, &x, &y);
         return arena_printf(a, "%s %lld %s %lld", at->id, at->i, c->fails,
                             c->i);
     }
@@ -240,7 +250,7 @@ static const char *comparison(struct arena *a, const struct dm_device *d,
 static const char *miss_reason(struct arena *a, struct sat *s,
                                const struct altinfo *ai,
                                const struct clause *cl, size_t ncl, size_t i,
-                               double *dist)
+                               struct dist *dist)
 {
     const struct dm_device *d = &s->m->devs[i];
     size_t k;
@@ -272,11 +282,8 @@ static const char *miss_reason(struct arena *a, struct sat *s,
                                 ? strrchr(cl[k].cap->name, '/') + 1
                                 : cl[k].cap->name))
                         c = (long)j;
-                if (c >= 0) {
-                    double x = qty_double(d->cap_value[c])
-                               - qty_double(cl[k].cap->q);
-                    *dist = x < 0 ? -x : x;
-                }
+                if (c >= 0)
+                    dist_set(dist, &d->cap_value[c], &cl[k].cap->q);
                 return why ? why : "capacity";
             }
         }
@@ -287,15 +294,19 @@ static const char *miss_reason(struct arena *a, struct sat *s,
 struct miss {
     const char *why;
     size_t dev, alike;
-    double dist;
+    struct dist dist;
 };
 
 static int miss_cmp(const void *x, const void *y)
 {
     const struct miss *a = x, *b = y;
+    int c;
 
-    if (a->dist != b->dist)
-        return a->dist < b->dist ? -1 : 1;
+    if (a->dist.known != b->dist.known)
+        return a->dist.known ? -1 : 1;
+    c = a->dist.known ? quantity_cmp(&a->dist.q, &b->dist.q) : 0;
+    if (c)
+        return c;
     return a->dev < b->dev ? -1 : a->dev > b->dev;
 }
 
@@ -402,7 +413,7 @@ void explain_no_device(struct check_ctx *cx, struct sat *s,
      * per distinct reason with how many devices share it, closest value
      * first when the failed clause is a comparison */
     for (i = 0; i < m->ndevs && best != SIZE_MAX; i++) {
-        double dist = 1e300;
+        struct dist dist = {0, {0, 0, 0, 0, 0}};
         const char *why;
         if (fails[i] != best)
             continue;

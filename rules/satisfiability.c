@@ -195,7 +195,7 @@ static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
             struct alloc_capreq *c = &ai->caps[ai->ncaps];
             c->name = creq->kids[i]->key;
             c->text = tree_text(creq->kids[i]);
-            if (qty_parse(c->text, &c->q) < 0)
+            if (quantity_from_text(c->text, &c->q) < 0)
                 return -1;
             ai->ncaps++;
         }

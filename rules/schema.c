@@ -4,12 +4,12 @@
  * extended-resource-limits (containers). Limits and formats follow the
  * resource.k8s.io validation code (reference: dra-api.md §3).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../validate/names.h"
 #include "../validate/object.h"
+#include "../validate/quantity.h"
 #include "../validate/tree.h"
 #include "checks.h"
 #include "rules.h"
@@ -418,49 +418,6 @@ void check_claim_schema(struct check_ctx *cx, const struct object *o)
 
 /* ==== extended-resource-limits ========================================== */
 
-/* Parses a Kubernetes quantity far enough to compare small amounts and
- * tell integers: value = mantissa * 10^dexp * 2^bexp. Returns -1 if the
- * text is not a quantity. */
-static int qty_value(const char *s, long double *out, int *integral)
-{
-    static const struct { const char *sfx; int dexp, bexp; } sfx[] = {
-        {"Ki", 0, 10}, {"Mi", 0, 20}, {"Gi", 0, 30}, {"Ti", 0, 40},
-        {"Pi", 0, 50}, {"Ei", 0, 60}, {"n", -9, 0}, {"u", -6, 0},
-        {"m", -3, 0}, {"k", 3, 0}, {"M", 6, 0}, {"G", 9, 0}, {"T", 12, 0},
-        {"P", 15, 0}, {"E", 18, 0}, {"", 0, 0},
-    };
-    char *end;
-    long double v;
-    size_t i;
-
-    if (!*s || strchr(" \t", *s))
-        return -1;
-    v = strtold(s, &end);
-    if (end == s || isnan((double)v))
-        return -1;
-    if (strpbrk(s, "eE") && strpbrk(s, "eE") < end) {
-        *out = v;
-        *integral = v == floorl(v);
-        return 0;
-    }
-    for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-        if (strcmp(end, sfx[i].sfx) == 0) {
-            long double m = v;
-            int k;
-            for (k = 0; k < sfx[i].bexp; k++)
-                m *= 2;
-            for (k = 0; k < sfx[i].dexp; k++)
-                m *= 10;
-            for (k = 0; k > sfx[i].dexp; k--)
-                m /= 10;
-            *out = m;
-            *integral = m == floorl(m);
-            return 0;
-        }
-    }
-    return -1;
-}
-
 static void check_ext_list(struct check_ctx *cx, const struct tnode *list,
                            const struct tnode *other, int is_requests)
 {
@@ -471,16 +428,16 @@ static void check_ext_list(struct check_ctx *cx, const struct tnode *list,
     for (i = 0; i < list->n; i++) {
         const struct tnode *v = list->kids[i];
         const char *text = tree_text(v);
-        long double q, q2;
-        int integral, integral2;
+        struct quantity q, q2;
         const struct tnode *o;
         if (!name_is_extended_resource(v->key))
             continue;
-        if (!text || qty_value(text, &q, &integral) < 0) {
+        if (quantity_from_text(text, &q) < 0) {
             report(cx, v, "'%s' is not a valid quantity", v->key);
             continue;
         }
-        if (!integral) {
+        /* Kubernetes: an integer resource's MilliValue() % 1000 == 0 */
+        if (!quantity_is_whole(&q)) {
             report(cx, v, "extended resource '%s' must be a whole number, "
                    "not %s", v->key, text);
             continue;
@@ -493,8 +450,8 @@ static void check_ext_list(struct check_ctx *cx, const struct tnode *list,
                    "limit; extended resources need limits", v->key);
             continue;
         }
-        if (tree_text(o) && qty_value(tree_text(o), &q2, &integral2) == 0
-            && q2 != q)
+        if (quantity_from_text(tree_text(o), &q2) == 0
+            && quantity_cmp(&q2, &q) != 0)
             report(cx, v, "extended resource '%s' requests %s but limits "
                    "%s; they must be equal", v->key, text, tree_text(o));
     }

@@ -65,19 +65,20 @@ static long find_cap(const struct dm_device *d, const char *name)
 
 /* Applies a requestPolicy to a requested amount: the amount actually
  * consumed, or -1 if the policy cannot grant it. */
-static int apply_policy(const struct tnode *pol, struct qty *q)
+static int apply_policy(const struct tnode *pol, struct quantity *q)
 {
     const struct tnode *vv = tree_get(pol, "validValues");
     const struct tnode *vr = tree_get(pol, "validRange");
-    struct qty v, best;
+    struct quantity v, best;
     int have = 0;
     size_t i;
 
     if (tree_is_seq(vv) && vv->n) {
         for (i = 0; i < vv->n; i++) {
-            if (qty_parse(tree_text(vv->kids[i]), &v) < 0)
+            if (quantity_from_text(tree_text(vv->kids[i]), &v) < 0)
                 continue;
-            if (qty_cmp(v, *q) >= 0 && (!have || qty_cmp(v, best) < 0)) {
+            if (quantity_cmp(&v, q) >= 0
+                && (!have || quantity_cmp(&v, &best) < 0)) {
                 best = v;
                 have = 1;
             }
@@ -87,11 +88,11 @@ static int apply_policy(const struct tnode *pol, struct qty *q)
         *q = best;
     }
     if (tree_is_map(vr)) {
-        if (qty_parse(tree_text(tree_get(vr, "max")), &v) == 0
-            && qty_cmp(*q, v) > 0)
+        if (quantity_from_text(tree_text(tree_get(vr, "max")), &v) == 0
+            && quantity_cmp(q, &v) > 0)
             return -1;
-        if (qty_parse(tree_text(tree_get(vr, "min")), &v) == 0
-            && qty_cmp(*q, v) < 0)
+        if (quantity_from_text(tree_text(tree_get(vr, "min")), &v) == 0
+            && quantity_cmp(q, &v) < 0)
             *q = v;
     }
     return 0;
@@ -104,7 +105,7 @@ int alloc_device_fits(struct arena *a, const struct dm_device *d,
 
     for (i = 0; i < alt->ncaps; i++) {
         const struct alloc_capreq *c = &alt->caps[i];
-        struct qty q = c->q;
+        struct quantity q = c->q;
         long k = find_cap(d, c->name);
         const char *id = strrchr(c->name, '/') ? strrchr(c->name, '/') + 1
                                                : c->name;
@@ -119,7 +120,7 @@ int alloc_device_fits(struct arena *a, const struct dm_device *d,
                                     id, c->text);
             return 0;
         }
-        if (qty_cmp(q, d->cap_value[k]) > 0) {
+        if (quantity_cmp(&q, &d->cap_value[k]) > 0) {
             if (why)
                 *why = arena_printf(a, "%s %s < %s", id,
                                     d->cel.caps[k].quantity, c->text);
@@ -150,17 +151,20 @@ int alloc_device_fits(struct arena *a, const struct dm_device *d,
 
 /* ==== shared counters ==================================================== */
 
-static struct qty ctr_used(const struct search *s, size_t pool, size_t set,
-                           const char *name)
+/* What the search has taken of one counter so far (QE_RANGE past 127
+ * bits: then nothing more fits). */
+static int ctr_used(const struct search *s, size_t pool, size_t set,
+                    const char *name, struct quantity *q)
 {
-    struct qty q = {0, 0};
     size_t i;
 
+    memset(q, 0, sizeof(*q));
     for (i = 0; i < s->nctr; i++)
         if (s->ctr[i].pool == pool && s->ctr[i].set == set
-            && !strcmp(s->ctr[i].name, name))
-            q = qty_add(q, s->ctr[i].q);
-    return q;
+            && !strcmp(s->ctr[i].name, name)
+            && quantity_add(q, &s->ctr[i].q) < 0)
+            return QE_RANGE;
+    return 0;
 }
 
 int alloc_counters_take(struct search *s, size_t d)
@@ -176,14 +180,15 @@ int alloc_counters_take(struct search *s, size_t d)
         for (j = 0; j < cu->n; j++) {
             const struct dm_counterset *set = &pl->sets[cu->set];
             const struct dm_counter *have = NULL;
+            struct quantity used;
             for (k = 0; k < set->n; k++)
                 if (!strcmp(set->c[k].name, cu->c[j].name))
                     have = &set->c[k];
             if (!have)
                 return -1;
-            if (qty_cmp(qty_add(ctr_used(s, dv->pool_idx, cu->set,
-                                         cu->c[j].name), cu->c[j].value),
-                        have->value) > 0)
+            if (ctr_used(s, dv->pool_idx, cu->set, cu->c[j].name, &used) < 0
+                || quantity_add(&used, &cu->c[j].value) < 0
+                || quantity_cmp(&used, &have->value) > 0)
                 return -1;
             if (s->nctr == s->capctr) {
                 s->capctr = s->capctr ? s->capctr * 2 : 16;

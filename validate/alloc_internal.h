@@ -48,7 +48,7 @@ struct cstate {                 /* one constraint during the search */
 struct ctr_use {
     size_t pool, set;
     const char *name;
-    struct qty q;
+    struct quantity q;
 };
 
 struct search {

@@ -80,7 +80,7 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
 
 struct alloc_capreq {           /* capacity.requests entry */
     const char *name;           /* as written: "domain/id" or "id" */
-    struct qty q;
+    struct quantity q;
     const char *text;           /* the quantity as written */
 };
 

@@ -198,7 +198,7 @@ static struct dm_counter *read_counters(struct arena *a,
     for (i = 0; i < counters->n; i++) {
         const struct tnode *v = counters->kids[i];
         const struct tnode *val = tree_is_map(v) ? tree_get(v, "value") : v;
-        if (qty_parse(tree_text(val), &c[k].value) < 0)
+        if (quantity_from_text(tree_text(val), &c[k].value) < 0)
             continue;
         c[k].text = tree_text(val);
         c[k++].name = v->key;
@@ -306,7 +306,7 @@ static void device_caps(struct devmodel *m, struct dm_device *d,
     struct cel_capacity *cv;
     unsigned *csym;
     uint64_t *chash;
-    struct qty *cval;
+    struct quantity *cval;
     const struct tnode **cpol;
     size_t i, k = 0;
 
@@ -320,7 +320,7 @@ static void device_caps(struct devmodel *m, struct dm_device *d,
     for (i = 0; i < caps->n; i++) {
         const struct tnode *v = caps->kids[i];
         const struct tnode *val = tree_is_map(v) ? tree_get(v, "value") : v;
-        if (qty_parse(tree_text(val), &cval[k]) < 0)
+        if (quantity_from_text(tree_text(val), &cval[k]) < 0)
             continue;
         split_qualified(m, v->key, d->driver, &cv[k].domain, &cv[k].id);
         cv[k].quantity = tree_text(val);

@@ -30,7 +30,7 @@ struct tnode;
 
 struct dm_counter {
     const char *name;
-    struct qty value;
+    struct quantity value;
     const char *text;           /* the quantity as written */
 };
 struct dm_counterset {          /* a sharedCounters entry of a pool */
@@ -66,7 +66,7 @@ struct dm_device {
     const unsigned *attr_sym;   /* per cel.attrs: interned id */
     const uint64_t *attr_hash;  /* per cel.attrs: hash of name+value */
     const unsigned *cap_sym;    /* per cel.caps: interned id */
-    const struct qty *cap_value;    /* per cel.caps: capacity value */
+    const struct quantity *cap_value;   /* per cel.caps: its value */
     const uint64_t *cap_hash;   /* per cel.caps: hash of name+value */
     const struct tnode *const *cap_policy; /* per cel.caps: requestPolicy */
     const struct tnode *taints; /* sequence or NULL */

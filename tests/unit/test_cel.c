@@ -111,7 +111,17 @@ static const struct row rows[] = {
     { "quantity('1Gi').sub(1) == quantity('1073741823')", "true" },
     { "quantity('1Gi').add(2).asInteger()", "1073741826" },
     { "quantity('1Ei').compareTo(quantity('1E'))", "1" },
-    { "quantity('999999999999999999999999Ei')", "!runtime quantities must" },
+    /* as Kubernetes: BinarySI is capped at 2^63-1, not rejected */
+    { "quantity('999999999999999999999999Ei') == "
+      "quantity('9223372036854775807')", "true" },
+    /* isInteger() is Kubernetes' AsInt64: exact and fast only - 1000m is
+     * held as 1000 at scale -3, 1Ei as an inf.Dec */
+    { "quantity('1000m').isInteger()", "false" },
+    { "quantity('1Ei').isInteger()", "false" },
+    { "quantity('1k').isInteger()", "true" },
+    { "quantity('10Mm')", "!runtime unable to parse quantity's suffix" },
+    { "quantity('9999999999999999999999999999999999999G').isInteger()",
+      "false" },
     { "quantity('1.0000000001') > quantity('1')",
       "!compile found no matching overload" },
     { "quantity('1.0000000001').isGreaterThan(quantity('1'))", "true" },

@@ -9,6 +9,7 @@
 #define CLAIMCHECK_CEL_INTERNAL_H
 
 #include "cel.h"
+#include "../quantity.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -59,6 +60,9 @@ struct cel_value {
                                    DEVMAP/DEVDOM: 1 = capacity;
                                    IP/CIDR: address family (4, 6) */
     unsigned short aux;         /* CIDR: prefix length */
+    int32_t qexp;               /* QUANTITY: the exponent; sub holds the
+                                   Format and the representation
+                                   (cel_vquantity) */
     const void *x;              /* DEVICE/DEVMAP/DEVDOM: the device */
     union {
         int b;
@@ -69,7 +73,7 @@ struct cel_value {
         const struct cel_list *l;
         const struct cel_map *m;
         const struct cel_value *opt;            /* NULL when none */
-        struct { uint64_t lo; int64_t hi; } q;  /* QUANTITY: nano units */
+        struct { uint64_t lo; int64_t hi; } q;  /* QUANTITY: mantissa */
         const struct cel_semver *sv;
         unsigned char ip[16];                   /* IP/CIDR (v4: first 4) */
         struct { int64_t sec; int32_t nsec; } t; /* TIMESTAMP/DURATION */
@@ -187,50 +191,50 @@ struct cel_value cel_verr(struct cel_eval *ev, const char *fmt, ...)
 /* small constructors: inline, they sit on the hot path */
 static inline struct cel_value cel_vbool(int b)
 {
-    struct cel_value v = { CEL_V_BOOL, 0, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_BOOL, 0, 0, 0, NULL, { 0 } };
     v.v.b = b != 0;
     return v;
 }
 static inline struct cel_value cel_vint(int64_t i)
 {
-    struct cel_value v = { CEL_V_INT, 0, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_INT, 0, 0, 0, NULL, { 0 } };
     v.v.i = i;
     return v;
 }
 static inline struct cel_value cel_vuint(uint64_t u)
 {
-    struct cel_value v = { CEL_V_UINT, 0, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_UINT, 0, 0, 0, NULL, { 0 } };
     v.v.u = u;
     return v;
 }
 static inline struct cel_value cel_vdouble(double d)
 {
-    struct cel_value v = { CEL_V_DOUBLE, 0, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_DOUBLE, 0, 0, 0, NULL, { 0 } };
     v.v.d = d;
     return v;
 }
 static inline struct cel_value cel_vstr(const char *p, size_t n)
 {
-    struct cel_value v = { CEL_V_STRING, 0, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_STRING, 0, 0, 0, NULL, { 0 } };
     v.v.s.p = p;
     v.v.s.n = n;
     return v;
 }
 static inline struct cel_value cel_vbytes(const char *p, size_t n)
 {
-    struct cel_value v = { CEL_V_BYTES, 0, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_BYTES, 0, 0, 0, NULL, { 0 } };
     v.v.s.p = p;
     v.v.s.n = n;
     return v;
 }
 static inline struct cel_value cel_vnull(void)
 {
-    struct cel_value v = { CEL_V_NULL, 0, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_NULL, 0, 0, 0, NULL, { 0 } };
     return v;
 }
 static inline struct cel_value cel_vtype(int t)
 {
-    struct cel_value v = { CEL_V_TYPE, 0, 0, NULL, { 0 } };
+    struct cel_value v = { CEL_V_TYPE, 0, 0, 0, NULL, { 0 } };
     v.sub = (unsigned char)t;
     return v;
 }
@@ -341,16 +345,15 @@ void cel_time_format(const struct cel_value *v, char *out, size_t outsz);
 void cel_net_format(const struct cel_value *v, char *out, size_t outsz);
 
 /* ================= quantity.c ================= */
-/* Parses a resource.Quantity string into nano units (exact). 0 or -1. */
-int cel_quantity_parse(const char *s, size_t n, uint64_t *lo, int64_t *hi);
+
+/* Quantities are validate/quantity.h's; these convert a CEL value to and
+ * from one (the value keeps the mantissa, the exponent, the Format and the
+ * representation). */
+struct cel_value cel_vquantity(const struct quantity *q);
+void cel_quantity_get(const struct cel_value *v, struct quantity *q);
 int cel_quantity_cmp(const struct cel_value *a, const struct cel_value *b);
+/* canonical String() */
 void cel_quantity_format(const struct cel_value *v, char *out, size_t outsz);
-int cel_quantity_add(const struct cel_value *a, const struct cel_value *b,
-                     int sub, struct cel_value *out);
-int cel_quantity_from_int(int64_t i, struct cel_value *out);
-int cel_quantity_sign(const struct cel_value *a);
-int cel_quantity_as_int(const struct cel_value *a, int64_t *out);
-double cel_quantity_approx(const struct cel_value *a);
 
 /* ================= semver.c ================= */
 int cel_semver_parse(const char *s, size_t n, int normalize,

@@ -441,14 +441,11 @@ static void fold_ctor(struct checker *c, struct cel_node *n)
     arg = n->args[0];
     if (n->name_len == 8 && memcmp(n->name, "quantity", 8) == 0 &&
         n->nargs == 1) {
-        struct cel_value v;
-        memset(&v, 0, sizeof(v));
-        v.kind = CEL_V_QUANTITY;
-        if (cel_quantity_parse(arg->lit.v.s.p, arg->lit.v.s.n, &v.v.q.lo,
-                               &v.v.q.hi) < 0)
+        struct quantity q;
+        if (quantity_parse(arg->lit.v.s.p, arg->lit.v.s.n, &q) < 0)
             return;
         n->kind = CEL_N_LIT;
-        n->lit = v;
+        n->lit = cel_vquantity(&q);
         n->nargs = 0;
         return;
     }

@@ -16,30 +16,26 @@
 
 F(f_quantity)
 {
-    struct cel_value v;
+    struct quantity q;
+    int r;
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
         return cel_no_overload(ev, n, a, 1);
-    memset(&v, 0, sizeof(v));
-    v.kind = CEL_V_QUANTITY;
-    if (cel_quantity_parse(a[0].v.s.p, a[0].v.s.n, &v.v.q.lo, &v.v.q.hi) < 0)
-        return cel_verr(ev, "quantities must match the regular expression "
-                        "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': "
-                        "'%.*s'", (int)a[0].v.s.n, a[0].v.s.p);
-    return v;
+    r = quantity_parse(a[0].v.s.p, a[0].v.s.n, &q);
+    if (r < 0)
+        return cel_verr(ev, "%s", quantity_error(r));
+    return cel_vquantity(&q);
 }
 
 F(f_is_quantity)
 {
-    uint64_t lo;
-    int64_t hi;
+    struct quantity q;
 
     (void)na;
     if (a[0].kind != CEL_V_STRING)
         return cel_no_overload(ev, n, a, 1);
-    return cel_vbool(cel_quantity_parse(a[0].v.s.p, a[0].v.s.n, &lo, &hi) ==
-                     0);
+    return cel_vbool(quantity_parse(a[0].v.s.p, a[0].v.s.n, &q) == 0);
 }
 
 static int two_q(const struct cel_value *a)
@@ -71,20 +67,26 @@ F(f_q_lt)
     return cel_vbool(cel_quantity_cmp(&a[0], &a[1]) < 0);
 }
 
+/* add / sub: a quantity, or an int as NewQuantity(i, DecimalExponent) */
 static struct cel_value q_addsub(struct cel_eval *ev, const struct cel_node *n,
                                  const struct cel_value *a, int sub)
 {
-    struct cel_value b = a[1], r;
+    struct quantity x, y;
+    int r;
 
     if (a[0].kind != CEL_V_QUANTITY)
         return cel_no_overload(ev, n, a, 2);
-    if (b.kind == CEL_V_INT)
-        cel_quantity_from_int(b.v.i, &b);
-    if (b.kind != CEL_V_QUANTITY)
+    if (a[1].kind == CEL_V_INT)
+        quantity_from_int(a[1].v.i, 0, QF_DECIMAL_EXPONENT, &y);
+    else if (a[1].kind == CEL_V_QUANTITY)
+        cel_quantity_get(&a[1], &y);
+    else
         return cel_no_overload(ev, n, a, 2);
-    if (cel_quantity_add(&a[0], &b, sub, &r) < 0)
-        return cel_verr(ev, "quantity overflow");
-    return r;
+    cel_quantity_get(&a[0], &x);
+    r = sub ? quantity_sub(&x, &y) : quantity_add(&x, &y);
+    if (r < 0)
+        return cel_verr(ev, "%s", quantity_error(r));
+    return cel_vquantity(&x);
 }
 
 F(f_q_add)
@@ -101,40 +103,51 @@ F(f_q_sub)
 
 F(f_q_sign)
 {
+    struct quantity q;
+
     (void)na;
     if (a[0].kind != CEL_V_QUANTITY)
         return cel_no_overload(ev, n, a, 1);
-    return cel_vint(cel_quantity_sign(&a[0]));
+    cel_quantity_get(&a[0], &q);
+    return cel_vint(quantity_sign(&q));
 }
 
+/* isInteger / asInteger: Kubernetes' AsInt64 (exact and fast only) */
 F(f_q_is_int)
 {
+    struct quantity q;
     int64_t i;
 
     (void)na;
     if (a[0].kind != CEL_V_QUANTITY)
         return cel_no_overload(ev, n, a, 1);
-    return cel_vbool(cel_quantity_as_int(&a[0], &i) == 0);
+    cel_quantity_get(&a[0], &q);
+    return cel_vbool(quantity_as_int64(&q, &i));
 }
 
 F(f_q_as_int)
 {
+    struct quantity q;
     int64_t i;
 
     (void)na;
     if (a[0].kind != CEL_V_QUANTITY)
         return cel_no_overload(ev, n, a, 1);
-    if (cel_quantity_as_int(&a[0], &i) < 0)
+    cel_quantity_get(&a[0], &q);
+    if (!quantity_as_int64(&q, &i))
         return cel_verr(ev, "cannot convert value to integer");
     return cel_vint(i);
 }
 
 F(f_q_float)
 {
+    struct quantity q;
+
     (void)na;
     if (a[0].kind != CEL_V_QUANTITY)
         return cel_no_overload(ev, n, a, 1);
-    return cel_vdouble(cel_quantity_approx(&a[0]));
+    cel_quantity_get(&a[0], &q);
+    return cel_vdouble(quantity_approx_float(&q));
 }
 
 /* ================= semver ================= */

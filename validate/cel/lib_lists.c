@@ -102,10 +102,14 @@ F(f_sum)
         } else if (v->kind == CEL_V_DOUBLE) {
             acc.v.d += v->v.d;
         } else {
-            struct cel_value r;
-            if (cel_quantity_add(&acc, v, 0, &r) < 0)
-                return cel_verr(ev, "quantity overflow");
-            acc = r;
+            struct quantity x, y;
+            int r;
+            cel_quantity_get(&acc, &x);
+            cel_quantity_get(v, &y);
+            r = quantity_add(&x, &y);
+            if (r < 0)
+                return cel_verr(ev, "%s", quantity_error(r));
+            acc = cel_vquantity(&x);
         }
     }
     return acc;

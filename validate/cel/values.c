@@ -452,16 +452,12 @@ static struct cel_value attr_value(struct cel_eval *ev,
 static struct cel_value cap_value(struct cel_eval *ev,
                                   const struct cel_capacity *c)
 {
-    struct cel_value v;
+    struct quantity q;
 
-    memset(&v, 0, sizeof(v));
-    v.kind = CEL_V_QUANTITY;
-    if (!c->quantity ||
-        cel_quantity_parse(c->quantity, strlen(c->quantity), &v.v.q.lo,
-                           &v.v.q.hi) < 0)
+    if (quantity_from_text(c->quantity, &q) < 0)
         return cel_verr(ev, "invalid capacity quantity '%s'",
                         c->quantity ? c->quantity : "");
-    return v;
+    return cel_vquantity(&q);
 }
 
 /* The i-th distinct domain of the device's attributes/capacities. */
