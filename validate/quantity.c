@@ -104,6 +104,13 @@ static int is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
+static size_t digits_end(const char *s, size_t i, size_t n)
+{
+    while (i < n && is_digit(s[i]))
+        i++;
+    return i;
+}
+
 /* parseQuantityString: 0, or -1 (ErrFormatWrong) */
 static int scan(const char *s, size_t n, struct scan *o)
 {
@@ -125,29 +132,22 @@ static int scan(const char *s, size_t n, struct scan *o)
         o->nvalue = 1;
         return 0;
     }
-    for (i = pos; i < n && is_digit(s[i]); i++)
-        ;
+    i = digits_end(s, pos, n);
     if (i > pos) {
         o->num = s + pos;
         o->nnum = i - pos;
     }
-    if (i >= n) {
+    if (i < n && s[i] == '.') {
+        pos = i + 1;
+        i = digits_end(s, pos, n);
+        o->denom = s + pos;
+        o->ndenom = i - pos;
+    }
+    if (i >= n) {               /* no suffix */
         o->nvalue = n;
         return 0;
     }
     pos = i;
-    if (s[pos] == '.') {
-        pos++;
-        for (i = pos; i < n && is_digit(s[i]); i++)
-            ;
-        o->denom = s + pos;
-        o->ndenom = i - pos;
-        if (i >= n) {
-            o->nvalue = n;
-            return 0;
-        }
-        pos = i;
-    }
     o->nvalue = pos;
     o->suf = s + pos;
     while (pos < n && s[pos] && strchr("eEinumkKMGTP", s[pos]))

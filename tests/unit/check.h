@@ -4,13 +4,15 @@
  * the failing expression with file:line, CHECK_STR(a, b) compares strings,
  * CHECK_MSG(cond, fmt, ...) prints its own reason on failure, and
  * CHECK_DONE() prints the closing line `N passed, N failed` and returns the
- * exit status. Header-only so every test binary stays one file.
+ * exit status; check_read_file() loads a data file of cases. Header-only
+ * so every test binary stays one file.
  */
 #ifndef CLAIMCHECK_TEST_CHECK_H
 #define CLAIMCHECK_TEST_CHECK_H
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct check_counts {
@@ -75,6 +77,34 @@ static inline int check_done_(const struct check_counts *c)
 {
     printf("%d passed, %d failed\n", c->passed, c->failed);
     return c->failed ? 1 : 0;
+}
+
+/* The contents of a data file, NUL-terminated, malloc'd (free() it); NULL
+ * when it cannot be read. For drivers that run a table of cases. */
+static inline char *check_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *s;
+    long n;
+
+    if (!f)
+        return NULL;
+    n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    s = malloc((size_t)n + 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        s = NULL;
+    }
+    fclose(f);
+    if (s) {
+        s[n] = 0;
+        *len = (size_t)n;
+    }
+    return s;
 }
 
 #endif

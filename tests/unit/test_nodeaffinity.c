@@ -220,35 +220,12 @@ static const struct {
     {"labels", op_labels},
 };
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *s;
-    long n;
-
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    s = malloc((size_t)n + 1);
-    if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(s);
-        return NULL;
-    }
-    fclose(f);
-    s[n] = 0;
-    *len = (size_t)n;
-    return s;
-}
-
 static void run_cases(const char *path)
 {
     struct arena a;
     struct ydocs docs;
     size_t len, i, k, ncases = 0, nskip = 0;
-    char *text = slurp(path, &len);
+    char *text = check_read_file(path, &len);
 
     CHECK_MSG(text != NULL, "cannot read %s", path);
     if (!text)
