@@ -820,7 +820,7 @@ int64_t quantity_scaled_value(const struct quantity *q, int32_t scale)
     if (m < 0 && rem)
         u++;                    /* floor of a negative quotient */
     v = m < 0 ? -(qint)u : (qint)u;
-    return low64(v) + rem;
+    return (int64_t)((uint64_t)low64(v) + (uint64_t)rem);  /* Go wraps */
 }
 
 int quantity_is_whole(const struct quantity *q)
