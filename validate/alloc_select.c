@@ -17,6 +17,7 @@
 #include "arena.h"
 #include "cel/cel.h"
 #include "limits.h"
+#include "xalloc.h"
 
 struct wanted {
     const struct devmodel *m;
@@ -97,7 +98,7 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
                 struct alloc_match *out)
 {
     uint64_t spent = 0;
-    unsigned char *want = calloc(m->nsyms + 1, 1);
+    unsigned char *want = xcalloc(m->nsyms + 1, 1);
     struct group *tab = NULL;
     const char *last_err = NULL;
     size_t cap = 0, i;
@@ -105,16 +106,12 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
 
     memset(out, 0, sizeof(*out));
     out->v = arena_alloc(a, m->ndevs + 1);
-    if (!want)
-        abort();
     project = referenced_syms(m, prog, want) == 0;
     if (project) {
         cap = 64;
         while (cap < m->ndevs * 2)
             cap *= 2;
-        tab = calloc(cap, sizeof(*tab));
-        if (!tab)
-            abort();
+        tab = xcalloc(cap, sizeof(*tab));
     }
     for (i = 0; i < m->ndevs; i++) {
         const struct dm_device *d = &m->devs[i];
@@ -197,9 +194,7 @@ static struct selcache *selcache_of(const struct devmodel *m)
 
     if (e)
         return (struct selcache *)(void *)e;
-    mine = calloc(1, sizeof(*mine));
-    if (!mine)
-        abort();
+    mine = xcalloc(1, sizeof(*mine));
     mine->base.free = selcache_free;
     e = devmodel_ext_install(m, &mine->base);
     if (e != &mine->base)
@@ -230,11 +225,9 @@ static struct cache_entry *cache_fill(const struct devmodel *m,
                                       const struct cel_env *env,
                                       const char *key, const char *expr)
 {
-    struct cache_entry *e = calloc(1, sizeof(*e));
+    struct cache_entry *e = xcalloc(1, sizeof(*e));
     struct cel_program *p;
 
-    if (!e)
-        abort();
     arena_init(&e->arena, ARENA_TINY_BYTES);
     e->key = arena_strdup(&e->arena, key);
     if (cel_compile(&e->arena, env, expr, strlen(expr), &p, &e->err) == 0) {

@@ -16,6 +16,7 @@
 #include "limits.h"
 #include "object.h"
 #include "tree.h"
+#include "xalloc.h"
 
 static uint64_t hash_str(uint64_t h, const char *s)
 {
@@ -482,9 +483,7 @@ static struct devmodel *model_new(struct arena *a)
         m = arena_alloc(a, sizeof(*m));
         m->a = a;
     } else {
-        m = calloc(1, sizeof(*m));
-        if (!m)
-            abort();
+        m = xcalloc(1, sizeof(*m));
         arena_init(&m->own, ARENA_LARGE_BYTES);
         m->a = &m->own;
         m->owned = 1;
@@ -492,10 +491,8 @@ static struct devmodel *model_new(struct arena *a)
     strmap_init(&m->node_index, m->a);
     strmap_init(&m->syms, m->a);
     strmap_init(&m->domains, m->a);
-    m->attrhash = calloc(DM_ATTRHASH, sizeof(*m->attrhash));
-    m->ext = calloc(1, sizeof(*m->ext));
-    if (!m->attrhash || !m->ext)
-        abort();
+    m->attrhash = xcalloc(DM_ATTRHASH, sizeof(*m->attrhash));
+    m->ext = xcalloc(1, sizeof(*m->ext));
     return m;
 }
 
@@ -631,9 +628,7 @@ struct devmodel *devmodel_build(struct arena *a,
      * stand-in node, so that they can be allocated at all */
     if (!m->nnodes && m->nshared)
         node_of(m, &b.nodecap, "(any node)");
-    m->symidx = calloc(m->nsyms + 1, sizeof(*m->symidx));
-    if (!m->symidx)
-        abort();
+    m->symidx = xcalloc(m->nsyms + 1, sizeof(*m->symidx));
     index_nodes(m);
     return m;
 }

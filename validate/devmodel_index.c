@@ -6,6 +6,7 @@
  * extension slot another module's cache lives in.
  */
 #include "devmodel.h"
+#include "xalloc.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -42,9 +43,7 @@ const short *devmodel_sym_index(const struct devmodel *m, long sym)
     v = atomic_load(&m->symidx[sym].p);
     if (v)
         return v;
-    v = malloc((m->ndevs + 1) * sizeof(*v));
-    if (!v)
-        abort();
+    v = xmalloc((m->ndevs + 1) * sizeof(*v));
     for (i = 0; i < m->ndevs; i++) {
         const struct dm_device *d = &m->devs[i];
         v[i] = -1;
@@ -74,14 +73,10 @@ const uint64_t *devmodel_attr_hashes(const struct devmodel *m, long sym,
         struct attrhash *cur = seen;
         if (!cur) {
             if (!mine) {
-                mine = malloc(sizeof(*mine));
-                if (!mine)
-                    abort();
+                mine = xmalloc(sizeof(*mine));
                 mine->sym = sym;
                 mine->domain = domain;
-                mine->h = malloc((m->ndevs + 1) * sizeof(*mine->h));
-                if (!mine->h)
-                    abort();
+                mine->h = xmalloc((m->ndevs + 1) * sizeof(*mine->h));
                 for (i = 0; i < m->ndevs; i++) {
                     const struct dm_device *d = &m->devs[i];
                     const struct cel_attr *at = dm_attr_sym(d, sym, domain);

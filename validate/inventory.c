@@ -39,14 +39,10 @@ struct inventory *inventory_new(void)
 {
     struct inventory *inv = xcalloc(1, sizeof(*inv));
 
-    if (!inv)
-        abort();
     arena_init(&inv->arena, ARENA_LARGE_BYTES);
     strmap_init(&inv->index, &inv->arena);
     inv->verdicts = verdict_cache_new();
-    inv->model = calloc(1, sizeof(*inv->model));
-    if (!inv->model)
-        abort();
+    inv->model = xcalloc(1, sizeof(*inv->model));
     pthread_mutex_init(&inv->model->mu, NULL);
     return inv;
 }

@@ -310,6 +310,8 @@ static void op_float(const struct tcase *c)
         w = want->fval;
     else if (want && want->kind == T_INT)
         w = (double)want->ival;
+    else if (want && want->kind == T_STR)   /* "+Inf", "-Inf" */
+        w = strtod(tree_text(want), NULL);
     CHECK_MSG(got == w || (isinf(got) && isinf(w) && (got > 0) == (w > 0)),
               "%s: %.17g, want %.17g", c->name, got, w);
 }
