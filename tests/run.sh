@@ -52,6 +52,7 @@ for t in build/tests/test_* build/tests/hook_test_*; do
   run_suite "unit $(basename "$t")" "$t"
 done
 run_suite "generated tables" bash tests/generated.sh
+run_suite "house rules (checksrc)" bash tests/checksrc.sh
 run_suite "golden rules" bash tests/golden.sh
 run_suite "corpus" bash tests/corpus/run.sh
 run_suite "cli end-to-end" bash tests/e2e/cli.sh
