@@ -63,7 +63,7 @@ static const char *class_driver(struct check_ctx *cx, const struct object *c)
 
     if (!c || !c->cls)
         return NULL;
-    d = selectors_driver(cx_arena(cx), c->cls->sel, c->cls->nsel);
+    d = selectors_driver(cx, c->cls->sel, c->cls->nsel);
     if (d || !c->cls->extended_resource)
         return d;
     return plugin_driver(cx_target(cx), c->cls->extended_resource, &what);
@@ -478,7 +478,7 @@ void check_extended_resource_mapping(struct check_ctx *cx,
     memset(&ps, 0, sizeof(ps));
     ps.cx = cx;
     ps.res = o->cls->extended_resource;
-    ps.driver = selectors_driver(cx_arena(cx), o->cls->sel, o->cls->nsel);
+    ps.driver = selectors_driver(cx, o->cls->sel, o->cls->nsel);
     if (!ps.driver)
         return;
     cx_each(cx, K_NODE, scan_plugin_node, &ps);

@@ -5,6 +5,7 @@
  */
 #include "dra_util.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../validate/arena.h"
@@ -13,23 +14,55 @@
 #include "../validate/tree.h"
 #include "rules.h"
 
-const char *selectors_driver(struct arena *a, const struct selector *sel,
+struct compiled {               /* a selector_program() memo */
+    struct cel_program *p;      /* NULL: err says why */
+    struct cel_error err;
+};
+
+const struct cel_program *selector_program(struct check_ctx *cx,
+                                           const struct cel_env *env,
+                                           int kube_minor, const char *expr,
+                                           const struct cel_error **err)
+{
+    char key[CEL_MAX_EXPR_BYTES + 64];
+    size_t len = strlen(expr);
+    struct compiled *c;
+    void **slot;
+    int n;
+
+    n = snprintf(key, sizeof(key), "selector\x1f%d\x1f%d%d\x1f%s", kube_minor,
+                 env->consumable_capacity, env->list_attributes, expr);
+    slot = n > 0 && (size_t)n < sizeof(key) ? cx_memo(cx, key) : NULL;
+    if (slot && *slot) {
+        c = *slot;
+    } else {    /* past the length limit: compiling fails at once */
+        c = arena_alloc(cx_arena(cx), sizeof(*c));
+        if (cel_compile_target(cx_arena(cx), env, kube_minor, expr, len,
+                               &c->p, &c->err) < 0)
+            c->p = NULL;
+        if (slot)
+            *slot = c;
+    }
+    *err = &c->err;
+    return c->p;
+}
+
+const char *selectors_driver(struct check_ctx *cx, const struct selector *sel,
                              size_t n)
 {
     struct cel_env env = {1, 1, 0};
     size_t i;
 
     for (i = 0; i < n; i++) {
-        struct cel_program *p;
-        struct cel_error err;
+        const struct cel_program *p;
+        const struct cel_error *err;
         const char *d;
         if (!sel[i].expr)
             continue;
-        if (cel_compile(a, &env, sel[i].expr, strlen(sel[i].expr), &p,
-                        &err) == 0)
-            d = cel_pinned_driver(p);
-        else    /* the syntax tree alone (type error, unknown function) */
-            d = cel_pinned_driver_parsed(a, sel[i].expr, strlen(sel[i].expr));
+        p = selector_program(cx, &env, 0, sel[i].expr, &err);
+        d = p ? cel_pinned_driver(p)    /* else the syntax tree alone */
+              : cel_pinned_driver_parsed(cx_arena(cx), sel[i].expr,
+                                         strlen(sel[i].expr));
         if (d)
             return d;
     }
@@ -41,13 +74,13 @@ const char *request_driver(struct check_ctx *cx, const struct devreq *r)
     const struct object *cls;
     const char *d;
 
-    d = selectors_driver(cx_arena(cx), r->sel, r->nsel);
+    d = selectors_driver(cx, r->sel, r->nsel);
     if (d || !r->class_name)
         return d;
     cls = cx_lookup(cx, K_CLASS, "", r->class_name);
     if (!cls || !cls->cls)
         return NULL;
-    return selectors_driver(cx_arena(cx), cls->cls->sel, cls->cls->nsel);
+    return selectors_driver(cx, cls->cls->sel, cls->cls->nsel);
 }
 
 const struct object *podclaim_target(struct check_ctx *cx,

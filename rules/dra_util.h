@@ -6,16 +6,27 @@
 
 #include <stddef.h>
 
-struct arena;
+struct cel_env;
+struct cel_error;
+struct cel_program;
 struct check_ctx;
 struct devreq;
 struct object;
 struct podclaim;
 struct selector;
 
+/* A selector's text compiled in the DRA environment env for Kubernetes
+ * 1.<kube_minor> (0 = the newest), once per run: the selector rules, the
+ * driver questions below and every object repeating the text share one
+ * compile (cx_memo). Returns the program (run-owned, immutable), or NULL
+ * with *err pointing at the run-owned compile error. */
+const struct cel_program *selector_program(struct check_ctx *cx,
+                                           const struct cel_env *env,
+                                           int kube_minor, const char *expr,
+                                           const struct cel_error **err);
 /* The driver every device must have to satisfy these selectors together
- * (`device.driver == "X"` as a conjunct), or NULL. Arena-owned. */
-const char *selectors_driver(struct arena *a, const struct selector *sel,
+ * (`device.driver == "X"` as a conjunct), or NULL. Run-owned. */
+const char *selectors_driver(struct check_ctx *cx, const struct selector *sel,
                              size_t n);
 /* The driver a request pins, from its own selectors or its DeviceClass's
  * (when the class is known), or NULL. */

@@ -30,12 +30,12 @@ static struct cel_env target_env(const struct target *t)
     return env;
 }
 
-static int compile(struct check_ctx *cx, const struct selector *s,
-                   const struct cel_env *env, struct cel_program **p,
-                   struct cel_error *err)
+static const struct cel_program *compile(struct check_ctx *cx,
+                                         const struct selector *s,
+                                         const struct cel_env *env,
+                                         const struct cel_error **err)
 {
-    return cel_compile_target(cx_arena(cx), env, cx_target(cx)->minor,
-                              s->expr, strlen(s->expr), p, err);
+    return selector_program(cx, env, cx_target(cx)->minor, s->expr, err);
 }
 
 /* Position of byte `off` of the expression in the file, when the scalar
@@ -65,18 +65,17 @@ static const char *gate_needed(struct check_ctx *cx, const struct selector *s,
                                const struct cel_env *env)
 {
     struct cel_env e2 = *env;
-    struct cel_program *p;
-    struct cel_error err;
+    const struct cel_error *err;
 
     if (!env->consumable_capacity) {
         e2.consumable_capacity = 1;
-        if (compile(cx, s, &e2, &p, &err) == 0)
+        if (compile(cx, s, &e2, &err))
             return "DRAConsumableCapacity";
         e2.consumable_capacity = 0;
     }
     if (!env->list_attributes) {
         e2.list_attributes = 1;
-        if (compile(cx, s, &e2, &p, &err) == 0)
+        if (compile(cx, s, &e2, &err))
             return "DRAListTypeAttributes";
     }
     return NULL;
@@ -85,19 +84,18 @@ static const char *gate_needed(struct check_ctx *cx, const struct selector *s,
 static void invalid_one(struct check_ctx *cx, const struct selector *s,
                         const struct cel_env *env)
 {
-    struct cel_program *p;
-    struct cel_error err;
+    const struct cel_error *err;
     unsigned line, col;
     const char *gate;
 
     if (!s->expr || !*s->expr)
         return;     /* claim-schema reports missing expressions */
-    if (compile(cx, s, env, &p, &err) == 0 || err.kind == CEL_ERR_UNSUPPORTED)
+    if (compile(cx, s, env, &err) || err->kind == CEL_ERR_UNSUPPORTED)
         return;
-    expr_pos(s->expr_node, s->expr, err.offset, &line, &col);
-    if (err.kind == CEL_ERR_LIMIT) {
+    expr_pos(s->expr_node, s->expr, err->offset, &line, &col);
+    if (err->kind == CEL_ERR_LIMIT) {
         report_at(cx, s->expr_node, line, col, "selector is over the "
-                  "apiserver's limits: %s", err.msg);
+                  "apiserver's limits: %s", err->msg);
         return;
     }
     gate = gate_needed(cx, s, env);
@@ -105,16 +103,16 @@ static void invalid_one(struct check_ctx *cx, const struct selector *s,
         report_at(cx, s->expr_node, line, col, "selector needs feature gate "
                   "%s, which is off in Kubernetes %s: %s; the apiserver "
                   "rejects the object", gate, cx_target(cx)->version,
-                  err.msg);
+                  err->msg);
         return;
     }
     if (strchr(s->expr, '\n'))
         report_at(cx, s->expr_node, line, col, "selector does not compile: "
-                  "%s (line %u, column %u of the expression)", err.msg,
-                  err.line, err.col);
+                  "%s (line %u, column %u of the expression)", err->msg,
+                  err->line, err->col);
     else
         report_at(cx, s->expr_node, line, col, "selector does not compile: "
-                  "%s (column %u of the expression)", err.msg, err.col);
+                  "%s (column %u of the expression)", err->msg, err->col);
 }
 
 static void invalid_list(struct check_ctx *cx, const struct selector *sel,
@@ -160,9 +158,11 @@ static void conj_add(struct check_ctx *cx, struct conj *c,
     size_t i;
 
     for (i = 0; i < n && c->n < MAX_CONJ; i++) {
-        struct cel_program *p;
-        struct cel_error err;
-        if (!sel[i].expr || compile(cx, &sel[i], env, &p, &err) < 0)
+        const struct cel_error *err;
+        const struct cel_program *p = sel[i].expr
+                                      ? compile(cx, &sel[i], env, &err)
+                                      : NULL;
+        if (!p)
             continue;   /* selector-invalid reports it */
         c->progs[c->n] = p;
         c->sels[c->n] = &sel[i];
@@ -308,10 +308,12 @@ static void foreign_list(struct check_ctx *cx, const struct selector *sel,
     size_t i;
 
     for (i = 0; i < n; i++) {
-        struct cel_program *p;
-        struct cel_error err;
+        const struct cel_error *err;
+        const struct cel_program *p = sel[i].expr
+                                      ? compile(cx, &sel[i], env, &err)
+                                      : NULL;
         struct foreign f;
-        if (!sel[i].expr || compile(cx, &sel[i], env, &p, &err) < 0)
+        if (!p)
             continue;
         f.cx = cx;
         f.sel = &sel[i];
@@ -329,11 +331,11 @@ static void foreign_request(struct check_ctx *cx, const struct devreq *r,
     const char *d = NULL, *by = "the request";
 
     if (cls) {
-        d = selectors_driver(cx_arena(cx), cls->cls->sel, cls->cls->nsel);
+        d = selectors_driver(cx, cls->cls->sel, cls->cls->nsel);
         by = arena_printf(cx_arena(cx), "DeviceClass '%s'", cls->name);
     }
     if (!d) {
-        d = selectors_driver(cx_arena(cx), r->sel, r->nsel);
+        d = selectors_driver(cx, r->sel, r->nsel);
         by = "the request";
     }
     if (d)
@@ -347,7 +349,7 @@ void check_selector_foreign_domain(struct check_ctx *cx,
     size_t i, j;
 
     if (o->cls) {
-        const char *d = selectors_driver(cx_arena(cx), o->cls->sel,
+        const char *d = selectors_driver(cx, o->cls->sel,
                                          o->cls->nsel);
         if (d)
             foreign_list(cx, o->cls->sel, o->cls->nsel, d, "the class",
