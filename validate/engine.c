@@ -2,8 +2,9 @@
  * engine.c - objects x rules -> findings.
  *
  * Owns: the engine (effective rule severities and the target, resolved
- * once from the config), a run (documents of all inputs, the objects read
- * from them, a name index for cross-object references), the check context
+ * once from the config), a run (documents of all inputs read one at a
+ * time, the objects of checked kinds kept from them, a name index for
+ * cross-object references), the check context
  * rules see, report() with suppression annotations, and the input-parse /
  * input-object findings the loader's results turn into. It does not print.
  */
@@ -40,10 +41,9 @@ struct engine {
     struct target target;
 };
 
-struct deferred {               /* a pod/workload document, parsed later */
-    const char *file;
-    struct sdoc doc;
-    unsigned doc_index;
+struct run_text {               /* an input text with pod-like documents */
+    const char *file, *data;
+    size_t len;
 };
 
 struct name_list {             /* input objects sharing kind and name */
@@ -58,16 +58,18 @@ struct run {
     struct diag_list *out;
     struct object **objs;       /* input objects of checked kinds */
     size_t nobjs, capobjs;
-    struct strmap index;        /* object_key() -> struct object * */
+    struct strmap index;        /* index_key() -> struct object * */
     struct strmap by_name;      /* "kind\x1fname" -> struct name_list * */
     unsigned kinds;             /* K_* bits present in the input */
     size_t nk8s;                /* Kubernetes objects seen */
     int parse_errors;
-    struct deferred *defer;     /* pod-like documents, checked last */
-    size_t ndefer, capdefer;
+    struct arena doc;           /* scratch: one input document at a time */
+    struct run_text *texts;     /* their pod-like documents come last */
+    size_t ntexts, captexts;
     struct run_obj *checked;    /* identities, for per-object reports */
     size_t nchecked, capchecked;
     struct strmap memo;         /* cx_memo(): rule families' run caches */
+    struct strmap strings;      /* kept trees' keys and scalars, shared */
     struct run_cleanup *cleanups;   /* cx_at_run_end(), run last first */
     uint64_t deadline;          /* admission budget (clock.h), 0 = none */
     int expired;                /* ... passed: the findings are void */
@@ -326,32 +328,59 @@ const struct inventory *cx_inventory(struct check_ctx *cx)
     return cx->run->inv;
 }
 
+/* The run's index keys, written into key[KEY_BYTES]: "kind\x1fns\x1fname"
+ * (the index, as object_key() for the inventory) or, with ns NULL,
+ * "kind\x1fname" (by_name). 0, or -1 when they do not fit (then nothing
+ * by that name is indexed or found). Lookups come by the tens of
+ * thousands: no printf. */
+#define KEY_BYTES 1024
+static int index_key(char *key, unsigned kind, const char *ns,
+                     const char *name)
+{
+    char num[16];
+    size_t nl = 0, k = 0, l;
+
+    do {
+        num[nl++] = (char)('0' + kind % 10);
+        kind /= 10;
+    } while (kind);
+    while (nl)
+        key[k++] = num[--nl];
+    key[k++] = '\x1f';
+    if (ns) {
+        l = strlen(ns);
+        if (k + l + 1 >= KEY_BYTES)
+            return -1;
+        memcpy(key + k, ns, l);
+        k += l;
+        key[k++] = '\x1f';
+    }
+    l = strlen(name);
+    if (k + l >= KEY_BYTES)
+        return -1;
+    memcpy(key + k, name, l + 1);
+    return 0;
+}
+
 const struct object *cx_lookup(struct check_ctx *cx, unsigned kind,
                                const char *ns, const char *name)
 {
     struct run *r = cx->run;
-    char key[1024];
+    char key[KEY_BYTES];
     const struct object *o;
-    int n;
 
-    if (!name)
-        return NULL;
-    n = snprintf(key, sizeof(key), "%u\x1f%s\x1f%s", kind, ns ? ns : "",
-                 name);
-    if (n < 0 || (size_t)n >= sizeof(key))
+    if (!name || index_key(key, kind, ns ? ns : "", name) < 0)
         return NULL;
     /* an object of the same file first: a bundle may hold several
      * versions of one object in different files */
     if (cx->obj && cx->obj->file) {
         const struct name_list *nl;
-        n = snprintf(key, sizeof(key), "%u\x1f%s", kind, name);
-        for (nl = n > 0 && (size_t)n < sizeof(key)
-                  ? strmap_get(&r->by_name, key) : NULL; nl; nl = nl->next)
+        char nkey[KEY_BYTES];
+        for (nl = index_key(nkey, kind, NULL, name) == 0
+                  ? strmap_get(&r->by_name, nkey) : NULL; nl; nl = nl->next)
             if (nl->o->file && !strcmp(nl->o->file, cx->obj->file)
                 && !strcmp(object_ns(nl->o), ns ? ns : ""))
                 return nl->o;
-        snprintf(key, sizeof(key), "%u\x1f%s\x1f%s", kind, ns ? ns : "",
-                 name);
     }
     o = strmap_get(&r->index, key);
     if (o)
@@ -368,12 +397,11 @@ int cx_have(struct check_ctx *cx, unsigned kinds)
 const struct object *cx_lookup_elsewhere(struct check_ctx *cx, unsigned kind,
                                          const char *name, const char *ns)
 {
-    char key[1024];
+    char key[KEY_BYTES];
     const struct name_list *nl;
     const struct object *found = NULL;
-    int n = snprintf(key, sizeof(key), "%u\x1f%s", kind, name);
 
-    if (n < 0 || (size_t)n >= sizeof(key))
+    if (!name || index_key(key, kind, NULL, name) < 0)
         return NULL;
     for (nl = strmap_get(&cx->run->by_name, key); nl; nl = nl->next) {
         if (!strcmp(object_ns(nl->o), ns))
@@ -424,13 +452,11 @@ void cx_each(struct check_ctx *cx, unsigned kinds,
         return;
     for (i = 0; i < r->inv->n; i++) {
         const struct object *o = r->inv->objs[i];
-        char key[1024];
-        int n;
+        char key[KEY_BYTES];
         if (!(o->kind & kinds))
             continue;
-        n = snprintf(key, sizeof(key), "%u\x1f%s\x1f%s", o->kind,
-                     object_ns(o), o->name);
-        if (n > 0 && (size_t)n < sizeof(key) && strmap_get(&r->index, key))
+        if (index_key(key, o->kind, object_ns(o), o->name) == 0
+            && strmap_get(&r->index, key))
             continue;   /* shadowed by an input object */
         fn(arg, o);
     }
@@ -478,6 +504,8 @@ struct run *run_new(const struct engine *e, const struct inventory *inv,
     strmap_init(&r->index, a);
     strmap_init(&r->by_name, a);
     strmap_init(&r->memo, a);
+    strmap_init(&r->strings, a);
+    arena_init(&r->doc, ARENA_CHUNK_BYTES);
     return r;
 }
 
@@ -489,6 +517,8 @@ void run_free(struct run *r)
         r->cleanups = c->next;
         c->fn(c->arg);
     }
+    arena_release(&r->doc);
+    free(r->checked);
 }
 
 size_t run_objects(const struct run *r)
@@ -507,23 +537,25 @@ int run_parse_errors(const struct run *r)
     return r->parse_errors;
 }
 
-/* copy: strings of scratch objects die with the next document */
+/* copy: strings of scratch objects die with the next document (the
+ * identity parts that repeat are interned, the name is copied). The list
+ * is malloc'ed: a pod per line of a big stream makes it long, and an
+ * arena would keep every smaller copy it grew out of. */
 static void note_checked(struct run *r, const struct object *o, int copy)
 {
     struct run_obj *c;
 
     if (r->nchecked == r->capchecked) {
         size_t cap = r->capchecked ? r->capchecked * 2 : 64;
-        r->checked = arena_grow(r->arena, r->checked, r->nchecked, cap,
-                                sizeof(*r->checked));
+        r->checked = xrealloc(r->checked, cap * sizeof(*r->checked));
         r->capchecked = cap;
     }
     c = &r->checked[r->nchecked++];
     c->file = o->file;
-    c->api_version = copy ? arena_strdup(r->arena, o->api_version)
+    c->api_version = copy ? strmap_intern(&r->strings, o->api_version)
                           : o->api_version;
-    c->kind = copy ? arena_strdup(r->arena, o->kind_name) : o->kind_name;
-    c->ns = copy ? arena_strdup(r->arena, o->ns) : o->ns;
+    c->kind = copy ? strmap_intern(&r->strings, o->kind_name) : o->kind_name;
+    c->ns = copy ? strmap_intern(&r->strings, o->ns) : o->ns;
     c->name = copy ? arena_strdup(r->arena, o->name) : o->name;
 }
 
@@ -538,28 +570,36 @@ static void add_object(struct run *r, struct object *o)
     r->objs[r->nobjs++] = o;
     r->kinds |= o->kind;
     if (*o->name) {
-        const char *key = object_key(r->arena, o->kind, object_ns(o),
-                                     o->name);
-        struct name_list *nl = arena_alloc(r->arena, sizeof(*nl));
-        const char *nkey = arena_printf(r->arena, "%u\x1f%s", o->kind,
-                                        o->name);
-        nl->o = o;
-        nl->next = strmap_get(&r->by_name, nkey);
-        strmap_put(&r->by_name, nkey, nl);
-        strmap_put(&r->index, key, o);
+        char key[KEY_BYTES];
+        if (index_key(key, o->kind, NULL, o->name) == 0) {
+            struct name_list *nl = arena_alloc(r->arena, sizeof(*nl));
+            nl->o = o;
+            nl->next = strmap_get(&r->by_name, key);
+            strmap_put(&r->by_name, key, nl);
+        }
+        if (index_key(key, o->kind, object_ns(o), o->name) == 0)
+            strmap_put(&r->index, key, o);
     }
 }
 
 static void check_object(struct run *r, const struct object *o);
 
-/* Reads one document root into an object. Objects of deferred (pod-like)
- * documents live in scratch and are checked at once; the others are kept
- * and indexed for cross-object references. */
-static void add_one(struct run *r, struct arena *scratch,
-                    const struct tnode *root, const char *file,
-                    unsigned doc_index, const char *default_ns)
+/* What becomes of a document's objects (add_one) */
+enum keep {
+    KEEP_AS_IS,     /* the root lives in the run's arena (webhook) */
+    KEEP_COPY,      /* the root is in r->doc: objects of checked kinds are
+                       copied into the run's arena, the rest is dropped */
+    CHECK_NOW,      /* a pod-like document in r->doc: checked at once */
+};
+
+/* Reads one document root into an object. Objects of pod-like documents
+ * are checked at once and forgotten; the others are kept and indexed for
+ * cross-object references. */
+static void add_one(struct run *r, enum keep how, const struct tnode *root,
+                    const char *file, unsigned doc_index,
+                    const char *default_ns)
 {
-    struct arena *a = scratch ? scratch : r->arena;
+    struct arena *a = how == KEEP_AS_IS ? r->arena : &r->doc;
     struct object *o = arena_alloc(a, sizeof(*o));
     const struct tnode *bad;
     const char *why;
@@ -583,9 +623,18 @@ static void add_one(struct run *r, struct arena *scratch,
         break;
     }
     r->nk8s++;
+    if (how == KEEP_COPY) {
+        /* the same reading of the copy: the document's scratch is reused
+         * for the next one */
+        a = r->arena;
+        o = arena_alloc(a, sizeof(*o));
+        if (object_read(a, tree_clone(a, &r->strings, root), file,
+                        doc_index, o, &bad, &why) != OBJ_OK)
+            BUG("a copied object reads differently");
+    }
     if (default_ns && *default_ns && !*o->ns)
         o->ns = arena_strdup(a, default_ns);
-    if (scratch) {
+    if (how == CHECK_NOW) {
         note_checked(r, o, 1);
         check_object(r, o);
     } else {
@@ -593,25 +642,25 @@ static void add_one(struct run *r, struct arena *scratch,
     }
 }
 
-static void add_root(struct run *r, struct arena *scratch,
-                     const struct tnode *root, const char *file,
-                     unsigned doc_index, const char *default_ns)
+static void add_root(struct run *r, enum keep how, const struct tnode *root,
+                     const char *file, unsigned doc_index,
+                     const char *default_ns)
 {
     size_t i;
 
     if (object_is_list(root)) {
         const struct tnode *items = tree_get(root, "items");
         for (i = 0; i < items->n; i++)
-            add_one(r, scratch, items->kids[i], file, doc_index, default_ns);
+            add_one(r, how, items->kids[i], file, doc_index, default_ns);
         return;
     }
-    add_one(r, scratch, root, file, doc_index, default_ns);
+    add_one(r, how, root, file, doc_index, default_ns);
 }
 
 void run_add_root(struct run *r, const struct tnode *root, const char *file,
                   unsigned doc_index, const char *default_ns)
 {
-    add_root(r, NULL, root, file, doc_index, default_ns);
+    add_root(r, KEEP_AS_IS, root, file, doc_index, default_ns);
 }
 
 /* 1 if a line of the document has `{{` outside quotes: an unrendered
@@ -677,12 +726,14 @@ static int pod_like_chunk(const char *s, size_t len)
     return k && (k->bit & K_PODLIKE);
 }
 
-static void add_doc(struct run *r, struct arena *scratch, const char *file,
+/* Loads one document into r->doc (emptied first) and reads its objects. */
+static void add_doc(struct run *r, enum keep how, const char *file,
                     const struct sdoc *s, unsigned doc_index)
 {
     struct ydoc d;
 
-    stream_load_doc(scratch ? scratch : r->arena, s, &d);
+    arena_clear(&r->doc);
+    stream_load_doc(&r->doc, s, &d);
     if (d.error) {
         r->parse_errors++;
         raw_report(r, "input-parse", file, d.line, d.col, NULL, "",
@@ -690,37 +741,59 @@ static void add_doc(struct run *r, struct arena *scratch, const char *file,
         return;
     }
     if (d.root)
-        add_root(r, scratch, d.root, file, doc_index, NULL);
+        add_root(r, how, d.root, file, doc_index, NULL);
+}
+
+/* Calls add_doc for the documents of a text that are pod-like (pods: 1)
+ * or not (pods: 0), with each document's index in the text; returns how
+ * many were passed over. Templates are skipped. The two passes split
+ * the text alike, so nothing is kept between them. */
+static size_t add_docs(struct run *r, const char *file, const char *data,
+                       size_t len, int pods)
+{
+    struct arena tmp;           /* JSON values, bad-separator messages */
+    struct sstream st;
+    struct sdoc sd;
+    unsigned i;
+    size_t other = 0;
+
+    arena_init(&tmp, ARENA_TINY_BYTES);
+    stream_open(&st, &tmp, data, len);
+    for (i = 0; stream_next(&st, &tmp, &sd); i++) {
+        const struct ychunk *c = &sd.chunk;
+        if (sd.json) {          /* JSON values are read in the first pass */
+            if (!pods)
+                add_doc(r, KEEP_COPY, file, &sd, i);
+            continue;
+        }
+        if (is_template(c->text, c->len))
+            continue;
+        if (pod_like_chunk(c->text, c->len) != pods)
+            other++;
+        else
+            add_doc(r, pods ? CHECK_NOW : KEEP_COPY, file, &sd, i);
+    }
+    arena_release(&tmp);
+    return other;
 }
 
 void run_add_text(struct run *r, const char *file, const char *data,
                   size_t len)
 {
-    struct sdocs docs;
-    size_t i;
+    struct run_text *t;
 
-    stream_split(r->arena, data, len, STREAM_PEEK, &docs);
-    for (i = 0; i < docs.n; i++) {
-        const struct sdoc *s = &docs.v[i];
-        const struct ychunk *c = &s->chunk;
-        if (!s->json && is_template(c->text, c->len))
-            continue;
-        if (!s->json && pod_like_chunk(c->text, c->len)) {
-            struct deferred *df;
-            if (r->ndefer == r->capdefer) {
-                size_t cap = r->capdefer ? r->capdefer * 2 : 64;
-                r->defer = arena_grow(r->arena, r->defer, r->ndefer, cap,
-                                      sizeof(*r->defer));
-                r->capdefer = cap;
-            }
-            df = &r->defer[r->ndefer++];
-            df->file = file;
-            df->doc = *s;
-            df->doc_index = (unsigned)i;
-            continue;
-        }
-        add_doc(r, NULL, file, s, (unsigned)i);
+    if (!add_docs(r, file, data, len, 0))
+        return;
+    if (r->ntexts == r->captexts) {
+        size_t cap = r->captexts ? r->captexts * 2 : 16;
+        r->texts = arena_grow(r->arena, r->texts, r->ntexts, cap,
+                              sizeof(*r->texts));
+        r->captexts = cap;
     }
+    t = &r->texts[r->ntexts++];
+    t->file = file;
+    t->data = data;
+    t->len = len;
 }
 
 /* Reports ignore.claimcheck.dev/ annotations that name no rule or give no
@@ -778,22 +851,17 @@ static void check_object(struct run *r, const struct object *o)
 
 void run_check(struct run *r)
 {
-    struct arena scratch;
     size_t i;
 
     for (i = 0; i < r->nobjs; i++) {
         note_checked(r, r->objs[i], 0);
         check_object(r, r->objs[i]);
     }
-    /* pod-like documents, one at a time in a reused arena */
-    arena_init(&scratch, ARENA_CHUNK_BYTES);
-    for (i = 0; i < r->ndefer; i++) {
-        arena_clear(&scratch);
-        add_doc(r, &scratch, r->defer[i].file, &r->defer[i].doc,
-                r->defer[i].doc_index);
-    }
-    arena_release(&scratch);
-    r->ndefer = 0;
+    /* pod-like documents, one at a time, now that every object they may
+     * reference is known */
+    for (i = 0; i < r->ntexts; i++)
+        add_docs(r, r->texts[i].file, r->texts[i].data, r->texts[i].len, 1);
+    r->ntexts = 0;
 }
 
 /* ==== admission ========================================================= */

@@ -99,33 +99,13 @@ int inventory_add_text(struct inventory *inv, const char *file,
     return 0;
 }
 
-static struct tnode *tree_copy(struct arena *a, const struct tnode *src,
-                               const struct tnode *parent, int depth)
-{
-    struct tnode *n = arena_alloc(a, sizeof(*n));
-    size_t i;
-
-    *n = *src;
-    n->parent = parent;
-    if (src->key)
-        n->key = arena_strdup(a, src->key);
-    n->str = arena_strdup(a, src->str);
-    if (src->n) {
-        n->kids = arena_alloc(a, src->n * sizeof(*n->kids));
-        for (i = 0; i < src->n; i++)
-            n->kids[i] = depth < 512 ? tree_copy(a, src->kids[i], n, depth + 1)
-                                     : tree_new(a, T_NULL, 0, 0);
-    }
-    return n;
-}
-
 int inventory_add_tree(struct inventory *inv, const struct tnode *obj,
                        struct err *err)
 {
     (void)err;
     if (!tree_is_map(obj))
         return 0;
-    inventory_put_doc(inv, tree_copy(&inv->arena, obj, NULL, 0));
+    inventory_put_doc(inv, tree_clone(&inv->arena, NULL, obj));
     return 0;
 }
 

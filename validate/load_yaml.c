@@ -665,36 +665,6 @@ static int chunk_is_blank(const char *p, const char *end)
     return 1;
 }
 
-static struct ychunk *new_chunk(struct arena *a, struct ychunks *out,
-                                size_t *cap)
-{
-    struct ychunk *c;
-
-    if (out->n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 8;
-        out->v = arena_grow(a, out->v, out->n, ncap, sizeof(*out->v));
-        *cap = ncap;
-    }
-    c = &out->v[out->n++];
-    memset(c, 0, sizeof(*c));
-    return c;
-}
-
-static void add_chunk(struct arena *a, struct ychunks *out, size_t *cap,
-                      const char *start, const char *end, unsigned line,
-                      unsigned col)
-{
-    struct ychunk *c;
-
-    if (chunk_is_blank(start, end))
-        return;     /* nothing but comments: kubectl skips its null */
-    c = new_chunk(a, out, cap);
-    c->text = start;
-    c->len = (size_t)(end - start);
-    c->line_off = line;
-    c->col_off = col;
-}
-
 /* What follows `---` on a separator line, trimmed as Go's strings.TrimSpace
  * trims; *n its length. */
 static const char *separator_rest(const char *p, const char *eol, size_t *n)
@@ -715,66 +685,121 @@ static const char *separator_rest(const char *p, const char *eol, size_t *n)
     return p;
 }
 
-void load_yaml_split(struct arena *a, const struct ychunk *in,
-                     struct ychunks *out)
+/* Fills *out with [start, end) unless it holds nothing but comments
+ * (kubectl skips their null documents): 1 if it did. */
+static int take_chunk(struct ychunk *out, const char *start, const char *end,
+                      unsigned line, unsigned col)
 {
-    const char *p = in->text, *end = in->text + in->len, *start;
-    unsigned line = in->line_off, start_line, start_col = in->col_off;
-    int have = 0;           /* kubectl's buffer holds a line */
-    size_t cap = 0;
+    if (chunk_is_blank(start, end))
+        return 0;
+    memset(out, 0, sizeof(*out));
+    out->text = start;
+    out->len = (size_t)(end - start);
+    out->line_off = line;
+    out->col_off = col;
+    return 1;
+}
 
-    out->v = NULL;
-    out->n = 0;
-    if (in->len >= 3 && (unsigned char)p[0] == 0xef
-        && (unsigned char)p[1] == 0xbb && (unsigned char)p[2] == 0xbf)
-        p += 3;
-    start = p;
-    start_line = line;
-    while (p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        const char *next = eol ? eol + 1 : end;
+void load_yaml_split_init(struct ysplit *s, const struct ychunk *in)
+{
+    memset(s, 0, sizeof(*s));
+    s->p = in->text;
+    s->end = in->text + in->len;
+    s->line = in->line_off;
+    s->start_col = in->col_off;
+    if (in->len >= 3 && (unsigned char)s->p[0] == 0xef
+        && (unsigned char)s->p[1] == 0xbb && (unsigned char)s->p[2] == 0xbf)
+        s->p += 3;
+    s->start = s->p;
+    s->start_line = s->line;
+}
+
+int load_yaml_split_next(struct ysplit *s, struct arena *a,
+                         struct ychunk *out)
+{
+    if (s->pending) {
+        *out = s->bad;
+        s->pending = 0;
+        return 1;
+    }
+    while (s->p < s->end) {
+        const char *p = s->p, *start = s->start;
+        const char *eol = memchr(p, '\n', (size_t)(s->end - p));
+        const char *next = eol ? eol + 1 : s->end;
+        unsigned line = s->line, start_line = s->start_line;
+        unsigned start_col = s->start_col;
         const char *rest;
         size_t n;
+        int got = 0;
 
         if (!eol)
-            eol = end;
+            eol = s->end;
+        s->p = next;
+        s->line++;
         if (eol - p < 3 || memcmp(p, "---", 3) != 0) {
-            have = 1;
-            p = next;
-            line++;
+            s->have = 1;
             continue;
         }
         rest = separator_rest(p + 3, eol, &n);
         if (n && *rest != '#') {
             /* kubectl stops the file here; we report it and read on, the
              * text after the `---` with the next document */
-            struct ychunk *c;
-            add_chunk(a, out, &cap, start, p, start_line, start_col);
-            c = new_chunk(a, out, &cap);
-            c->text = p;
-            c->line_off = line;
-            c->error = arena_printf(a, "invalid document separator '%.*s': "
-                                    "kubectl accepts only '---' alone or "
-                                    "followed by a comment", (int)(eol - p),
-                                    p);
-            have = p[3] == ' ' || p[3] == '\t';  /* still a YAML marker */
-            start = have ? p : next;
-            start_line = have ? line : line + 1;
-            start_col = 0;
-        } else if (have) {
-            add_chunk(a, out, &cap, start, p, start_line, start_col);
-            start = next;
-            start_line = line + 1;
-            start_col = 0;
-            have = 0;
+            got = take_chunk(out, start, p, start_line, start_col);
+            memset(&s->bad, 0, sizeof(s->bad));
+            s->bad.text = p;
+            s->bad.line_off = line;
+            s->bad.error = arena_printf(a, "invalid document separator "
+                                        "'%.*s': kubectl accepts only '---' "
+                                        "alone or followed by a comment",
+                                        (int)(eol - p), p);
+            s->have = p[3] == ' ' || p[3] == '\t';  /* still a YAML marker */
+            s->start = s->have ? p : next;
+            s->start_line = s->have ? line : line + 1;
+            s->start_col = 0;
+            if (!got) {
+                *out = s->bad;
+                return 1;
+            }
+            s->pending = 1;
+            return 1;
+        } else if (s->have) {
+            got = take_chunk(out, start, p, start_line, start_col);
+            s->start = next;
+            s->start_line = line + 1;
+            s->start_col = 0;
+            s->have = 0;
+            if (got)
+                return 1;
         } else {
-            have = 1;   /* a `---` with nothing before it stays */
+            s->have = 1;   /* a `---` with nothing before it stays */
         }
-        p = next;
-        line++;
     }
-    if (start < end)
-        add_chunk(a, out, &cap, start, end, start_line, start_col);
+    if (s->start < s->end) {
+        const char *start = s->start;
+        s->start = s->end;
+        return take_chunk(out, start, s->end, s->start_line, s->start_col);
+    }
+    return 0;
+}
+
+void load_yaml_split(struct arena *a, const struct ychunk *in,
+                     struct ychunks *out)
+{
+    struct ysplit s;
+    struct ychunk c;
+    size_t cap = 0;
+
+    out->v = NULL;
+    out->n = 0;
+    load_yaml_split_init(&s, in);
+    while (load_yaml_split_next(&s, a, &c)) {
+        if (out->n == cap) {
+            size_t ncap = cap ? cap * 2 : 8;
+            out->v = arena_grow(a, out->v, out->n, ncap, sizeof(*out->v));
+            cap = ncap;
+        }
+        out->v[out->n++] = c;
+    }
 }
 
 void load_yaml_chunk(struct arena *a, const struct ychunk *c, struct ydoc *d)

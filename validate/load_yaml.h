@@ -45,6 +45,21 @@ struct ychunks {
     size_t n;
 };
 
+/* Walks the document chunks of `in` one at a time, so that a caller that
+ * handles each chunk at once keeps none of them (a stream of many tiny
+ * documents costs no memory per document). Don't touch the fields. */
+struct ysplit {
+    const char *p, *end, *start;
+    unsigned line, start_line, start_col;
+    int have;                   /* kubectl's buffer holds a line */
+    int pending;                /* bad is the next chunk */
+    struct ychunk bad;
+};
+void load_yaml_split_init(struct ysplit *s, const struct ychunk *in);
+/* The next chunk of load_yaml_split() into *out: 1, or 0 at the end (and
+ * ever after). An error chunk's message is written into a. */
+int load_yaml_split_next(struct ysplit *s, struct arena *a,
+                         struct ychunk *out);
 /* Splits the text of `in` (a file, or what follows its JSON objects,
  * positioned by in's offsets) into document chunks as kubectl's YAMLReader
  * does: a line starting with `---` ends the document before it when that

@@ -21,10 +21,13 @@ struct run;
 struct run *run_new(const struct engine *e, const struct inventory *inv,
                     struct arena *a, struct diag_list *out);
 /* Loads a YAML/JSON text; parse errors become input-parse findings. The
- * data must stay valid until the run is freed. Documents that are pods or
- * workloads (a top-level `kind:` line says so) are only split off here and
- * parsed one at a time in run_check(), so their trees never pile up: the
- * objects they reference are all known by then. */
+ * data must stay valid until the run is freed. Documents are read one at
+ * a time into a scratch arena: only objects of checked kinds are copied
+ * into the run (their strings shared), everything else is dropped at
+ * once. Documents that are pods or workloads (a top-level `kind:` line
+ * says so) are passed over here and read in run_check(), when the objects
+ * they reference are all known, each checked and forgotten in turn: a
+ * stream of any number of documents costs the run only what it keeps. */
 void run_add_text(struct run *r, const char *file, const char *data,
                   size_t len);
 /* Adds one already-loaded document root (webhook). */
@@ -38,7 +41,8 @@ size_t run_objects(const struct run *r);    /* Kubernetes objects seen */
 struct run_obj {
     const char *file, *api_version, *kind, *ns, *name;
 };
-/* The objects of checked kinds, in the order they were checked. */
+/* The objects of checked kinds, in the order they were checked; valid
+ * until run_free(). */
 const struct run_obj *run_checked(const struct run *r, size_t *n);
 int run_parse_errors(const struct run *r);  /* documents that did not parse */
 void run_free(struct run *r);

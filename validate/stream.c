@@ -160,6 +160,35 @@ void stream_split(struct arena *a, const char *data, size_t len, size_t peek,
     }
 }
 
+void stream_open(struct sstream *s, struct arena *a, const char *data,
+                 size_t len)
+{
+    struct ychunk in;
+
+    memset(s, 0, sizeof(*s));
+    if (looks_json(data, len, STREAM_PEEK)) {
+        s->json = 1;
+        stream_split(a, data, len, STREAM_PEEK, &s->docs);
+        return;
+    }
+    memset(&in, 0, sizeof(in));
+    in.text = data;
+    in.len = len;
+    load_yaml_split_init(&s->ys, &in);
+}
+
+int stream_next(struct sstream *s, struct arena *a, struct sdoc *out)
+{
+    if (s->json) {
+        if (s->i == s->docs.n)
+            return 0;
+        *out = s->docs.v[s->i++];
+        return 1;
+    }
+    memset(out, 0, sizeof(*out));
+    return load_yaml_split_next(&s->ys, a, &out->chunk);
+}
+
 void stream_load_doc(struct arena *a, const struct sdoc *s, struct ydoc *d)
 {
     if (s->json) {

@@ -52,6 +52,22 @@ void stream_split(struct arena *a, const char *data, size_t len, size_t peek,
  * would report that one. */
 void stream_load_doc(struct arena *a, const struct sdoc *s, struct ydoc *d);
 
+/* The documents of stream_split() one at a time: a YAML file is cut as
+ * it is walked, so a caller that handles each document at once keeps
+ * none of them; a JSON file is split at once into the arena given to
+ * stream_open() (its values are parsed to find their ends). */
+struct sstream {
+    int json;
+    struct ysplit ys;           /* YAML */
+    struct sdocs docs;          /* JSON */
+    size_t i;
+};
+void stream_open(struct sstream *s, struct arena *a, const char *data,
+                 size_t len);
+/* The next document into *out: 1, or 0 at the end. a holds the message
+ * of a bad separator (as stream_split() does). */
+int stream_next(struct sstream *s, struct arena *a, struct sdoc *out);
+
 /* Every document of data[0..len), parsed (inventories, the CLI's small
  * files). */
 void stream_load(struct arena *a, const char *data, size_t len,

@@ -42,7 +42,8 @@ static void strmap_grow(struct strmap *m)
     }
 }
 
-void strmap_put(struct strmap *m, const char *key, void *value)
+/* The slot holding key, created (key copied, value NULL) if absent. */
+static struct strmap_slot *strmap_slot(struct strmap *m, const char *key)
 {
     size_t h;
 
@@ -50,15 +51,24 @@ void strmap_put(struct strmap *m, const char *key, void *value)
         strmap_grow(m);
     h = strmap_hash(key) & (m->cap - 1);
     while (m->slots[h].key) {
-        if (strcmp(m->slots[h].key, key) == 0) {
-            m->slots[h].value = value;
-            return;
-        }
+        if (strcmp(m->slots[h].key, key) == 0)
+            return &m->slots[h];
         h = (h + 1) & (m->cap - 1);
     }
     m->slots[h].key = arena_strdup(m->arena, key);
-    m->slots[h].value = value;
+    m->slots[h].value = NULL;
     m->n++;
+    return &m->slots[h];
+}
+
+void strmap_put(struct strmap *m, const char *key, void *value)
+{
+    strmap_slot(m, key)->value = value;
+}
+
+const char *strmap_intern(struct strmap *m, const char *s)
+{
+    return strmap_slot(m, s)->key;
 }
 
 void *strmap_get(const struct strmap *m, const char *key)

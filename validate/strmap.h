@@ -24,5 +24,8 @@ struct strmap {
 void strmap_init(struct strmap *m, struct arena *a);
 void strmap_put(struct strmap *m, const char *key, void *value);
 void *strmap_get(const struct strmap *m, const char *key);
+/* The map's own copy of s, made on first use: equal strings interned in
+ * one map share one copy (the value stays NULL). */
+const char *strmap_intern(struct strmap *m, const char *s);
 
 #endif

@@ -14,6 +14,7 @@
 #include "arena.h"
 #include "buf.h"
 #include "limits.h"
+#include "strmap.h"
 #include "xalloc.h"
 
 const struct tnode *tree_get(const struct tnode *n, const char *key)
@@ -129,6 +130,42 @@ const char *tree_kind_desc(const struct tnode *n)
     case T_SEQ: return "a sequence";
     }
     return "a value";
+}
+
+static const char *clone_str(struct arena *a, struct strmap *intern,
+                             const char *s)
+{
+    if (!*s)
+        return "";
+    return intern ? strmap_intern(intern, s) : arena_strdup(a, s);
+}
+
+static struct tnode *clone_at(struct arena *a, struct strmap *intern,
+                              const struct tnode *src,
+                              const struct tnode *parent, int depth)
+{
+    struct tnode *n = arena_alloc(a, sizeof(*n));
+    size_t i;
+
+    *n = *src;
+    n->parent = parent;
+    if (src->key)
+        n->key = clone_str(a, intern, src->key);
+    n->str = clone_str(a, intern, src->str);
+    if (src->n) {
+        n->kids = arena_alloc(a, src->n * sizeof(*n->kids));
+        for (i = 0; i < src->n; i++)
+            n->kids[i] = depth < 512
+                         ? clone_at(a, intern, src->kids[i], n, depth + 1)
+                         : tree_new(a, T_NULL, 0, 0);
+    }
+    return n;
+}
+
+struct tnode *tree_clone(struct arena *a, struct strmap *intern,
+                         const struct tnode *n)
+{
+    return clone_at(a, intern, n, NULL, 0);
 }
 
 struct tnode *tree_new(struct arena *a, enum tkind kind, unsigned line,

@@ -22,6 +22,7 @@
 
 struct arena;
 struct buf;
+struct strmap;
 
 enum tkind { T_NULL, T_BOOL, T_INT, T_FLOAT, T_STR, T_MAP, T_SEQ };
 
@@ -97,6 +98,13 @@ const char *tree_json_text(struct arena *a, const struct tnode *n);
  * encoding/json writes a map). 0, or -1 with *why (static text) when a
  * NaN or infinity has no JSON form or out is full. */
 int tree_to_json(struct buf *out, const struct tnode *n, const char **why);
+/* A deep copy of n into a, for a tree that must outlive the arena it was
+ * loaded in; the copy's root has no parent. Keys and scalars are copied
+ * into a, or, with an intern map, shared through it (trees of one kind
+ * repeat most of their strings). Nodes deeper than 512 levels (more than
+ * the loaders build) become nulls. */
+struct tnode *tree_clone(struct arena *a, struct strmap *intern,
+                         const struct tnode *n);
 
 /* Builders, used by the loaders only. */
 struct tnode *tree_new(struct arena *a, enum tkind kind, unsigned line,

@@ -1,0 +1,235 @@
+/*
+ * test_run.c - a linting run's memory: a stream of documents is read one
+ * document at a time, so documents that are not kept (other kinds, empty
+ * ones) cost the run nothing and a checked pod only its identity; kept
+ * objects are copied out of the document's scratch with their strings
+ * shared (tree_clone, strmap_intern); the splitter yields the chunks one
+ * at a time. Sizes are the arenas' own counts: deterministic, no timing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../rules/rules.h"
+#include "../../validate/arena.h"
+#include "../../validate/buf.h"
+#include "../../validate/config.h"
+#include "../../validate/diag.h"
+#include "../../validate/engine.h"
+#include "../../validate/err.h"
+#include "../../validate/limits.h"
+#include "../../validate/load_yaml.h"
+#include "../../validate/run.h"
+#include "../../validate/strmap.h"
+#include "../../validate/tree.h"
+#include "check.h"
+
+static CHECK_INIT;
+
+/* n copies of doc (its "%d", if any, replaced by the copy's index), as
+ * one stream */
+static char *stream(const char *doc, int n, size_t *len)
+{
+    const char *at = strstr(doc, "%d");
+    struct buf b;
+    int i;
+
+    buf_init(&b, LIMIT_FILE_BYTES);
+    for (i = 0; i < n; i++) {
+        if (!at) {
+            buf_adds(&b, doc);
+            continue;
+        }
+        buf_add(&b, doc, (size_t)(at - doc));
+        buf_addf(&b, "%d", i);
+        buf_adds(&b, at + 2);
+    }
+    *len = b.len;
+    return b.p;
+}
+
+/* Bytes the run's arena obtained to lint n copies of doc; *nobj and
+ * *ndiag get the objects seen and the findings. */
+static size_t run_bytes(const struct engine *e, const char *doc, int n,
+                        size_t *nobj, size_t *ndiag)
+{
+    struct arena a;
+    struct diag_list l;
+    struct run *r;
+    size_t len, total;
+    char *text = stream(doc, n, &len);
+
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    diag_list_init(&l, &a);
+    r = run_new(e, NULL, &a, &l);
+    run_add_text(r, "s.yaml", text, len);
+    run_check(r);
+    *nobj = run_objects(r);
+    *ndiag = l.n;
+    run_free(r);
+    total = a.total;
+    arena_release(&a);
+    free(text);
+    return total;
+}
+
+static void test_stream_memory(const struct engine *e)
+{
+    static const char cm[] = "---\napiVersion: v1\nkind: ConfigMap\n"
+                             "metadata: {name: c%d}\ndata: {a: b}\n";
+    static const char pod[] = "---\napiVersion: v1\nkind: Pod\n"
+                              "metadata: {name: p%d, namespace: ml}\n"
+                              "spec: {containers: [{name: c, image: x}]}\n";
+    static const char claim[] = "---\napiVersion: resource.k8s.io/v1\n"
+        "kind: ResourceClaim\nmetadata: {name: c%d, namespace: ml}\n"
+        "spec:\n  devices:\n    requests:\n    - name: gpu\n      exactly:\n"
+        "        deviceClassName: gpu.example.com\n        selectors:\n"
+        "        - cel: {expression: 'device.driver == \"gpu.example.com\"'}\n";
+    size_t small, big, no, nd;
+
+    /* documents of other kinds and empty ones: nothing per document */
+    small = run_bytes(e, cm, 1000, &no, &nd);
+    CHECK(no == 1000 && nd == 0);
+    big = run_bytes(e, cm, 20000, &no, &nd);
+    CHECK(no == 20000 && nd == 0);
+    CHECK_MSG(big == small, "20,000 ConfigMaps took %zu bytes, 1,000 took "
+              "%zu: not kept, they should cost nothing each", big, small);
+    small = run_bytes(e, "---\n", 1000, &no, &nd);
+    big = run_bytes(e, "---\n", 20000, &no, &nd);
+    CHECK_MSG(big == small, "20,000 empty documents took %zu bytes, 1,000 "
+              "took %zu", big, small);
+
+    /* checked pods: their identity for per-object reports, no more */
+    small = run_bytes(e, pod, 1000, &no, &nd);
+    CHECK(no == 1000);
+    big = run_bytes(e, pod, 41000, &no, &nd);
+    CHECK(no == 41000);
+    CHECK_MSG((big - small) / 40000 <= 16, "a checked pod costs %zu bytes "
+              "of the run's arena", (big - small) / 40000);
+
+    /* kept claims: the tree and the object, strings shared */
+    small = run_bytes(e, claim, 1000, &no, &nd);
+    CHECK(no == 1000 && nd == 0);
+    big = run_bytes(e, claim, 11000, &no, &nd);
+    CHECK(no == 11000 && nd == 0);
+    /* 2,114 bytes here: 19 nodes of 64 bytes, kids vectors, the object
+     * and its request views; each string once per run (2,564 when every
+     * copy had its own strings) */
+    CHECK_MSG((big - small) / 10000 <= 2400, "a kept claim costs %zu bytes",
+              (big - small) / 10000);
+}
+
+static const struct tnode *first_root(struct arena *a, const char *text)
+{
+    struct ydocs d;
+
+    load_yaml(a, text, strlen(text), &d);
+    return d.n ? d.v[0].root : NULL;
+}
+
+/* 1 if the trees are alike: kinds, texts, keys, positions, parents */
+static int same_tree(const struct tnode *x, const struct tnode *y)
+{
+    unsigned i;
+
+    if (x->kind != y->kind || x->n != y->n || strcmp(x->str, y->str)
+        || (!x->key != !y->key) || (x->key && strcmp(x->key, y->key))
+        || x->line != y->line || x->col != y->col
+        || x->key_line != y->key_line || x->quoted != y->quoted)
+        return 0;
+    for (i = 0; i < x->n; i++)
+        if (y->kids[i]->parent != y || !same_tree(x->kids[i], y->kids[i]))
+            return 0;
+    return 1;
+}
+
+static void test_clone(void)
+{
+    struct arena a, b;
+    struct strmap strings;
+    const struct tnode *src, *items;
+    struct tnode *c1, *c2;
+
+    arena_init(&a, 4096);
+    arena_init(&b, 4096);
+    strmap_init(&strings, &b);
+    src = first_root(&a, "kind: List\nitems:\n- {name: x, count: 2}\n"
+                     "- {name: x, ok: yes}\n");
+    c1 = tree_clone(&b, NULL, src);
+    CHECK(c1 != NULL && c1->parent == NULL && same_tree(src, c1));
+    CHECK(c1->kids[0]->str != src->kids[0]->str);  /* copied */
+    c2 = tree_clone(&b, &strings, src);
+    CHECK(same_tree(src, c2));
+    items = tree_get(c2, "items");
+    /* one copy of each repeated key and text */
+    CHECK(items->kids[0]->kids[0]->key == items->kids[1]->kids[0]->key);
+    CHECK(tree_get(items->kids[0], "name")->str
+          == tree_get(items->kids[1], "name")->str);
+    CHECK(tree_true(tree_get(items->kids[1], "ok")));
+    arena_release(&a);      /* the copies outlive the source */
+    CHECK_STR(tree_str(tree_get(items->kids[1], "name")), "x");
+    CHECK(tree_path(&b, c2, tree_get(items->kids[1], "ok")) != NULL);
+    CHECK_STR(tree_path(&b, c2, tree_get(items->kids[1], "ok")),
+              "items[1].ok");
+    CHECK(strmap_intern(&strings, "name") == strmap_intern(&strings, "name"));
+    CHECK_STR(strmap_intern(&strings, "fresh"), "fresh");
+    CHECK(strmap_get(&strings, "fresh") == NULL);
+    arena_release(&b);
+}
+
+/* The iterator gives exactly the chunks of load_yaml_split(), bad
+ * separators included, and stays at the end. */
+static void split_same(const char *text)
+{
+    struct arena a;
+    struct ychunks all;
+    struct ychunk in, c;
+    struct ysplit s;
+    size_t n = 0;
+
+    arena_init(&a, 4096);
+    memset(&in, 0, sizeof(in));
+    in.text = text;
+    in.len = strlen(text);
+    load_yaml_split(&a, &in, &all);
+    load_yaml_split_init(&s, &in);
+    while (load_yaml_split_next(&s, &a, &c)) {
+        CHECK_MSG(n < all.n && c.text == all.v[n].text
+                  && c.len == all.v[n].len
+                  && c.line_off == all.v[n].line_off
+                  && c.col_off == all.v[n].col_off
+                  && !c.error == !all.v[n].error,
+                  "chunk %zu of %s", n, text);
+        n++;
+    }
+    CHECK_MSG(n == all.n, "%zu chunks, want %zu: %s", n, all.n, text);
+    CHECK(!load_yaml_split_next(&s, &a, &c));
+    arena_release(&a);
+}
+
+static void test_split(void)
+{
+    split_same("\xef\xbb\xbf# head\n---\na: 1\n---\n"
+               "# only a comment\n---\nb: 2\n...\nc: 3\n");
+    split_same("---\n---\na: 1\n--- x\nb: 2\n---x\nc: 3\n---\n");
+    split_same("--- # c\na: 1\n---   \n\n---\n");
+    split_same("");
+    split_same("a: 1");
+}
+
+int main(void)
+{
+    struct config cfg;
+    struct engine *e;
+    struct err err;
+
+    config_init(&cfg);
+    e = engine_new(&cfg, &rules_builtin, &err);
+    CHECK(e != NULL);
+    test_stream_memory(e);
+    test_clone();
+    test_split();
+    engine_free(e);
+    config_release(&cfg);
+    return CHECK_DONE();
+}
