@@ -27,12 +27,16 @@ const struct cel_program *selector_program(struct check_ctx *cx,
     char key[CEL_MAX_EXPR_BYTES + 64];
     size_t len = strlen(expr);
     struct compiled *c;
-    void **slot;
+    void **slot = NULL;
     int n;
 
-    n = snprintf(key, sizeof(key), "selector\x1f%d\x1f%d%d\x1f%s", kube_minor,
-                 env->consumable_capacity, env->list_attributes, expr);
-    slot = n > 0 && (size_t)n < sizeof(key) ? cx_memo(cx, key) : NULL;
+    /* the text is copied, not printed: selectors come by the thousand */
+    n = snprintf(key, 64, "selector\x1f%d\x1f%d%d\x1f", kube_minor,
+                 env->consumable_capacity, env->list_attributes);
+    if (n > 0 && n < 64 && len < sizeof(key) - (size_t)n) {
+        memcpy(key + n, expr, len + 1);
+        slot = cx_memo(cx, key);
+    }
     if (slot && *slot) {
         c = *slot;
     } else {    /* past the length limit: compiling fails at once */

@@ -668,8 +668,14 @@ void run_add_root(struct run *r, const struct tnode *root, const char *file,
 static int is_template(const char *s, size_t len)
 {
     const char *end = s + len;
+    const char *b = memchr(s, '{', len);
     char q = 0;
 
+    /* most documents have no `{{` at all: find that out with memchr */
+    while (b && b + 1 < end && b[1] != '{')
+        b = memchr(b + 1, '{', (size_t)(end - b - 1));
+    if (!b || b + 1 >= end)
+        return 0;
     for (; s < end; s++) {
         if (*s == '\n') {
             q = 0;
@@ -701,11 +707,22 @@ static int pod_like_chunk(const char *s, size_t len)
     size_t vlen = 0;
     int found = 0;
 
+    /* lines that start with `kind:`: found by their 'k' (memchr), not
+     * line by line */
     while (p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        const char *eol;
+        p = memchr(p, 'k', (size_t)(end - p));
+        if (!p)
+            break;
+        if ((p > s && p[-1] != '\n') || end - p <= 5
+            || memcmp(p, "kind:", 5)) {
+            p++;
+            continue;
+        }
+        eol = memchr(p, '\n', (size_t)(end - p));
         if (!eol)
             eol = end;
-        if (eol - p > 5 && !memcmp(p, "kind:", 5)) {
+        if (eol - p > 5) {
             const char *v = p + 5, *e = eol;
             if (found++)
                 return 0;

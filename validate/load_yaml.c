@@ -20,6 +20,7 @@
 #include "load_yaml.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -506,7 +507,16 @@ static size_t utf8_invalid_at(const char *data, size_t len)
     while (i < len) {
         unsigned cp;
         if (s[i] < 0x80) {
-            i++;
+            uint64_t w;
+            /* ASCII: eight bytes at a time while no high bit is set */
+            while (i + 8 <= len) {
+                memcpy(&w, s + i, 8);
+                if (w & 0x8080808080808080ull)
+                    break;
+                i += 8;
+            }
+            if (i < len && s[i] < 0x80)
+                i++;
             continue;
         }
         if ((s[i] & 0xe0) == 0xc0) {
