@@ -169,9 +169,55 @@ static void conj_add(struct check_ctx *cx, struct conj *c,
         c->from_class[c->n] = from_class;
         c->labels[c->n] = n > 1
             ? arena_printf(cx_arena(cx), "%s selector %zu", owner, i + 1)
-            : arena_printf(cx_arena(cx), "%s", owner);
+            : owner;    /* lives as long as the conjunction */
         c->n++;
     }
+}
+
+/* cel_conj_unsat_labels() of a conjunction, once per run: the programs
+ * are shared per text (selector_program), so their addresses and the
+ * labels name the question, and the many claims that repeat a class and
+ * a selector ask it once. */
+struct unsat_memo {
+    int found;
+    char why[256];
+    size_t which;
+    unsigned offset;
+};
+
+static int conj_unsat(struct check_ctx *cx, const struct conj *c,
+                      char *why, size_t whysz, size_t *which,
+                      unsigned *offset)
+{
+    char key[4096];
+    size_t k = 0, i;
+    struct unsat_memo *m;
+    void **slot = NULL;
+    int n = snprintf(key, sizeof(key), "unsat");
+
+    for (i = 0; i < c->n && n > 0 && k + (size_t)n < sizeof(key); i++) {
+        k += (size_t)n;
+        n = snprintf(key + k, sizeof(key) - k, "\x1f%p\x1e%s",
+                     (const void *)c->progs[i], c->labels[i]);
+    }
+    if (n > 0 && k + (size_t)n < sizeof(key))
+        slot = cx_memo(cx, key);
+    if (!slot || !*slot) {
+        m = arena_alloc(cx_arena(cx), sizeof(*m));
+        m->found = cel_conj_unsat_labels(c->progs, c->labels, c->n, m->why,
+                                         sizeof(m->why), &m->which,
+                                         &m->offset);
+        if (slot)
+            *slot = m;
+    } else {
+        m = *slot;
+    }
+    if (m->found) {
+        snprintf(why, whysz, "%s", m->why);
+        *which = m->which;
+        *offset = m->offset;
+    }
+    return m->found;
 }
 
 static const struct object *class_of(struct check_ctx *cx,
@@ -197,8 +243,7 @@ static int class_unsat(struct check_ctx *cx, const struct object *cls,
 
     c.n = 0;
     conj_add(cx, &c, cls->cls->sel, cls->cls->nsel, 1, "class", env);
-    return c.n && cel_conj_unsat_labels(c.progs, c.labels, c.n, why,
-                                        sizeof(why), &which, &off);
+    return c.n && conj_unsat(cx, &c, why, sizeof(why), &which, &off);
 }
 
 static void never_one(struct check_ctx *cx, const struct devreq *r,
@@ -207,7 +252,7 @@ static void never_one(struct check_ctx *cx, const struct devreq *r,
     const struct object *cls = class_of(cx, r);
     const char *name = r->name ? r->name : "?";
     struct conj c;
-    char why[256];
+    char why[256], lb[128];     /* lb: the class's label, while c lives */
     size_t which;
     unsigned off, line, col;
 
@@ -215,14 +260,16 @@ static void never_one(struct check_ctx *cx, const struct devreq *r,
         return;     /* the class alone is checked on the class */
     c.n = 0;
     if (cls) {
+        int n = snprintf(lb, sizeof(lb), "class '%s'", cls->name);
         if (class_unsat(cx, cls, env))
             return;     /* reported on the class */
         conj_add(cx, &c, cls->cls->sel, cls->cls->nsel, 1,
-                 arena_printf(cx_arena(cx), "class '%s'", cls->name), env);
+                 n > 0 && (size_t)n < sizeof(lb)
+                 ? lb : arena_printf(cx_arena(cx), "class '%s'", cls->name),
+                 env);
     }
     conj_add(cx, &c, r->sel, r->nsel, 0, "request", env);
-    if (!c.n || !cel_conj_unsat_labels(c.progs, c.labels, c.n, why,
-                                       sizeof(why), &which, &off))
+    if (!c.n || !conj_unsat(cx, &c, why, sizeof(why), &which, &off))
         return;
     if (c.from_class[which]) {
         report(cx, r->selectors_node, "no device can satisfy request '%s': "
@@ -248,8 +295,7 @@ void check_selector_never_matches(struct check_ctx *cx,
         unsigned off, line, col;
         c.n = 0;
         conj_add(cx, &c, o->cls->sel, o->cls->nsel, 1, "class", &env);
-        if (!c.n || !cel_conj_unsat_labels(c.progs, c.labels, c.n, why,
-                                           sizeof(why), &which, &off))
+        if (!c.n || !conj_unsat(cx, &c, why, sizeof(why), &which, &off))
             return;
         expr_pos(c.sels[which]->expr_node, c.sels[which]->expr, off, &line,
                  &col);
