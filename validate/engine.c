@@ -58,8 +58,8 @@ struct run {
     struct diag_list *out;
     struct object **objs;       /* input objects of checked kinds */
     size_t nobjs, capobjs;
-    struct strmap index;        /* index_key() -> struct object * */
-    struct strmap by_name;      /* "kind\x1fname" -> struct name_list * */
+    struct strmap by_name;      /* "kind\x1fname" -> struct name_list *,
+                                   the latest first */
     unsigned kinds;             /* K_* bits present in the input */
     size_t nk8s;                /* Kubernetes objects seen */
     int parse_errors;
@@ -328,11 +328,11 @@ const struct inventory *cx_inventory(struct check_ctx *cx)
     return cx->run->inv;
 }
 
-/* The run's index keys, written into key[KEY_BYTES]: "kind\x1fns\x1fname"
- * (the index, as object_key() for the inventory) or, with ns NULL,
- * "kind\x1fname" (by_name). 0, or -1 when they do not fit (then nothing
- * by that name is indexed or found). Lookups come by the tens of
- * thousands: no printf. */
+/* The run's index keys, written into key[KEY_BYTES]: "kind\x1fname"
+ * (by_name) with ns NULL, else "kind\x1fns\x1fname" (object_key()'s
+ * form, only to see that it fits: an object whose key does not is not
+ * found by namespace). 0, or -1 when they do not fit. Lookups come by the
+ * tens of thousands: no printf. */
 #define KEY_BYTES 1024
 static int index_key(char *key, unsigned kind, const char *ns,
                      const char *name)
@@ -362,6 +362,23 @@ static int index_key(char *key, unsigned kind, const char *ns,
     return 0;
 }
 
+/* The input object of that kind, namespace and name added last, or NULL
+ * (by_name lists hold every namespace; they are short). */
+static const struct object *by_ns(const struct run *r, unsigned kind,
+                                  const char *ns, const char *name)
+{
+    char key[KEY_BYTES];
+    const struct name_list *nl;
+
+    if (index_key(key, kind, ns, name) < 0
+        || index_key(key, kind, NULL, name) < 0)
+        return NULL;
+    for (nl = strmap_get(&r->by_name, key); nl; nl = nl->next)
+        if (!strcmp(object_ns(nl->o), ns))
+            return nl->o;
+    return NULL;
+}
+
 const struct object *cx_lookup(struct check_ctx *cx, unsigned kind,
                                const char *ns, const char *name)
 {
@@ -382,7 +399,7 @@ const struct object *cx_lookup(struct check_ctx *cx, unsigned kind,
                 && !strcmp(object_ns(nl->o), ns ? ns : ""))
                 return nl->o;
     }
-    o = strmap_get(&r->index, key);
+    o = by_ns(r, kind, ns ? ns : "", name);
     if (o)
         return o;
     return inventory_lookup(r->inv, kind, ns, name);
@@ -452,11 +469,9 @@ void cx_each(struct check_ctx *cx, unsigned kinds,
         return;
     for (i = 0; i < r->inv->n; i++) {
         const struct object *o = r->inv->objs[i];
-        char key[KEY_BYTES];
         if (!(o->kind & kinds))
             continue;
-        if (index_key(key, o->kind, object_ns(o), o->name) == 0
-            && strmap_get(&r->index, key))
+        if (by_ns(r, o->kind, object_ns(o), o->name))
             continue;   /* shadowed by an input object */
         fn(arg, o);
     }
@@ -501,7 +516,6 @@ struct run *run_new(const struct engine *e, const struct inventory *inv,
     r->inv = inv;
     r->arena = a;
     r->out = out;
-    strmap_init(&r->index, a);
     strmap_init(&r->by_name, a);
     strmap_init(&r->memo, a);
     strmap_init(&r->strings, a);
@@ -577,8 +591,6 @@ static void add_object(struct run *r, struct object *o)
             nl->next = strmap_get(&r->by_name, key);
             strmap_put(&r->by_name, key, nl);
         }
-        if (index_key(key, o->kind, object_ns(o), o->name) == 0)
-            strmap_put(&r->index, key, o);
     }
 }
 
