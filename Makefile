@@ -102,7 +102,7 @@ LINT_BIN := $(BUILD)/claimcheck
 HOOK_BIN := $(BUILD)/claimcheck-webhook
 HAVE_HOOK_MAIN := $(wildcard webhook/main.c)
 
-.PHONY: all deps test run bench fuzz clean golden-update checksrc fmt generate
+.PHONY: all deps test run bench bench-check fuzz clean golden-update checksrc fmt generate
 # keep intermediate objects: no rebuilds, and no "rm ..." after the test
 # summary (`make test` must end with its "N passed, N failed" line)
 .SECONDARY:
@@ -152,6 +152,11 @@ deploy-manifests: all
 
 bench: all
 	@bash tests/bench/run.sh
+
+# bench-check: the short benchmarks, each failing when a ratio measured in
+# the same run crosses its guard line (tests/bench/run.sh --check)
+bench-check: all
+	@bash tests/bench/run.sh --check
 
 # fuzz: the libFuzzer targets of tests/fuzz/ (clang), into $(BUILD)/fuzz;
 # run them with tests/fuzz/run.sh SECONDS

@@ -82,8 +82,8 @@ int main(int argc, char **argv)
     size_t ilen, olen, i, n = 0, errors = 0, infos = 0;
     double t0, t1, t2, c0, c1, c2, *lat, *wall;
 
-    if (argc != 3) {
-        fprintf(stderr, "usage: bench_alloc INVENTORY OBJECTS\n");
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: bench_alloc INVENTORY OBJECTS [TIMES]\n");
         return 2;
     }
     config_init(&cfg);
@@ -134,6 +134,14 @@ int main(int argc, char **argv)
     }
     t2 = now();
     c2 = cpu();
+    if (argc == 4) {    /* per-object CPU seconds, in object order */
+        FILE *tf = fopen(argv[3], "w");
+        if (!tf)
+            return 2;
+        for (i = 0; i < n; i++)
+            fprintf(tf, "%.9f\n", lat[i]);
+        fclose(tf);
+    }
     qsort(lat, n, sizeof(*lat), cmp_double);
     qsort(wall, n, sizeof(*wall), cmp_double);
     getrusage(RUSAGE_SELF, &ru);

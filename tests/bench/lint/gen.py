@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
-"""gen.py N OUT - a multi-document manifest of N objects for the lint
-benchmark: Pods, Deployments, ResourceClaims, ResourceClaimTemplates,
-DeviceClasses and Namespaces in realistic proportions and shapes."""
+"""gen.py N OUT [MIX] - a multi-document manifest of N documents for the
+lint benchmark. MIX:
+  dra   (default) Pods, Deployments, ResourceClaims, ResourceClaimTemplates,
+        DeviceClasses and Namespaces in realistic proportions and shapes
+  repo  a repository-like stream: Deployments, Services, ConfigMaps,
+        ResourceClaims and Jobs in turn
+  tiny  tiny documents: ConfigMaps of a name, Pods of a name, and empty
+        documents (`---` alone) in turn"""
 import random, sys
 
 n, out = int(sys.argv[1]), sys.argv[2]
+mix = sys.argv[3] if len(sys.argv) > 3 else "dra"
 rnd = random.Random(42)
 models = ["A100", "H100", "L40S", "MI300X", "T4"]
 
@@ -87,8 +93,94 @@ def dclass(i):
 def namespace(i):
     return "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-%d\n  labels:\n    team: t%d\n" % (i, i % 9)
 
-makers = [(pod, 40), (lambda i: pod(i, "Deployment"), 10), (template, 20), (claim, 20),
-          (dclass, 5), (namespace, 5)]
+def web(i):
+    return """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-%d
+  namespace: %s
+  labels:
+    app: web-%d
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: web-%d
+  template:
+    metadata:
+      labels:
+        app: web-%d
+    spec:
+      containers:
+      - name: app
+        image: registry.example.com/web:%d
+        ports:
+        - containerPort: 8080
+        env:
+        - name: MODE
+          value: prod
+        resources:
+          requests:
+            cpu: 100m
+            memory: 128Mi
+""" % (i, ns(i), i, i, i, i)
+
+def service(i):
+    return """apiVersion: v1
+kind: Service
+metadata:
+  name: web-%d
+  namespace: %s
+spec:
+  selector:
+    app: web-%d
+  ports:
+  - port: 80
+    targetPort: 8080
+""" % (i, ns(i), i)
+
+def configmap(i):
+    return """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cfg-%d
+  namespace: %s
+data:
+  app.properties: |
+    key.a=%d
+    key.b=value-%d
+  level: info
+""" % (i, ns(i), i, i)
+
+def job(i):
+    return """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: job-%d
+  namespace: %s
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: run
+        image: registry.example.com/batch:%d
+        command: ["run", "--id", "%d"]
+""" % (i, ns(i), i, i)
+
+def tiny_configmap(i):
+    return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c%d\n" % i
+
+def tiny_pod(i):
+    return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p%d\n" % i
+
+if mix == "repo":
+    makers = [(web, 1), (service, 1), (configmap, 1), (claim, 1), (job, 1)]
+elif mix == "tiny":
+    makers = [(tiny_configmap, 1), (tiny_pod, 1), (lambda i: "", 1)]
+else:
+    makers = [(pod, 40), (lambda i: pod(i, "Deployment"), 10), (template, 20),
+              (claim, 20), (dclass, 5), (namespace, 5)]
 table = [m for m, w in makers for _ in range(w)]
 with open(out, "w") as f:
     for i in range(n):

@@ -1,43 +1,118 @@
 #!/usr/bin/env bash
-# lint/run.sh - the linter benchmark (issue 2): a 20,000-object
-# multi-document file; full `claimcheck lint` against a bare libyaml event
-# parse of the same file, measured in the same run (median of 5 runs
-# each). Prints objects/s, MB/s, peak RSS and the ratios to the targets:
-# full lint <= 2.5x the bare parse, peak RSS <= 4x the file size.
-set -eu
+# lint/run.sh - the linter benchmark (issues 2, 17): full `claimcheck lint
+# -o json` against a bare libyaml event parse of the same file (every event
+# pulled and freed, nothing built: yaml_events.c), measured in the same run,
+# on three streams from gen.py:
+#   dra   20,000 Pods, Deployments, claims, templates, classes, Namespaces
+#   repo  20,000 Deployments, Services, ConfigMaps, claims and Jobs
+#   tiny  900,000 tiny documents (ConfigMaps, Pods, empty ones), 36 MB
+# For each: CPU seconds (user+sys) and wall seconds of both, medians of 5
+# interleaved runs, their ratios, and peak RSS / file size. INSTR=1 adds
+# instructions (valgrind's callgrind): exact, and the same on a loaded
+# machine. Targets: lint <= 1.5x the bare parse, peak RSS <= 3x the file.
+#
+# run.sh --check: the short version `make bench-check` runs; it fails when
+# a ratio crosses its guard line, set with room over the target:
+#   - instructions of the lint <= 2x the bare parse's, dra and repo at
+#     2,000 / 4,000 documents (callgrind; without valgrind the CPU time
+#     ratio, median of 5, is judged instead);
+#   - peak RSS <= 3.5x the file size: dra and repo at 20,000 documents,
+#     tiny at 300,000 (12 MB).
+# CLAIMCHECK=path lints with another binary (e.g. an old build). The last
+# line is "N passed, N failed".
+set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
+bin=${CLAIMCHECK:-$top/build/claimcheck}
+check=0
+[ "${1:-}" = "--check" ] && check=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=${N:-20000}
-python3 "$top/tests/bench/lint/gen.py" "$n" "$work/objects.yaml"
-cc -O2 -o "$work/yaml_events" "$top/tests/bench/lint/yaml_events.c" $(pkg-config --cflags --libs yaml-0.1)
-bytes=$(stat -c %s "$work/objects.yaml")
+# shellcheck disable=SC2046
+cc -O2 -o "$work/yaml_events" "$top/tests/bench/lint/yaml_events.c" \
+  $(pkg-config --cflags --libs yaml-0.1) || { echo "0 passed, 1 failed"; exit 1; }
+have_vg=0
+command -v valgrind >/dev/null 2>&1 && have_vg=1
+pass=0; fail=0
 
-median() {  # cmd...: median wall seconds of 5 runs
-  local t=()
-  for _ in 1 2 3 4 5; do
-    local s e
-    s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N)
-    t+=($(( (e - s) / 1000 )))
-  done
-  printf '%s\n' "${t[@]}" | sort -n | sed -n 3p
+# one CMD...: "cpu wall rss_kb" of one run (cpu = user + sys seconds)
+one() {
+  /usr/bin/time -f '%U %S %e %M' -o "$work/t" "$@" >/dev/null 2>&1
+  awk '{printf "%.3f %.3f %d\n", $1 + $2, $3, $4}' "$work/t"
 }
-rss_kb() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n 1; }
+# instructions CMD...: instructions executed (callgrind's count)
+instructions() {
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null \
+    | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+guard() {   # description, python condition
+  if python3 -c "import sys; sys.exit(0 if ($2) else 1)"; then
+    echo "  ok   $1"; pass=$((pass + 1))
+  else
+    echo "  FAIL $1"; fail=$((fail + 1))
+  fi
+}
 
-base_us=$(median "$work/yaml_events" "$work/objects.yaml")
-lint_us=$(median "$top/build/claimcheck" lint -o json "$work/objects.yaml")
-base_rss=$(rss_kb "$work/yaml_events" "$work/objects.yaml")
-lint_rss=$(rss_kb "$top/build/claimcheck" lint -o json "$work/objects.yaml")
-findings=$("$top/build/claimcheck" lint -o json "$work/objects.yaml" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["findings"]), d["summary"]["objects"])' || true)
-
-python3 - "$n" "$bytes" "$base_us" "$lint_us" "$base_rss" "$lint_rss" "$findings" <<'PY'
-import sys
-n, size, base, lint, brss, lrss = (float(x) for x in sys.argv[1:7])
-print("lint benchmark: %d objects, %.1f MB (findings, objects: %s)" % (n, size / 1e6, sys.argv[7]))
-print("  bare libyaml event parse: %8.1f ms  %6.1f MB/s  peak RSS %6.1f MB" % (base / 1e3, size / base, brss / 1024))
-print("  claimcheck lint -o json:  %8.1f ms  %6.1f MB/s  peak RSS %6.1f MB  %.0f objects/s" % (lint / 1e3, size / lint, lrss / 1024, n / (lint / 1e6)))
-r = lint / base
-m = lrss * 1024 / size
-print("  time ratio lint/bare parse: %.2f (target <= 2.5)  %s" % (r, "ok" if r <= 2.5 else "OVER"))
-print("  peak RSS / file size:       %.2f (target <= 4.0)  %s" % (m, "ok" if m <= 4.0 else "OVER"))
+# measure MIX N TIMES INSTR: prints the figures; sets R_CPU (lint/bare CPU
+# median ratio), R_RSS (peak RSS / file size), R_INS (instruction ratio)
+measure() {
+  local mix=$1 n=$2 times=$3 instr=$4 f=$work/$1-$2.yaml bytes bi=0 li=0 out
+  python3 "$top/tests/bench/lint/gen.py" "$n" "$f" "$mix"
+  bytes=$(stat -c %s "$f")
+  : >"$work/b"; : >"$work/l"
+  for _ in $(seq "$times"); do
+    one "$work/yaml_events" "$f" >>"$work/b"
+    one "$bin" lint -o json "$f" >>"$work/l"
+  done
+  if [ "$instr" = 1 ]; then
+    bi=$(instructions "$work/yaml_events" "$f")
+    li=$(instructions "$bin" lint -o json "$f")
+  fi
+  "$bin" lint -o json "$f" >"$work/out.json"
+  out=$(python3 - "$work/b" "$work/l" "$bytes" "${bi:-0}" "${li:-0}" "$mix" "$n" "$work/out.json" <<'PY'
+import json, statistics as st, sys
+def rows(p):
+    return [list(map(float, l.split())) for l in open(p)]
+b, l = rows(sys.argv[1]), rows(sys.argv[2])
+size, bi, li = float(sys.argv[3]), int(sys.argv[4] or 0), int(sys.argv[5] or 0)
+mix, n = sys.argv[6], sys.argv[7]
+d = json.load(open(sys.argv[8]))
+bc, lc = st.median(r[0] for r in b), st.median(r[0] for r in l)
+bw, lw = st.median(r[1] for r in b), st.median(r[1] for r in l)
+brss, lrss = max(r[2] for r in b), max(r[2] for r in l)
+rc, rw, rr = lc / max(bc, 0.001), lw / max(bw, 0.001), lrss * 1024 / size
+ri = li / bi if bi and li else 0
+print("%s: %s documents, %.1f MB, %d objects, %d findings" % (mix, n, size / 1e6, d["summary"]["objects"], len(d["findings"])))
+print("  bare libyaml event parse: CPU %7.3f s  wall %7.3f s  peak RSS %6.1f MB" % (bc, bw, brss / 1024))
+print("  claimcheck lint -o json:  CPU %7.3f s  wall %7.3f s  peak RSS %6.1f MB" % (lc, lw, lrss / 1024))
+print("  lint / bare parse: CPU %.2f, wall %.2f (medians of %d; target <= 1.5)" % (rc, rw, len(l)))
+if ri:
+    print("  instructions: bare %d M, lint %d M: %.2f" % (bi // 10**6, li // 10**6, ri))
+print("  peak RSS / file size: %.2f (target <= 3)" % rr)
+print("R %.3f %.3f %.3f" % (rc, rr, ri))
 PY
+)
+  grep -v '^R ' <<<"$out"
+  read -r _ R_CPU R_RSS R_INS <<<"$(grep '^R ' <<<"$out")"
+}
+
+echo "claimcheck: $bin ($(cd "$top" && git rev-parse --short HEAD 2>/dev/null || echo '?'))"
+if [ $check = 0 ]; then
+  for mix in dra repo; do measure "$mix" "${N:-20000}" 5 "${INSTR:-0}"; done
+  measure tiny 900000 5 0
+  exit 0
+fi
+for spec in dra:2000 repo:4000; do
+  mix=${spec%%:*}
+  measure "$mix" "${spec#*:}" 3 "$have_vg"
+  if [ "$have_vg" = 1 ]; then
+    guard "$mix: lint instructions <= 2x the bare parse's ($R_INS)" "$R_INS <= 2.0"
+  else
+    guard "$mix: lint CPU <= 2x the bare parse's ($R_CPU; valgrind missing)" "$R_CPU <= 2.0"
+  fi
+done
+for spec in dra:20000 repo:20000 tiny:300000; do
+  measure "${spec%%:*}" "${spec#*:}" 1 0
+  guard "${spec%%:*}: peak RSS <= 3.5x the file size ($R_RSS)" "$R_RSS <= 3.5"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
