@@ -68,6 +68,7 @@ struct run {
     size_t ntexts, captexts;
     struct run_obj *checked;    /* identities, for per-object reports */
     size_t nchecked, capchecked;
+    int checked_heap;           /* checked was malloc'ed (note_checked) */
     struct strmap memo;         /* cx_memo(): rule families' run caches */
     struct strmap strings;      /* kept trees' keys and scalars, shared */
     struct run_cleanup *cleanups;   /* cx_at_run_end(), run last first */
@@ -532,7 +533,8 @@ void run_free(struct run *r)
         c->fn(c->arg);
     }
     arena_release(&r->doc);
-    free(r->checked);
+    if (r->checked_heap)
+        free(r->checked);
 }
 
 size_t run_objects(const struct run *r)
@@ -552,16 +554,27 @@ int run_parse_errors(const struct run *r)
 }
 
 /* copy: strings of scratch objects die with the next document (the
- * identity parts that repeat are interned, the name is copied). The list
- * is malloc'ed: a pod per line of a big stream makes it long, and an
- * arena would keep every smaller copy it grew out of. */
+ * identity parts that repeat are interned, the name is copied). The first
+ * 64 entries are in the run's arena (an admission run has one object);
+ * past them the list moves to malloc: a pod per line of a big stream
+ * makes it long, and an arena would keep every smaller copy it grew out
+ * of. */
 static void note_checked(struct run *r, const struct object *o, int copy)
 {
     struct run_obj *c;
 
     if (r->nchecked == r->capchecked) {
         size_t cap = r->capchecked ? r->capchecked * 2 : 64;
-        r->checked = xrealloc(r->checked, cap * sizeof(*r->checked));
+        if (!r->capchecked) {
+            r->checked = arena_alloc(r->arena, cap * sizeof(*r->checked));
+        } else if (!r->checked_heap) {
+            c = xmalloc(cap * sizeof(*r->checked));
+            memcpy(c, r->checked, r->nchecked * sizeof(*r->checked));
+            r->checked = c;
+            r->checked_heap = 1;
+        } else {
+            r->checked = xrealloc(r->checked, cap * sizeof(*r->checked));
+        }
         r->capchecked = cap;
     }
     c = &r->checked[r->nchecked++];
