@@ -3,7 +3,7 @@
  * AdmissionReview out. No HTTP here: server.c hands over the body and sends
  * what this renders.
  *
- * Mapping (contract.md, peers-and-protocol.md section 5): any SEV_ERROR
+ * Mapping (README, "Webhook"): any SEV_ERROR
  * finding denies (allowed:false, status.code 403, reason Forbidden, a
  * message listing rule, path and text of each error); SEV_WARN/SEV_INFO go
  * to response.warnings (one line each, <= 120 characters where possible,

@@ -4,8 +4,9 @@
  * (1.26-1.37; 1.37 is pre-release), the fields each gate controls per kind
  * and apiVersion shape, the resource.k8s.io version timeline and the
  * device-plugin <-> DRA driver map. The rows are data (gates.yaml, from
- * ../shared/reference/dra-feature-gates.yaml and dra-api.md §1, §2, §5),
- * generated into gates_data.c by gen.py; tests/unit/test_gates.c checks
+ * Kubernetes' kube_features.go and the +featureGate tags of
+ * kubernetes/api, as its header says), generated into gates_data.c by
+ * gen.py; tests/unit/test_gates.c checks
  * their consistency.
  *
  * Everything here is const data plus small pure lookups: no allocation,
