@@ -167,6 +167,40 @@ static int ctr_used(const struct search *s, size_t pool, size_t set,
     return 0;
 }
 
+static void ctr_spend(struct search *s, size_t pool, size_t set,
+                      const struct dm_counter *c)
+{
+    if (s->nctr == s->capctr) {
+        s->capctr = s->capctr ? s->capctr * 2 : 16;
+        s->ctr = arena_grow(s->a, s->ctr, s->nctr, s->capctr,
+                            sizeof(*s->ctr));
+    }
+    s->ctr[s->nctr].pool = pool;
+    s->ctr[s->nctr].set = set;
+    s->ctr[s->nctr].name = c->name;
+    s->ctr[s->nctr].q = c->value;
+    s->nctr++;
+}
+
+void alloc_counters_taken(struct search *s)
+{
+    const struct devmodel *m = s->m;
+    size_t d, i, j;
+
+    for (d = 0; s->p->taken && d < m->ndevs; d++) {
+        if (!s->p->taken[d])
+            continue;
+        for (i = 0; i < m->devs[d].nconsumes; i++) {
+            const struct dm_consume *cu = &m->devs[d].consumes[i];
+            if (cu->set == SIZE_MAX)
+                continue;
+            for (j = 0; j < cu->n; j++)
+                ctr_spend(s, m->devs[d].pool_idx, cu->set, &cu->c[j]);
+        }
+    }
+    s->nctr_taken = s->nctr;
+}
+
 int alloc_counters_take(struct search *s, size_t d)
 {
     const struct dm_device *dv = &s->m->devs[d];
@@ -190,16 +224,7 @@ int alloc_counters_take(struct search *s, size_t d)
                 || quantity_add(&used, &cu->c[j].value) < 0
                 || quantity_cmp(&used, &have->value) > 0)
                 return -1;
-            if (s->nctr == s->capctr) {
-                s->capctr = s->capctr ? s->capctr * 2 : 16;
-                s->ctr = arena_grow(s->a, s->ctr, s->nctr, s->capctr,
-                                    sizeof(*s->ctr));
-            }
-            s->ctr[s->nctr].pool = dv->pool_idx;
-            s->ctr[s->nctr].set = cu->set;
-            s->ctr[s->nctr].name = cu->c[j].name;
-            s->ctr[s->nctr].q = cu->c[j].value;
-            s->nctr++;
+            ctr_spend(s, dv->pool_idx, cu->set, &cu->c[j]);
         }
     }
     return 0;

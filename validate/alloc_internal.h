@@ -71,6 +71,8 @@ struct search {
     size_t nundo, capundo;
     struct ctr_use *ctr;
     size_t nctr, capctr;
+    size_t nctr_taken;                  /* ctr[0..nctr_taken): spent by
+                                           devices already allocated */
     unsigned long steps, budget;
     uint64_t deadline;                  /* alloc_problem.deadline_ns */
     int over;
@@ -92,6 +94,9 @@ static inline uint64_t alloc_mix(uint64_t h)
  * state grows s->ctr: undo by resetting s->nctr). -1 when they do not
  * fit. */
 int alloc_counters_take(struct search *s, size_t d);
+/* Spends the consumesCounters of the devices already allocated
+ * (alloc_problem.taken) before the search: they stay below nctr_taken. */
+void alloc_counters_taken(struct search *s);
 
 /* ==== alloc_constraints.c ==== */
 

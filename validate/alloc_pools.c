@@ -18,11 +18,15 @@ void alloc_pools_init(struct search *s)
     const struct devmodel *m = s->m;
     size_t ai, i;
 
+    /* a device allocated already is out (unless shared: adminAccess,
+     * allowMultipleAllocations) */
     for (ai = 0; ai < s->nalts; ai++) {
         const struct alloc_alt *alt = s->alts[ai];
         unsigned char *e = arena_alloc(s->a, m->ndevs + 1);
         for (i = 0; i < m->ndevs; i++)
             e[i] = alt->sel[i]
+                   && (!s->p->taken || !s->p->taken[i] || alt->admin
+                       || m->devs[i].multi)
                    && ((!alt->ncaps && !m->devs[i].taints)
                        || alloc_device_fits(s->a, &m->devs[i], alt, NULL));
         s->eff[ai] = e;

@@ -131,7 +131,7 @@ static int dfs(struct search *s, size_t si)
 static void reset(struct search *s)
 {
     alloc_constraints_reset(s);
-    s->nctr = 0;
+    s->nctr = s->nctr_taken;
 }
 
 /* Runs the search on the current node's candidates; 1 found, 0 not,
@@ -256,6 +256,7 @@ static void search_init(struct search *s, struct arena *a,
         }
     }
     alloc_constraints_init(s);
+    alloc_counters_taken(s);
     alloc_pools_init(s);
 }
 

@@ -11,8 +11,10 @@
  * requests (unless allowMultipleAllocations; adminAccess requests share),
  * consumesCounters against the pool's sharedCounters, and the Pod's
  * nodeName / nodeSelector / required node affinity against placements.
- * What is not (always optimistic, so never a false error): devices already
- * allocated to other claims, consumable capacity summed across shares.
+ * Devices already allocated to other claims count only when the caller
+ * names them (alloc_problem.taken: an audit of a live cluster); otherwise
+ * the cluster is taken as empty. What is not modelled (always optimistic,
+ * so never a false error): consumable capacity summed across shares.
  *
  * The search is bounded by a work budget per problem; past it the verdict
  * is ALLOC_UNKNOWN and callers must report nothing.
@@ -130,6 +132,12 @@ struct alloc_problem {
     uint64_t deadline_ns;               /* clock_mono_ns() time; past it
                                            the search stops as if out of
                                            budget (0: none) */
+    const unsigned char *taken;         /* per device of the model: 1 if
+                                           allocated already (not a
+                                           candidate unless adminAccess or
+                                           allowMultipleAllocations; its
+                                           consumesCounters are spent);
+                                           NULL: an empty cluster */
 };
 
 /* ==== the answer ==== */

@@ -55,6 +55,35 @@ static const unsigned char *sel(struct arena *a, const struct devmodel *m,
 }
 
 /* A claim of one request: n devices (0 = All) matching expr. */
+static enum alloc_verdict solve_taken(struct arena *a,
+                                      const struct devmodel *m,
+                                      const char *expr, long long n,
+                                      int admin, const unsigned char *taken,
+                                      struct alloc_result *res)
+{
+    struct alloc_alt *alt = arena_alloc(a, sizeof(*alt));
+    struct alloc_request *r = arena_alloc(a, sizeof(*r));
+    struct alloc_claim *c = arena_alloc(a, sizeof(*c));
+    struct alloc_problem p;
+
+    alt->name = "r";
+    alt->sel = sel(a, m, expr);
+    alt->all = n == 0;
+    alt->count = n;
+    alt->admin = admin;
+    r->name = "r";
+    r->alts = alt;
+    r->nalts = 1;
+    c->name = "c";
+    c->reqs = r;
+    c->nreqs = 1;
+    memset(&p, 0, sizeof(p));
+    p.claims = c;
+    p.nclaims = 1;
+    p.taken = taken;
+    return alloc_solve(a, m, &p, res);
+}
+
 static enum alloc_verdict solve1(struct arena *a, const struct devmodel *m,
                                  const char *expr, long long n,
                                  const struct alloc_constraint *cons,
@@ -517,6 +546,70 @@ static void test_counters(void)
     inventory_free(inv);
 }
 
+/* devices allocated already (an audit's live state): not candidates,
+ * unless shared; their counters are spent */
+static void test_taken(void)
+{
+    char *y = cluster(2, "    allowMultipleAllocations: true\n");
+    struct inventory *inv = inv_of(y);
+    const struct devmodel *m = inventory_devices(inv);
+    struct inventory *cinv = inv_of(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: c}\nspec:\n  driver: d\n  nodeName: n\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+        "  sharedCounters:\n  - name: cs\n    counters: {mem: {value: 40Gi}}\n"
+        "  devices:\n"
+        "  - {name: a, consumesCounters: [{counterSet: cs, counters: "
+        "{mem: {value: 20Gi}}}]}\n"
+        "  - {name: b, consumesCounters: [{counterSet: cs, counters: "
+        "{mem: {value: 20Gi}}}]}\n"
+        "  - {name: c, consumesCounters: [{counterSet: cs, counters: "
+        "{mem: {value: 20Gi}}}]}\n");
+    const struct devmodel *cm = inventory_devices(cinv);
+    unsigned char *taken;
+    struct alloc_result r;
+    struct arena a;
+    size_t i;
+
+    arena_init(&a, 1 << 16);
+    taken = arena_alloc(&a, m->ndevs);
+    memset(taken, 0, m->ndevs);
+    /* g0 and g1 of both nodes held: two free devices on each node (g2 and
+     * the shared g3), three needed */
+    for (i = 0; i < m->ndevs; i++)
+        taken[i] = !strcmp(m->devs[i].name, "g0")
+                   || !strcmp(m->devs[i].name, "g1");
+    CHECK(solve_taken(&a, m, "device.attributes['gpu.example.com'].idx < 3",
+                      2, 0, NULL, &r) == ALLOC_OK);
+    CHECK(solve_taken(&a, m, "device.attributes['gpu.example.com'].idx < 3",
+                      2, 0, taken, &r) == ALLOC_FAIL);
+    CHECK(r.nfails == 2 && r.fails[0].why == WHY_COUNT
+          && r.fails[0].have == 1 && r.fails[0].need == 2);
+    CHECK(solve_taken(&a, m, "true", 2, 0, taken, &r) == ALLOC_OK
+          && r.nsat == 2);
+    CHECK(solve_taken(&a, m, "true", 3, 0, taken, &r) == ALLOC_FAIL);
+    /* adminAccess shares held devices */
+    CHECK(solve_taken(&a, m, "true", 4, 1, taken, &r) == ALLOC_OK);
+    /* allowMultipleAllocations: g3 stays a candidate when held */
+    for (i = 0; i < m->ndevs; i++)
+        taken[i] = 1;
+    CHECK(solve_taken(&a, m, "true", 1, 0, taken, &r) == ALLOC_OK
+          && r.nsat == 2);
+    CHECK(solve_taken(&a, m, "true", 2, 0, taken, &r) == ALLOC_FAIL);
+    /* counters: a holds 20Gi of 40Gi, so b and c no longer fit together */
+    taken = arena_alloc(&a, cm->ndevs);
+    for (i = 0; i < cm->ndevs; i++)
+        taken[i] = !strcmp(cm->devs[i].name, "a");
+    CHECK(solve_taken(&a, cm, "true", 2, 0, NULL, &r) == ALLOC_OK);
+    CHECK(solve_taken(&a, cm, "true", 2, 0, taken, &r) == ALLOC_FAIL);
+    CHECK(r.nfails == 1 && r.fails[0].why == WHY_COUNTERS);
+    CHECK(solve_taken(&a, cm, "true", 1, 0, taken, &r) == ALLOC_OK);
+    arena_release(&a);
+    inventory_free(cinv);
+    inventory_free(inv);
+    free(y);
+}
+
 /* selector vectors: the shared evaluation agrees with one by one */
 static void test_eval(void)
 {
@@ -623,6 +716,7 @@ int main(void)
     test_taints_and_capacity();
     test_request_policy();
     test_counters();
+    test_taken();
     test_eval();
     test_memo();
     return CHECK_DONE();
