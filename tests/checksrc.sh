@@ -42,7 +42,7 @@ dep() {     # header regex, allowed path regex
 }
 dep 'yaml\.h' 'validate/load_yaml\.c|tests/bench/lint/yaml_events\.c'
 dep 'pcre2\.h' 'validate/cel/regex\.c'
-dep 'curl/' 'webhook/cluster\.c'
+dep 'curl/' 'webhook/kubeapi\.c'
 dep 'microhttpd\.h' 'webhook/server\.c|webhook/tls\.c|tests/bench/webhook/bare\.c'
 dep 'gnutls/' 'webhook/tls\.c|tests/unit/hook_test_certs_gnutls\.c'
 dep 'openssl/' 'certs/[a-z_]+\.[ch]|tests/certs/certs_driver\.c'

@@ -3,6 +3,7 @@
  */
 #include "buf.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,56 @@ int buf_add_json_str(struct buf *b, const char *s)
 int buf_add_json_str_go(struct buf *b, const char *s)
 {
     return add_json_str(b, s, 1);
+}
+
+static int b64_value(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+int buf_add_base64(struct buf *b, const char *s, size_t n)
+{
+    size_t len0 = b->len, i, pad = 0;
+    unsigned acc = 0, bits = 0;
+
+    for (i = 0; i < n; i++) {
+        int v;
+        if (s[i] == '\n' || s[i] == '\r' || s[i] == ' ' || s[i] == '\t')
+            continue;
+        if (s[i] == '=') {
+            pad++;
+            continue;
+        }
+        v = b64_value(s[i]);
+        if (v < 0 || pad)
+            goto bad;
+        acc = (acc << 6) | (unsigned)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (buf_addc(b, (char)((acc >> bits) & 0xff)) < 0)
+                goto bad;
+        }
+    }
+    /* 0, 2 or 4 bits left over: a whole number of bytes was encoded */
+    if (bits >= 6 || pad > 2)
+        goto bad;
+    return 0;
+bad:
+    b->len = len0;
+    if (b->cap)
+        b->p[len0] = '\0';
+    return -1;
 }
 
 void buf_reset(struct buf *b)

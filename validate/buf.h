@@ -34,6 +34,10 @@ int buf_add_json_str(struct buf *b, const char *s);
  * receives from kubectl): <, > and & as \u003c \u003e \u0026, U+2028 and
  * U+2029 escaped, invalid UTF-8 as \ufffd per byte. */
 int buf_add_json_str_go(struct buf *b, const char *s);
+/* Appends the bytes that standard base64 text s[0..n) encodes (line
+ * breaks and spaces ignored, padding optional). 0, or -1 when s is not
+ * base64 or the result does not fit (b is then as it was). */
+int buf_add_base64(struct buf *b, const char *s, size_t n);
 void buf_reset(struct buf *b);          /* len = 0, keeps memory */
 void buf_release(struct buf *b);        /* frees; buf_init again to reuse */
 

@@ -1,7 +1,7 @@
 /*
- * cluster.c - list + watch of the inventory kinds through libcurl (the ONLY
- * file including <curl/curl.h>), the per-resource object maps, and the
- * debounced snapshot builder. It does not decide what a snapshot contains
+ * cluster.c - list + watch of the inventory kinds (through kubeapi.c, the
+ * one API client), the per-resource object maps, and the debounced
+ * snapshot builder. It does not decide what a snapshot contains
  * (engine/inventory) or when requests read it (invstore.c).
  */
 #include "cluster.h"
@@ -14,8 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <curl/curl.h>
-
 #include "../validate/clock.h"
 #include "../validate/arena.h"
 #include "../validate/buf.h"
@@ -26,16 +24,15 @@
 #include "../validate/limits.h"
 #include "../validate/load_json.h"
 #include "../validate/tree.h"
-#include "../validate/version.h"
 #include "../validate/xalloc.h"
 #include "invstore.h"
+#include "kubeapi.h"
+#include "kubeconfig.h"
 #include "log.h"
 #include "metrics.h"
 
-#define CLUSTER_LIST_MAX (256u * 1024 * 1024)   /* one list page */
 #define CLUSTER_EVENT_MAX (16u * 1024 * 1024)   /* one watch event line */
 #define CLUSTER_OBJ_MAX (8u * 1024 * 1024)      /* one stored object */
-#define CLUSTER_TOKEN_MAX (64 * 1024)
 #define CLUSTER_WATCH_SECONDS 290
 #define CLUSTER_BACKOFF_MAX 30
 #define CLUSTER_RELIST_QUIET 30     /* a watch that ran this long ended
@@ -51,9 +48,12 @@ struct obj {
     size_t len;
 };
 
+struct resource;
+
 struct objmap {
     struct obj **b;
     size_t nb, n;
+    const struct resource *r;   /* while listing: whose objects */
 };
 
 static size_t key_hash(const char *s)
@@ -172,15 +172,14 @@ struct resource {
     int listed;                 /* guarded by c->mu */
     int healthy;                /* listed and watching; guarded by c->mu */
     char rv[128];               /* resourceVersion to watch from */
-    CURL *curl;
+    struct kubeapi *api;
 };
 
 /* the inventory kinds of validate/kinds.h, one resource each */
 #define NRES_MAX KIND_MAX
 
 struct cluster {
-    char base[512];
-    char *token_file, *ca_file;
+    struct kubecreds cr;
     unsigned page_size;
     struct invstore *store;
     struct metrics *metrics;
@@ -367,191 +366,52 @@ static int add_objects(void *cls, struct inventory *inv, struct err *err)
 
 /* ---- HTTP ------------------------------------------------------------- */
 
-/* The service-account token (rotated by the kubelet: read every time),
- * without trailing whitespace, into out[max]. */
-static int read_token(const char *path, char *out, size_t max)
-{
-    struct err err;
-    char *data;
-    size_t n;
-
-    if (file_read(path, max - 1, &data, &n, &err) < 0)
-        return -1;
-    while (n && (data[n - 1] == '\n' || data[n - 1] == '\r'
-                 || data[n - 1] == ' '))
-        n--;
-    memcpy(out, data, n);
-    out[n] = '\0';
-    memset(data, 0, n);
-    free(data);
-    return n ? 0 : -1;
-}
-
-static int on_progress(void *cls, curl_off_t dt, curl_off_t dn,
-                       curl_off_t ut, curl_off_t un)
+static int is_stopping(void *cls)
 {
     struct cluster *c = cls;
 
-    (void)dt;
-    (void)dn;
-    (void)ut;
-    (void)un;
-    return atomic_load(&c->stopping) ? 1 : 0;
-}
-
-struct sink {
-    struct buf body;
-    struct resource *r;         /* watch: events are handled per line */
-    int watch;
-    int gone;                   /* watch saw a 410 ERROR event */
-    int failed;                 /* watch event could not be handled */
-    long events;
-};
-
-static void handle_event(struct sink *s, const char *line, size_t len);
-
-static size_t on_data(char *p, size_t size, size_t nmemb, void *cls)
-{
-    struct sink *s = cls;
-    size_t n = size * nmemb, i, start = 0;
-
-    if (!s->watch)
-        return buf_add(&s->body, p, n) < 0 ? 0 : n;
-    for (i = 0; i < n; i++) {
-        if (p[i] != '\n')
-            continue;
-        if (buf_add(&s->body, p + start, i - start) < 0)
-            return 0;
-        if (s->body.len)
-            handle_event(s, s->body.p, s->body.len);
-        buf_reset(&s->body);
-        start = i + 1;
-    }
-    if (start < n && buf_add(&s->body, p + start, n - start) < 0)
-        return 0;
-    return n;
-}
-
-/* GET base+url into sink; returns the HTTP status, or -1 (err filled). */
-static long http_get(struct resource *r, const char *url, struct sink *s,
-                     long timeout, struct err *err)
-{
-    struct cluster *c = r->c;
-    struct curl_slist *h = NULL;
-    char token[CLUSTER_TOKEN_MAX], auth[CLUSTER_TOKEN_MAX + 32], full[2048];
-    char ua[64];
-    long status = -1;
-    CURLcode rc;
-
-    snprintf(full, sizeof(full), "%s%s", c->base, url);
-    snprintf(ua, sizeof(ua), "claimcheck-webhook/%s", claimcheck_version);
-    if (read_token(c->token_file, token, sizeof(token)) < 0) {
-        err_set(err, "cannot read the service-account token '%s'",
-                c->token_file);
-        return -1;
-    }
-    snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
-    memset(token, 0, sizeof(token));
-    h = curl_slist_append(h, auth);
-    h = curl_slist_append(h, "Accept: application/json");
-    memset(auth, 0, sizeof(auth));
-    curl_easy_reset(r->curl);
-    curl_easy_setopt(r->curl, CURLOPT_URL, full);
-    curl_easy_setopt(r->curl, CURLOPT_USERAGENT, ua);   /* copied */
-    curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(r->curl, CURLOPT_CAINFO, c->ca_file);
-    curl_easy_setopt(r->curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(r->curl, CURLOPT_CONNECTTIMEOUT, 10L);
-    curl_easy_setopt(r->curl, CURLOPT_TIMEOUT, timeout);
-    curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, s);
-    curl_easy_setopt(r->curl, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(r->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(r->curl, CURLOPT_XFERINFODATA, c);
-    curl_easy_setopt(r->curl, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(r->curl, CURLOPT_PROTOCOLS_STR, "https,http");
-    rc = curl_easy_perform(r->curl);
-    curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &status);
-    curl_slist_free_all(h);
-    if (rc != CURLE_OK) {
-        err_set(err, "GET %s: %s", url, curl_easy_strerror(rc));
-        return -1;
-    }
-    return status;
+    return atomic_load(&c->stopping);
 }
 
 /* ---- list ------------------------------------------------------------- */
+
+static void list_item(void *cls, const struct tnode *item)
+{
+    struct objmap *fresh = cls;
+    const struct resource *r = fresh->r;
+    char key[1024], *json;
+    size_t len = 0;
+
+    json = render_object(r, item, key, sizeof(key), &len);
+    if (json)
+        objmap_put(fresh, key, json, len);
+}
 
 /* Lists every page into a fresh map, then swaps it in. 0, 1 = 410 (token
  * expired: list again from scratch), or -1. */
 static int do_list(struct resource *r, struct err *err)
 {
     struct objmap fresh;
-    char url[1024], cont[512] = "";
     char rv[128] = "";
     size_t n;
+    long status;
     int ret = -1;
 
     objmap_init(&fresh);
-    for (;;) {
-        struct sink s;
-        struct arena a;
-        struct tnode *t;
-        const struct tnode *items, *md;
-        const char *next;
-        long status;
-        size_t i;
-
-        memset(&s, 0, sizeof(s));
-        buf_init(&s.body, CLUSTER_LIST_MAX);
-        if (cont[0]) {
-            char *esc = curl_easy_escape(r->curl, cont, 0);
-            snprintf(url, sizeof(url), "%s?limit=%u&continue=%s", r->path,
-                     r->c->page_size, esc ? esc : "");
-            curl_free(esc);
-        } else {
-            snprintf(url, sizeof(url), "%s?limit=%u", r->path,
-                     r->c->page_size);
-        }
-        status = http_get(r, url, &s, 120, err);
-        if (status == 410) {
-            buf_release(&s.body);
-            ret = 1;
-            goto out;
-        }
-        if (status != 200) {
-            if (status > 0)
-                err_set(err, "list %s: HTTP %ld", r->plural, status);
-            buf_release(&s.body);
-            goto out;
-        }
-        arena_init(&a, ARENA_CHUNK_BYTES);
-        if (load_json(&a, s.body.p, s.body.len, &t, err) < 0) {
-            buf_release(&s.body);
-            arena_release(&a);
-            goto out;
-        }
-        buf_release(&s.body);
-        items = tree_get(t, "items");
-        md = tree_get(t, "metadata");
-        snprintf(rv, sizeof(rv), "%s",
-                 tree_str(tree_get(md, "resourceVersion"))
-                     ? tree_str(tree_get(md, "resourceVersion")) : "");
-        next = tree_str(tree_get(md, "continue"));
-        snprintf(cont, sizeof(cont), "%s", next ? next : "");
-        for (i = 0; tree_is_seq(items) && i < items->n; i++) {
-            char key[1024], *json;
-            size_t len = 0;
-            json = render_object(r, items->kids[i], key, sizeof(key), &len);
-            if (json)
-                objmap_put(&fresh, key, json, len);
-        }
-        arena_release(&a);
-        if (!cont[0])
-            break;
-        if (atomic_load(&r->c->stopping))
-            goto out;
+    fresh.r = r;
+    status = kubeapi_list(r->api, r->path, r->c->page_size, list_item,
+                          &fresh, rv, sizeof(rv), NULL, err);
+    if (status == 410) {
+        ret = 1;
+        goto out;
     }
+    if (status != 200) {
+        if (status > 0)
+            err_set(err, "list %s: HTTP %ld", r->plural, status);
+        goto out;
+    }
+    if (atomic_load(&r->c->stopping))
+        goto out;
     n = fresh.n;
     pthread_mutex_lock(&r->c->mu);
     objmap_release(&r->objs);
@@ -573,8 +433,16 @@ out:
 
 /* ---- watch ------------------------------------------------------------ */
 
-static void handle_event(struct sink *s, const char *line, size_t len)
+struct watch {
+    struct resource *r;
+    int gone;                   /* an ERROR event with 410 */
+    int failed;                 /* an event could not be handled */
+    long events;
+};
+
+static void handle_event(void *cls, const char *line, size_t len)
 {
+    struct watch *s = cls;
     struct resource *r = s->r;
     struct arena a;
     struct tnode *t;
@@ -624,22 +492,31 @@ enum watch_end { W_AGAIN, W_RELIST, W_ERROR };
 
 static enum watch_end do_watch(struct resource *r, struct err *err)
 {
-    struct sink s;
+    struct watch s;
     char url[1024];
-    char *rv = curl_easy_escape(r->curl, r->rv, 0);
+    struct buf esc;
     long status;
     enum watch_end ret;
+    size_t i;
 
     memset(&s, 0, sizeof(s));
-    s.watch = 1;
     s.r = r;
-    buf_init(&s.body, CLUSTER_EVENT_MAX);
+    /* resourceVersions are opaque: escape what a URL cannot carry */
+    buf_init(&esc, sizeof(r->rv) * 3 + 1);
+    for (i = 0; r->rv[i]; i++) {
+        unsigned char ch = (unsigned char)r->rv[i];
+        if ((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z')
+            || (ch >= 'A' && ch <= 'Z') || strchr("-._~", ch))
+            buf_addc(&esc, (char)ch);
+        else
+            buf_addf(&esc, "%%%02X", ch);
+    }
     snprintf(url, sizeof(url), "%s?watch=1&allowWatchBookmarks=true&"
-             "resourceVersion=%s&timeoutSeconds=%d", r->path, rv ? rv : "",
+             "resourceVersion=%s&timeoutSeconds=%d", r->path, esc.p,
              CLUSTER_WATCH_SECONDS);
-    curl_free(rv);
-    status = http_get(r, url, &s, CLUSTER_WATCH_SECONDS + 30, err);
-    buf_release(&s.body);
+    buf_release(&esc);
+    status = kubeapi_stream(r->api, url, CLUSTER_EVENT_MAX, handle_event, &s,
+                            CLUSTER_WATCH_SECONDS + 30, err);
     if (s.gone || status == 410)
         ret = W_RELIST;
     else if (status == 200 && !s.failed)
@@ -816,18 +693,6 @@ static void *builder_main(void *arg)
 
 /* ---- lifecycle -------------------------------------------------------- */
 
-int cluster_global_init(struct err *err)
-{
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-        return err_set(err, "cannot initialise libcurl");
-    return 0;
-}
-
-void cluster_global_cleanup(void)
-{
-    curl_global_cleanup();
-}
-
 struct cluster *cluster_new(const struct cluster_opts *o,
                             struct invstore *s, struct metrics *m,
                             struct err *err)
@@ -841,26 +706,11 @@ struct cluster *cluster_new(const struct cluster_opts *o,
     c->store = s;
     c->metrics = m;
     c->page_size = o->page_size ? o->page_size : 500;
-    c->token_file = xstrdup(o->token_file ? o->token_file
-                            : CLUSTER_SA_DIR "/token");
-    c->ca_file = xstrdup(o->ca_file ? o->ca_file : CLUSTER_SA_DIR "/ca.crt");
-    if (o->apiserver) {
-        snprintf(c->base, sizeof(c->base), "%s", o->apiserver);
-    } else {
-        const char *host = getenv("KUBERNETES_SERVICE_HOST");
-        const char *port = getenv("KUBERNETES_SERVICE_PORT");
-        if (!host || !*host || !port || !*port) {
-            err_set(err, "--in-cluster needs KUBERNETES_SERVICE_HOST and "
-                    "KUBERNETES_SERVICE_PORT (or --apiserver)");
-            cluster_free(c);
-            return NULL;
-        }
-        snprintf(c->base, sizeof(c->base), "https://%s%s%s:%s",
-                 strchr(host, ':') ? "[" : "", host,
-                 strchr(host, ':') ? "]" : "", port);
+    kubecreds_init(&c->cr);
+    if (kubecreds_in_cluster(&c->cr, o->apiserver, o->sa_dir, err) < 0) {
+        cluster_free(c);
+        return NULL;
     }
-    for (i = strlen(c->base); i > 0 && c->base[i - 1] == '/'; i--)
-        c->base[i - 1] = '\0';
     for (k = 0; k < kind_count; k++) {
         struct resource *r;
         if (!(kind_table[k].flags & KIND_INVENTORY) || c->nres == NRES_MAX)
@@ -881,12 +731,8 @@ struct cluster *cluster_new(const struct cluster_opts *o,
             snprintf(r->path, sizeof(r->path), "/api/v1/%s", r->plural);
         }
         objmap_init(&r->objs);
-        r->curl = curl_easy_init();
-        if (!r->curl) {
-            err_set(err, "cannot create a libcurl handle");
-            cluster_free(c);
-            return NULL;
-        }
+        r->api = kubeapi_new(&c->cr);
+        kubeapi_set_stop(r->api, is_stopping, c);
     }
     invstore_set_cluster(s, add_objects, c);
     return c;
@@ -896,7 +742,7 @@ int cluster_start(struct cluster *c, struct err *err)
 {
     size_t i;
 
-    log_msg(LOG_INFO, "inventory: syncing from %s", c->base);
+    log_msg(LOG_INFO, "inventory: syncing from %s", c->cr.server);
     for (i = 0; i < c->nres; i++) {
         if (pthread_create(&c->res[i].thread, NULL, resource_main,
                            &c->res[i]) != 0)
@@ -934,14 +780,12 @@ void cluster_free(struct cluster *c)
         pthread_join(c->builder, NULL);
     invstore_set_cluster(c->store, NULL, NULL);
     for (i = 0; i < c->nres; i++) {
-        if (c->res[i].curl)
-            curl_easy_cleanup(c->res[i].curl);
+        kubeapi_free(c->res[i].api);
         if (c->res[i].objs.b)
             objmap_release(&c->res[i].objs);
     }
     pthread_cond_destroy(&c->cond);
     pthread_mutex_destroy(&c->mu);
-    free(c->token_file);
-    free(c->ca_file);
+    kubecreds_release(&c->cr);
     free(c);
 }

@@ -23,18 +23,13 @@ struct metrics;
 struct cluster_opts {
     const char *apiserver;      /* https://host:port; NULL = from
                                    KUBERNETES_SERVICE_HOST/PORT */
-    const char *token_file;     /* NULL = SA dir + /token */
-    const char *ca_file;        /* NULL = SA dir + /ca.crt */
+    const char *sa_dir;         /* token and ca.crt; NULL = KUBE_SA_DIR
+                                   (kubeconfig.h) */
     const char *dra_version;    /* resource.k8s.io version, NULL = "v1" */
     unsigned page_size;         /* list ?limit=, 0 = 500 */
 };
 
-#define CLUSTER_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
-
-/* Process-wide libcurl setup: call once from main before any thread. */
-int cluster_global_init(struct err *err);
-void cluster_global_cleanup(void);
-
+/* kubeapi_global_init() must have run (main, before any thread). */
 struct cluster *cluster_new(const struct cluster_opts *o,
                             struct invstore *s, struct metrics *m,
                             struct err *err);

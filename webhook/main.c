@@ -23,6 +23,8 @@
 #include "cluster.h"
 #include "invfiles.h"
 #include "invstore.h"
+#include "kubeapi.h"
+#include "kubeconfig.h"
 #include "log.h"
 #include "metrics.h"
 #include "server.h"
@@ -90,7 +92,7 @@ static const struct opt serve_rows[] = {
     { "apiserver", 0, OPT_VALUE, "URL",
       "apiserver (default from KUBERNETES_SERVICE_*)", O_APISERVER },
     { "sa-dir", 0, OPT_VALUE, "DIR",
-      "service-account token+CA dir (default\n" CLUSTER_SA_DIR ")",
+      "service-account token+CA dir (default\n" KUBE_SA_DIR ")",
       O_SA_DIR },
     { "dra-version", 0, OPT_VALUE, "V",
       "resource.k8s.io version to watch (default v1)", O_DRA_VERSION },
@@ -358,7 +360,6 @@ static int cmd_serve(int argc, char **argv)
     struct server *srv = NULL;
     struct admission_cfg adm;
     const char *excluded[2 * MAX_MULTI + 256];
-    char token_path[4096], ca_path[4096];
     struct sigaction sa;
     size_t i;
     int rc, ret = 1, served = 0;
@@ -401,12 +402,8 @@ static int cmd_serve(int argc, char **argv)
             goto fail;
     }
     if (a.in_cluster) {
-        const char *dir = a.sa_dir ? a.sa_dir : CLUSTER_SA_DIR;
-        snprintf(token_path, sizeof(token_path), "%s/token", dir);
-        snprintf(ca_path, sizeof(ca_path), "%s/ca.crt", dir);
-        a.cl.token_file = token_path;
-        a.cl.ca_file = ca_path;
-        if (cluster_global_init(&err) < 0)
+        a.cl.sa_dir = a.sa_dir;
+        if (kubeapi_global_init(&err) < 0)
             goto fail;
         cl = cluster_new(&a.cl, store, m, &err);
         if (!cl || cluster_start(cl, &err) < 0)
@@ -454,7 +451,7 @@ out:
     invstore_free(store);
     metrics_free(m);
     if (a.in_cluster)
-        cluster_global_cleanup();
+        kubeapi_global_cleanup();
     config_release(&cfg);
     if (served)     /* not after --help */
         log_msg(LOG_INFO, "stopped");

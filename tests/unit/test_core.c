@@ -65,6 +65,24 @@ static void test_buf(void)
     buf_add_json_str(&b, "a\"b\\\n\x01\xff");
     CHECK_STR(b.p, "\"a\\\"b\\\\\\n\\u0001\\ufffd\"");
     buf_release(&b);
+    /* base64 (kubeconfig -data fields): padding optional, line breaks
+     * ignored, anything else refused with the buffer left as it was */
+    buf_init(&b, 100);
+    CHECK(buf_add_base64(&b, "aGVsbG8=", 8) == 0);
+    CHECK_STR(b.p, "hello");
+    CHECK(buf_add_base64(&b, "IHdv\ncmxk", 9) == 0);
+    CHECK_STR(b.p, "hello world");
+    CHECK(buf_add_base64(&b, "IQ", 2) == 0);
+    CHECK_STR(b.p, "hello world!");
+    CHECK(buf_add_base64(&b, "a*b=", 4) == -1);
+    CHECK(buf_add_base64(&b, "aGVsbG8=x", 9) == -1);
+    CHECK(buf_add_base64(&b, "aGVsb", 5) == -1);     /* 6 bits left over */
+    CHECK_STR(b.p, "hello world!");
+    buf_release(&b);
+    buf_init(&b, 4);
+    CHECK(buf_add_base64(&b, "aGVsbG8=", 8) == -1);  /* past the max */
+    CHECK(b.len == 0);
+    buf_release(&b);
 }
 
 static void test_scalars(void)

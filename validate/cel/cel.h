@@ -177,4 +177,12 @@ int cel_conj_unsat_labels(const struct cel_program *const *progs,
                           const char *const *labels, size_t n, char *why,
                           size_t whysz, size_t *which, unsigned *offset);
 
+/* The text forms of timestamp() and duration(), for callers outside CEL
+ * too (Kubernetes timestamps, --idle-after 24h): RFC 3339
+ * (2006-01-02T15:04:05[.frac](Z|+hh:mm)) into Unix seconds and nanos, and
+ * Go's time.ParseDuration syntax ("1h30m", "-1.5s") into seconds and
+ * nanos. 0, or -1 when s[0..n) is not one. */
+int cel_rfc3339_parse(const char *s, size_t n, int64_t *sec, int32_t *nsec);
+int cel_duration_parse(const char *s, size_t n, int64_t *sec, int64_t *nsec);
+
 #endif

@@ -103,7 +103,7 @@ static int digits(const char *s, size_t n, size_t at, int k, int64_t *out)
 }
 
 /* RFC 3339: YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM) */
-static int parse_rfc3339(const char *s, size_t n, int64_t *sec, int32_t *ns)
+int cel_rfc3339_parse(const char *s, size_t n, int64_t *sec, int32_t *ns)
 {
     int64_t y, mo, d, h, mi, se, oh = 0, om = 0, frac = 0;
     size_t p = 19;
@@ -152,8 +152,7 @@ static int parse_rfc3339(const char *s, size_t n, int64_t *sec, int32_t *ns)
 }
 
 /* Go time.ParseDuration syntax, into (sec, nsec) without int64-ns limits */
-static int parse_duration(const char *s, size_t n, int64_t *sec,
-                          int64_t *nsec)
+int cel_duration_parse(const char *s, size_t n, int64_t *sec, int64_t *nsec)
 {
     size_t p = 0;
     int neg = 0;
@@ -430,7 +429,7 @@ F(f_timestamp)
     }
     if (a[0].kind != CEL_V_STRING)
         return cel_no_overload(ev, n, a, 1);
-    if (parse_rfc3339(a[0].v.s.p, a[0].v.s.n, &sec, &ns) < 0)
+    if (cel_rfc3339_parse(a[0].v.s.p, a[0].v.s.n, &sec, &ns) < 0)
         return cel_verr(ev, "cannot parse timestamp '%.*s'",
                         (int)a[0].v.s.n, a[0].v.s.p);
     if (cel_time_make(CEL_V_TIMESTAMP, sec, ns, &v) < 0)
@@ -448,7 +447,7 @@ F(f_duration)
         return a[0];
     if (a[0].kind != CEL_V_STRING)
         return cel_no_overload(ev, n, a, 1);
-    if (parse_duration(a[0].v.s.p, a[0].v.s.n, &sec, &ns) < 0)
+    if (cel_duration_parse(a[0].v.s.p, a[0].v.s.n, &sec, &ns) < 0)
         return cel_verr(ev, "cannot parse duration '%.*s'",
                         (int)a[0].v.s.n, a[0].v.s.p);
     if (cel_time_make(CEL_V_DURATION, sec, ns, &v) < 0)
