@@ -26,9 +26,8 @@
 #include "../validate/xalloc.h"
 #include "cli.h"
 #include "inputs.h"
+#include "outputs.h"
 #include "render.h"
-
-#define MAX_OUTPUTS 8
 
 enum {
     O_INVENTORY, O_FORMAT, O_OUTPUT, O_FAIL_ON, O_CONFIG, O_ENABLE,
@@ -84,21 +83,14 @@ void lint_help_more(FILE *f)
             "parsed\n");
 }
 
-struct output {
-    const struct render_format *fmt;
-    const char *file;           /* NULL = stdout */
-};
-
 struct lint_opts {
     struct config cfg;
     const char **paths;
     size_t npaths;
     const char **inventories;
     size_t ninventories;
-    struct output outs[MAX_OUTPUTS];
-    size_t nouts;
-    enum sev fail_on;
-    int no_color, no_hints;
+    struct outputs outs;
+    int no_hints;
     const char *config_path;
 };
 
@@ -106,25 +98,6 @@ static void push(const char ***v, size_t *n, const char *s)
 {
     *v = xrealloc(*v, (*n + 1) * sizeof(**v));
     (*v)[(*n)++] = s;
-}
-
-static int add_format(struct lint_opts *o, const char *v, struct err *err)
-{
-    char names[128];
-    size_t i, n = 0;
-
-    if (o->nouts == MAX_OUTPUTS)
-        return err_set(err, "too many --format options");
-    o->outs[o->nouts].fmt = render_format_find(v);
-    if (!o->outs[o->nouts].fmt) {
-        names[0] = '\0';
-        for (i = 0; i < render_nformats && n < sizeof(names); i++)
-            n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
-                                  i ? ", " : "", render_formats[i].name);
-        return err_set(err, "unknown format '%s' (%s)", v, names);
-    }
-    o->outs[o->nouts++].file = NULL;
-    return 0;
 }
 
 static int on_option(void *ctx, int id, const char *v, struct err *err)
@@ -136,7 +109,7 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
         push(&o->paths, &o->npaths, v);
         return 0;
     case O_NO_COLOR:
-        o->no_color = 1;
+        o->outs.no_color = 1;
         return 0;
     case O_NO_HINTS:
         o->no_hints = 1;
@@ -148,25 +121,11 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
         push(&o->inventories, &o->ninventories, v);
         return 0;
     case O_FORMAT:
-        return add_format(o, v, err);
+        return outputs_add(&o->outs, v, err);
     case O_OUTPUT:
-        if (!o->nouts)
-            return err_set(err, "--output must follow a --format");
-        o->outs[o->nouts - 1].file = v;
-        return 0;
+        return outputs_set_file(&o->outs, v, err);
     case O_FAIL_ON:
-        if (!strcmp(v, "never"))
-            o->fail_on = SEV_OFF;
-        else if (!strcmp(v, "error"))
-            o->fail_on = SEV_ERROR;
-        else if (!strcmp(v, "warning"))
-            o->fail_on = SEV_WARN;
-        else if (!strcmp(v, "info"))
-            o->fail_on = SEV_INFO;
-        else
-            return err_set(err, "--fail-on takes error, warning or never, "
-                           "not '%s'", v);
-        return 0;
+        return outputs_fail_on(&o->outs, v, err);
     case O_CONFIG:
         o->config_path = v;
         return 0;
@@ -176,78 +135,6 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
     default:
         return cli_target_option(&o->cfg, id, v, err);
     }
-}
-
-static int check_outputs(const struct lint_opts *o, struct err *err)
-{
-    size_t k, to_stdout = 0;
-
-    for (k = 0; k < o->nouts; k++)
-        to_stdout += !o->outs[k].file || !strcmp(o->outs[k].file, "-");
-    if (to_stdout > 1)
-        return err_set(err, "only one format can go to stdout; give the "
-                       "others --output FILE");
-    return 0;
-}
-
-/* The config file, then the flags again so that flags win. */
-static int apply_config_file(struct lint_opts *o, struct err *err)
-{
-    struct config flags = o->cfg;
-    size_t i;
-
-    config_init(&o->cfg);
-    if (config_load_file(&o->cfg, o->config_path, err) < 0) {
-        config_release(&flags);
-        return -1;
-    }
-    if (flags.kube_version)
-        o->cfg.kube_version = arena_strdup(&o->cfg.arena, flags.kube_version);
-    for (i = 0; i < flags.ngates; i++)
-        config_add_gates(&o->cfg, arena_printf(&o->cfg.arena, "%s=%s",
-                                               flags.gates[i].key,
-                                               flags.gates[i].value), err);
-    for (i = 0; i < flags.nruntime; i++)
-        config_add_runtime(&o->cfg, arena_printf(&o->cfg.arena, "%s=%s",
-                                                 flags.runtime[i].key,
-                                                 flags.runtime[i].value),
-                           err);
-    for (i = 0; i < flags.nsevs; i++)
-        config_add_enable(&o->cfg, flags.sevs[i].rule,
-                          flags.sevs[i].use_default, err);
-    o->cfg.show_suppressed |= flags.show_suppressed;
-    config_release(&flags);
-    return 0;
-}
-
-static int write_outputs(const struct lint_opts *o, const struct diag_list *l,
-                         struct render_opts *ro)
-{
-    size_t i;
-    int rc = 0;
-
-    for (i = 0; i < o->nouts; i++) {
-        const struct output *out = &o->outs[i];
-        FILE *f = stdout;
-        if (out->file && strcmp(out->file, "-")) {
-            f = fopen(out->file, "w");
-            if (!f) {
-                cli_error("cannot write '%s': %s", out->file,
-                          strerror(errno));
-                rc = -1;
-                continue;
-            }
-        }
-        ro->color = out->fmt->color && f == stdout && !o->no_color
-                    && isatty(fileno(stdout)) && !getenv("NO_COLOR");
-        if (render(f, out->fmt, l, ro) < 0) {
-            cli_error("write error");
-            rc = -1;
-        }
-        if (f != stdout)
-            fclose(f);
-    }
-    return rc;
 }
 
 static int load_inventory(const struct lint_opts *o, struct inputs *invin,
@@ -269,23 +156,6 @@ static int load_inventory(const struct lint_opts *o, struct inputs *invin,
     return 0;
 }
 
-/* The objects JUnit reports one testcase for; malloc'ed. */
-static struct render_object *checked_objects(const struct run *run,
-                                             size_t *n)
-{
-    const struct run_obj *objs = run_checked(run, n);
-    struct render_object *robjs = xcalloc(*n ? *n : 1, sizeof(*robjs));
-    size_t i;
-
-    for (i = 0; i < *n; i++) {
-        robjs[i].file = objs[i].file;
-        robjs[i].kind = objs[i].kind;
-        robjs[i].ns = objs[i].ns;
-        robjs[i].name = objs[i].name;
-    }
-    return robjs;
-}
-
 int cmd_lint(const struct cli *cli, int argc, char **argv)
 {
     struct lint_opts o;
@@ -296,14 +166,13 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     struct diag_list diags;
     struct run *run;
     struct render_opts ro;
-    struct render_object *robjs = NULL;
     struct err err;
     size_t i;
-    int ret = 2, worst_hit = 0, rc;
+    int ret = 2, rc;
 
     memset(&o, 0, sizeof(o));
     config_init(&o.cfg);
-    o.fail_on = SEV_ERROR;
+    outputs_init(&o.outs);
     arena_init(&arena, ARENA_RUN_BYTES);
     if (cli_parse(cli, argc, argv, on_option, &o, &ret) < 0)
         goto out;
@@ -314,20 +183,16 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
         cli_help(cli, stderr);
         goto out;
     }
-    if (check_outputs(&o, &err) < 0) {
+    if (outputs_finish(&o.outs, &err) < 0) {
         cli_error("%s", err.msg);
         goto out;
     }
     if (!o.config_path && access(".claimcheck.yaml", R_OK) == 0)
         o.config_path = ".claimcheck.yaml";
-    if (o.config_path && apply_config_file(&o, &err) < 0) {
+    if (o.config_path
+        && config_load_under_flags(&o.cfg, o.config_path, &err) < 0) {
         cli_error("%s", err.msg);
         goto out;
-    }
-    if (!o.nouts) {
-        o.outs[0].fmt = &render_formats[0];
-        o.outs[0].file = NULL;
-        o.nouts = 1;
     }
     eng = engine_new(&o.cfg, &rules_builtin, &err);
     if (!eng) {
@@ -354,26 +219,21 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     memset(&ro, 0, sizeof(ro));
     ro.hints = !o.no_hints;
     ro.show_suppressed = o.cfg.show_suppressed;
-    ro.fail_on = o.fail_on;
+    ro.fail_on = o.outs.fail_on;
     ro.rules = &rules_builtin;
     ro.kube_version = engine_kube_version(eng);
     ro.tool_version = claimcheck_version;
     ro.files = in.n;
     ro.objects = run_objects(run);
-    robjs = checked_objects(run, &ro.nobjs);
-    ro.objs = robjs;
-    if (write_outputs(&o, &diags, &ro) < 0) {
+    outputs_objects(&arena, run, &ro);
+    if (outputs_write(&o.outs, "claimcheck", &diags, &ro) < 0) {
         run_free(run);
         goto out;
     }
-    for (i = 0; i < diags.n; i++)
-        if (!diags.v[i].suppressed && o.fail_on != SEV_OFF
-            && diags.v[i].sev >= o.fail_on)
-            worst_hit = 1;
-    ret = (in.failed || run_parse_errors(run)) ? 2 : worst_hit;
+    ret = (in.failed || run_parse_errors(run)) ? 2
+          : outputs_failed(&o.outs, &diags);
     run_free(run);
 out:
-    free(robjs);
     engine_free(eng);
     inventory_free(inv);
     inputs_release(&in);

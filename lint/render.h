@@ -32,6 +32,9 @@ struct render_opts {
     size_t files, objects;      /* summary counts */
     const struct render_object *objs;   /* JUnit testcases */
     size_t nobjs;
+    const char *cluster;        /* audit: the apiserver read ("https://..."):
+                                   findings are located by object, not by
+                                   file:line, and the summary names it */
 };
 
 struct render_format {

@@ -32,16 +32,19 @@ void render_github(struct buf *b, const struct diag_list *l,
 {
     size_t i;
 
-    (void)o;
     for (i = 0; i < l->n; i++) {
         const struct diag *d = &l->v[i];
         if (d->suppressed)
             continue;
-        buf_addf(b, "::%s file=", d->sev == SEV_ERROR ? "error"
+        buf_addf(b, "::%s ", d->sev == SEV_ERROR ? "error"
                  : d->sev == SEV_WARN ? "warning" : "notice");
-        gh_escape(b, render_file(d), 1);
-        buf_addf(b, ",line=%u,col=%u,title=", d->line ? d->line : 1,
-                 d->col ? d->col : 1);
+        if (d->line || !o->cluster) {
+            buf_adds(b, "file=");
+            gh_escape(b, render_file(d), 1);
+            buf_addf(b, ",line=%u,col=%u,", d->line ? d->line : 1,
+                     d->col ? d->col : 1);
+        }
+        buf_adds(b, "title=");
         gh_escape(b, d->rule->id, 1);
         buf_adds(b, "::");
         if (*d->kind) {

@@ -17,6 +17,8 @@ void render_json(struct buf *b, const struct diag_list *l,
 
     buf_adds(b, "{\"version\":1,");
     render_json_kv(b, "kubeVersion", o->kube_version, 1);
+    if (o->cluster)
+        render_json_kv(b, "cluster", o->cluster, 1);
     buf_adds(b, "\"findings\":[");
     for (i = 0; i < l->n; i++) {
         const struct diag *d = &l->v[i];
@@ -33,8 +35,10 @@ void render_json(struct buf *b, const struct diag_list *l,
         render_json_kv(b, "name", d->name, 0);
         buf_adds(b, "},");
         render_json_kv(b, "path", d->path, 1);
-        render_json_kv(b, "file", render_file(d), 1);
-        buf_addf(b, "\"line\":%u,\"column\":%u,", d->line, d->col);
+        if (d->line || !o->cluster) {   /* live objects have no file */
+            render_json_kv(b, "file", render_file(d), 1);
+            buf_addf(b, "\"line\":%u,\"column\":%u,", d->line, d->col);
+        }
         render_json_kv(b, "message", d->msg, 1);
         render_json_kv(b, "hint", render_hint(d), d->ndetails || d->suppressed);
         if (d->ndetails) {
@@ -57,5 +61,5 @@ void render_json(struct buf *b, const struct diag_list *l,
     render_count(l, &e, &w, &n);
     buf_addf(b, "%s],\"summary\":{\"files\":%zu,\"objects\":%zu,"
              "\"errors\":%zu,\"warnings\":%zu,\"infos\":%zu}}\n",
-             k ? "\n" : "", o->files, o->objects, e, w, n);
+             k ? "\n" : "", o->cluster ? 0 : o->files, o->objects, e, w, n);
 }

@@ -54,6 +54,17 @@ static void sarif_uri(struct buf *b, const struct diag *d)
     buf_release(&u);
 }
 
+/* "Kind/ns/name" (or "Kind/name") as a JSON string */
+static void sarif_object(struct buf *b, const struct diag *d)
+{
+    struct buf m;
+
+    buf_init(&m, 4096);
+    buf_addf(&m, "%s/%s%s%s", d->kind, d->ns, *d->ns ? "/" : "", d->name);
+    buf_add_json_str(b, m.p);
+    buf_release(&m);
+}
+
 void render_sarif(struct buf *b, const struct diag_list *l,
                   const struct render_opts *o)
 {
@@ -106,6 +117,14 @@ void render_sarif(struct buf *b, const struct diag_list *l,
                 buf_addf(&m, " (at %s)", d->path);
             buf_add_json_str(b, m.p);
             buf_release(&m);
+        }
+        if (!d->line && o->cluster) {
+            /* a live object: located by its identity */
+            buf_adds(b, "},\"locations\":[{\"logicalLocations\":[{");
+            buf_adds(b, "\"fullyQualifiedName\":");
+            sarif_object(b, d);
+            buf_adds(b, ",\"kind\":\"resource\"}]}]}");
+            continue;
         }
         buf_adds(b, "},\"locations\":[{\"physicalLocation\":"
                  "{\"artifactLocation\":{");

@@ -32,8 +32,13 @@ void render_text(struct buf *b, const struct diag_list *l,
         const struct diag *d = &l->v[i];
         if (!render_visible(d, o))
             continue;
-        buf_addf(b, "%s%s:%u:%u:%s ", o->color ? "\033[1m" : "", render_file(d),
-                 d->line, d->col, o->color ? "\033[0m" : "");
+        if (d->line)
+            buf_addf(b, "%s%s:%u:%u:%s ", o->color ? "\033[1m" : "",
+                     render_file(d), d->line, d->col,
+                     o->color ? "\033[0m" : "");
+        else    /* a live object: no position */
+            buf_addf(b, "%s%s:%s ", o->color ? "\033[1m" : "",
+                     render_file(d), o->color ? "\033[0m" : "");
         buf_addf(b, "%s%s%s[%s] ", o->color ? col_sev[d->sev] : "",
                  sev_name(d->sev), o->color ? "\033[0m" : "", d->rule->id);
         text_object(b, d);
@@ -48,9 +53,14 @@ void render_text(struct buf *b, const struct diag_list *l,
             buf_addf(b, "    hint: %s\n", render_hint(d));
     }
     render_count(l, &e, &w, &n);
-    buf_addf(b, "%zu object%s in %zu file%s: %zu error%s, %zu warning%s",
-             o->objects, o->objects == 1 ? "" : "s", o->files,
-             o->files == 1 ? "" : "s", e, e == 1 ? "" : "s", w,
+    if (o->cluster)
+        buf_addf(b, "%zu object%s on %s", o->objects,
+                 o->objects == 1 ? "" : "s", o->cluster);
+    else
+        buf_addf(b, "%zu object%s in %zu file%s", o->objects,
+                 o->objects == 1 ? "" : "s", o->files,
+                 o->files == 1 ? "" : "s");
+    buf_addf(b, ": %zu error%s, %zu warning%s", e, e == 1 ? "" : "s", w,
              w == 1 ? "" : "s");
     if (n)
         buf_addf(b, ", %zu info%s", n, n == 1 ? "" : "s");

@@ -30,6 +30,37 @@ void config_release(struct config *cfg)
     memset(cfg, 0, sizeof(*cfg));
 }
 
+int config_load_under_flags(struct config *cfg, const char *path,
+                            struct err *err)
+{
+    struct config flags = *cfg;
+    size_t i;
+
+    config_init(cfg);
+    if (config_load_file(cfg, path, err) < 0) {
+        config_release(cfg);
+        *cfg = flags;
+        return -1;
+    }
+    if (flags.kube_version)
+        cfg->kube_version = arena_strdup(&cfg->arena, flags.kube_version);
+    for (i = 0; i < flags.ngates; i++)
+        config_add_gates(cfg, arena_printf(&cfg->arena, "%s=%s",
+                                           flags.gates[i].key,
+                                           flags.gates[i].value), err);
+    for (i = 0; i < flags.nruntime; i++)
+        config_add_runtime(cfg, arena_printf(&cfg->arena, "%s=%s",
+                                             flags.runtime[i].key,
+                                             flags.runtime[i].value), err);
+    for (i = 0; i < flags.nsevs; i++)
+        config_add_enable(cfg, flags.sevs[i].rule,
+                          flags.sevs[i].use_default, err);
+    cfg->show_suppressed |= flags.show_suppressed;
+    cfg->audit = flags.audit;
+    config_release(&flags);
+    return 0;
+}
+
 static void add_kv(struct config *cfg, struct config_kv **v, size_t *n,
                    const char *k, const char *val)
 {

@@ -31,6 +31,15 @@ struct config_map {
     const char *driver;         /* DRA driver name */
 };
 
+/* `claimcheck audit`: the objects are a live cluster's, read now */
+struct config_audit {
+    int on;                     /* live rules run (struct rule.flags) */
+    long long now;              /* the time of the reading, Unix seconds */
+    long long idle_after;       /* claim-idle: seconds allocated without a
+                                   running Pod; 0 = CONFIG_IDLE_AFTER */
+};
+#define CONFIG_IDLE_AFTER (24LL * 3600)
+
 struct config {
     struct arena arena;
     const char *kube_version;   /* "1.34"; NULL = newest in the table */
@@ -45,12 +54,18 @@ struct config {
     const char **excluded_ns;   /* webhook: namespaces never checked */
     size_t nexcluded;
     int show_suppressed;
+    struct config_audit audit;
 };
 
 void config_init(struct config *cfg);
 void config_release(struct config *cfg);
 /* Reads a YAML config file; unknown keys are an error naming file:line. */
 int config_load_file(struct config *cfg, const char *path, struct err *err);
+/* Loads the file at path under what cfg already holds (the command
+ * line's settings, which win): the file first, then those again. On
+ * failure cfg keeps the command line's settings. 0, or -1 with err. */
+int config_load_under_flags(struct config *cfg, const char *path,
+                            struct err *err);
 /* Command-line forms (kube-apiserver syntax): "A=true,B=false". */
 int config_set_kube_version(struct config *cfg, const char *v, struct err *err);
 int config_add_gates(struct config *cfg, const char *list, struct err *err);

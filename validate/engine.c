@@ -622,7 +622,7 @@ enum keep {
  * cross-object references. */
 static void add_one(struct run *r, enum keep how, const struct tnode *root,
                     const char *file, unsigned doc_index,
-                    const char *default_ns)
+                    const char *default_ns, int derived)
 {
     struct arena *a = how == KEEP_AS_IS ? r->arena : &r->doc;
     struct object *o = arena_alloc(a, sizeof(*o));
@@ -657,6 +657,7 @@ static void add_one(struct run *r, enum keep how, const struct tnode *root,
                         doc_index, o, &bad, &why) != OBJ_OK)
             BUG("a copied object reads differently");
     }
+    o->derived = derived;
     if (default_ns && *default_ns && !*o->ns)
         o->ns = arena_strdup(a, default_ns);
     if (how == CHECK_NOW) {
@@ -669,23 +670,30 @@ static void add_one(struct run *r, enum keep how, const struct tnode *root,
 
 static void add_root(struct run *r, enum keep how, const struct tnode *root,
                      const char *file, unsigned doc_index,
-                     const char *default_ns)
+                     const char *default_ns, int derived)
 {
     size_t i;
 
     if (object_is_list(root)) {
         const struct tnode *items = tree_get(root, "items");
         for (i = 0; i < items->n; i++)
-            add_one(r, how, items->kids[i], file, doc_index, default_ns);
+            add_one(r, how, items->kids[i], file, doc_index, default_ns,
+                    derived);
         return;
     }
-    add_one(r, how, root, file, doc_index, default_ns);
+    add_one(r, how, root, file, doc_index, default_ns, derived);
 }
 
 void run_add_root(struct run *r, const struct tnode *root, const char *file,
                   unsigned doc_index, const char *default_ns)
 {
-    add_root(r, KEEP_AS_IS, root, file, doc_index, default_ns);
+    add_root(r, KEEP_AS_IS, root, file, doc_index, default_ns, 0);
+}
+
+void run_add_derived(struct run *r, const struct tnode *root,
+                     const char *file)
+{
+    add_root(r, KEEP_AS_IS, root, file, 0, NULL, 1);
 }
 
 /* 1 if a line of the document has `{{` outside quotes: an unrendered
@@ -783,7 +791,7 @@ static void add_doc(struct run *r, enum keep how, const char *file,
         return;
     }
     if (d.root)
-        add_root(r, how, d.root, file, doc_index, NULL);
+        add_root(r, how, d.root, file, doc_index, NULL, 0);
 }
 
 /* Calls add_doc for the documents of a text that are pod-like (pods: 1)
@@ -877,7 +885,10 @@ static void check_object(struct run *r, const struct object *o)
     cx.obj = o;
     for (k = 0; k < r->e->rules->n; k++) {
         const struct rule *rule = &r->e->rules->v[k];
+        int live = (rule->flags & RULE_LIVE) != 0;
         if (!rule->check || !(rule->kinds & o->kind))
+            continue;
+        if (live ? !r->e->cfg->audit.on : o->derived)
             continue;
         cx.rule = rule;
         cx.sev = r->e->sev[k];
@@ -887,7 +898,9 @@ static void check_object(struct run *r, const struct object *o)
             return;
         rule->check(&cx, o);
     }
-    if (o->kind != K_OTHER)
+    /* other kinds have no suppressions; a derived object's owner's
+     * annotations were checked */
+    if (o->kind != K_OTHER && !o->derived)
         check_suppressions(r, o);
 }
 

@@ -118,6 +118,11 @@ struct object {
     const char *file;
     unsigned doc_index;
     int inventory;                  /* context only: never reported */
+    int derived;                    /* made by a controller from a checked
+                                       owner (an audit's Pods of a
+                                       ReplicaSet, claims of a template):
+                                       only live rules check it, the
+                                       owner's checks cover the rest */
     long long replicas;             /* workloads: replicas / parallelism */
     const struct tnode *replicas_node;
     struct podspec *pod;            /* K_PODLIKE */

@@ -26,10 +26,19 @@ enum category {
     CAT_API_VERSION, CAT_SELECTOR, CAT_SATISFIABILITY, CAT_SHARING
 };
 
+/* struct rule.flags */
+enum {
+    RULE_LIVE = 1u << 0,        /* judges a live cluster's state (status,
+                                   allocations, time): runs only in an
+                                   audit (config.audit.on), and also on
+                                   derived objects (struct object) */
+};
+
 struct rule {
     const char *id;             /* "shared-claim-replicas": stable forever */
     enum category category;
     enum sev default_sev;
+    unsigned flags;             /* RULE_* */
     unsigned kinds;             /* K_* mask of the kinds it checks;
                                    0 = reported by the engine itself */
     void (*check)(struct check_ctx *cx, const struct object *obj);

@@ -33,6 +33,12 @@ void run_add_text(struct run *r, const char *file, const char *data,
 /* Adds one already-loaded document root (webhook). */
 void run_add_root(struct run *r, const struct tnode *root, const char *file,
                   unsigned doc_index, const char *default_ns);
+/* The same for an object a controller made from another checked object
+ * (audit: its ownerReferences name a listed controller): only live rules
+ * (RULE_LIVE) check it, so a template's finding is not repeated for
+ * every Pod or generated claim; other rules still see it as context. */
+void run_add_derived(struct run *r, const struct tnode *root,
+                     const char *file);
 /* Runs every enabled rule on every added object. */
 void run_check(struct run *r);
 size_t run_objects(const struct run *r);    /* Kubernetes objects seen */
