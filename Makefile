@@ -4,7 +4,9 @@
 #                                            -> build/libcore.a (the core)
 #   lint/*.c (not main.c)                    -> build/liblint.a (linter front end)
 #   lint/main.c                              -> build/claimcheck
-#   webhook/*.c certs/*.c (not main.c)       -> build/libhook.a
+#   webhook/*.c certs/*.c (not main.c)       -> build/libhook.a (links
+#                                               liblint.a: the audit's
+#                                               options and renderers)
 #   webhook/main.c                           -> build/claimcheck-webhook
 #   tests/unit/test_*.c                      -> build/tests/test_* (core)
 #   tests/unit/hook_test_*.c                 -> build/tests/hook_test_* (core+hook)
@@ -129,14 +131,14 @@ $(BUILD)/libhook.a: $(HOOK_OBJ)
 $(LINT_BIN): $(BUILD)/obj/lint/main.o $(BUILD)/liblint.a $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CORE_LIBS)
 
-$(HOOK_BIN): $(BUILD)/obj/webhook/main.o $(BUILD)/libhook.a $(BUILD)/libcore.a
+$(HOOK_BIN): $(BUILD)/obj/webhook/main.o $(BUILD)/libhook.a $(BUILD)/liblint.a $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(HOOK_LIBS) $(CORE_LIBS)
 
 $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CORE_LIBS) $(TEST_LIBS)
 
-$(BUILD)/tests/hook_test_%: $(BUILD)/obj/tests/unit/hook_test_%.o $(BUILD)/libhook.a $(BUILD)/libcore.a
+$(BUILD)/tests/hook_test_%: $(BUILD)/obj/tests/unit/hook_test_%.o $(BUILD)/libhook.a $(BUILD)/liblint.a $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(HOOK_LIBS) $(CORE_LIBS)
 

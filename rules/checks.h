@@ -33,6 +33,7 @@ void check_admin_access_namespace(struct check_ctx *cx,
                                   const struct object *o);
 void check_allocation_all_unbounded(struct check_ctx *cx,
                                     const struct object *o);
+void check_claim_idle(struct check_ctx *cx, const struct object *o);
 
 /* gates.c */
 void check_feature_gate_disabled(struct check_ctx *cx, const struct object *o);
@@ -56,6 +57,7 @@ void check_claim_unsatisfiable(struct check_ctx *cx, const struct object *o);
 void check_selector_runtime_error(struct check_ctx *cx,
                                   const struct object *o);
 void check_claim_scarce(struct check_ctx *cx, const struct object *o);
+void check_claim_blocked(struct check_ctx *cx, const struct object *o);
 
 /* selectors.c */
 void check_selector_invalid(struct check_ctx *cx, const struct object *o);

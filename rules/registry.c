@@ -105,6 +105,61 @@ static const struct rule rules[] = {
         .good = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n",
     },
     {
+        .id = "claim-blocked",
+        .category = CAT_SATISFIABILITY,
+        .default_sev = SEV_ERROR,
+        .flags = RULE_LIVE,
+        .kinds = K_CLAIM | K_POD,
+        .check = check_claim_blocked,
+        .summary = "(audit) a pending claim or Pod that cannot get devices "
+                   "now because other claims hold them, though an empty "
+                   "cluster could satisfy it",
+        .hint = "free the devices (delete the idle or finished claims "
+                "holding them), add capacity, or relax the request; the "
+                "details name who holds what",
+        .why = "On a live cluster the allocator only hands out devices no "
+               "other claim holds (status.allocation). A claim the cluster "
+               "could satisfy when empty but not now stays pending, and so "
+               "do the Pods waiting for it, until the holders let go. "
+               "Reported on pending ResourceClaims and on Pending, "
+               "unscheduled Pods (their claims together), with the "
+               "devices each request would need and the claims holding "
+               "them. Only `claimcheck audit` judges it.",
+        .bad = "# two GPUs on the node, both allocated to ResourceClaim "
+               "ml/old-run:\napiVersion: resource.k8s.io/v1\n"
+               "kind: ResourceClaim\nmetadata: {name: train, namespace: "
+               "ml}\nspec:\n  devices:\n    requests:\n    - name: gpu\n"
+               "      exactly: {deviceClassName: gpu.example.com, count: 2}\n",
+        .good = "# ml/old-run deleted (or its Pods finished): both GPUs are "
+                "free\n",
+    },
+    {
+        .id = "claim-idle",
+        .category = CAT_SHARING,
+        .default_sev = SEV_WARN,
+        .flags = RULE_LIVE,
+        .kinds = K_CLAIM,
+        .check = check_claim_idle,
+        .summary = "(audit) a claim allocated for longer than the idle "
+                   "threshold that no running Pod uses",
+        .hint = "delete the claim (or the Pod stuck holding it) so its "
+                "devices return to the pool; raise --idle-after if this "
+                "is expected",
+        .why = "An allocated ResourceClaim keeps its devices from every "
+               "other claim. When no Running Pod uses it - its Pods are "
+               "stuck Pending or gone, or nothing references it - the "
+               "devices sit idle while other workloads wait. Idle time is "
+               "measured from the claim's last status change (the newest "
+               "managedFields entry of its status), against --idle-after "
+               "(default 24h). Claims reserved for something other than a "
+               "Pod are not judged. Only `claimcheck audit` judges it.",
+        .bad = "status:\n  allocation: {devices: {results: [{request: gpu, "
+               "driver: gpu.example.com, pool: node-1, device: gpu-0}]}}\n"
+               "  reservedFor: [{resource: pods, name: stuck, uid: u1}]   "
+               "# Pending for 3 days\n",
+        .good = "# the claim deleted, or its Pod Running\n",
+    },
+    {
         .id = "claim-not-found",
         .category = CAT_REFERENCE,
         .default_sev = SEV_WARN,

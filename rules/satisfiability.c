@@ -1,7 +1,9 @@
 /*
  * satisfiability.c - rules that check claims, templates and Pods against
  * the devices of the inventory: selector-no-device, claim-unsatisfiable,
- * selector-runtime-error, claim-scarce. All silent without devices.
+ * selector-runtime-error, claim-scarce, and (audit) claim-blocked: the
+ * same question with the devices live claims hold taken. All silent
+ * without devices.
  *
  * The device model is the inventory's (built once per snapshot) unless the
  * linted input itself holds ResourceSlices or Nodes: then one model of
@@ -16,7 +18,9 @@
 #include <string.h>
 
 #include "../validate/allocate.h"
+#include "../validate/allocated.h"
 #include "../validate/arena.h"
+#include "../validate/buf.h"
 #include "../validate/cel/cel.h"
 #include "../validate/inventory.h"
 #include "../validate/limits.h"
@@ -700,4 +704,181 @@ void check_claim_scarce(struct check_ctx *cx, const struct object *o)
                    res->nwithdev + excl == 1 ? "" : "s",
                    excl ? arena_printf(a, " (%zu allowed by the pod's "
                                        "placement)", res->nwithdev) : "");
+}
+
+/* ==== claim-blocked (audit) ============================================== */
+
+#define MAX_HOLDERS 3           /* holders named per request */
+#define MAX_HELD 4              /* devices named per holder */
+
+/* The devices live claims hold, laid onto the run's model once. */
+static const struct allocated *held_get(struct check_ctx *cx, struct sat *s)
+{
+    void **slot = cx_memo(cx, "allocated");
+    struct allocated *al = *slot;
+    struct collect c;
+
+    if (al)
+        return al;
+    memset(&c, 0, sizeof(c));
+    c.a = cx_arena(cx);
+    cx_each(cx, K_CLAIM, collect_fn, &c);
+    al = arena_alloc(cx_arena(cx), sizeof(*al));
+    allocated_build(cx_arena(cx), s->m, c.v, c.n, al);
+    *slot = al;
+    return al;
+}
+
+static const char *claim_name(struct arena *a, const struct object *c)
+{
+    return arena_printf(a, "ResourceClaim %s", object_ref(a, c));
+}
+
+/* "request 'gpu' (2 devices): 3 of 4 matching devices are held: n1/g0,
+ * n1/g1 by ResourceClaim ml/a; n2/g0 by ResourceClaim ml/b" */
+static const char *held_line(struct arena *a, const struct devmodel *m,
+                             const struct allocated *al,
+                             const struct altinfo *ai)
+{
+    const struct object *who[MAX_HOLDERS];
+    struct buf b;
+    size_t nwho = 0, nmatch = 0, nheld = 0, i, k, shown, more = 0;
+    const char *out;
+
+    for (i = 0; i < m->ndevs; i++) {
+        if (!ai->sel[i])
+            continue;
+        nmatch++;
+        if (!al->taken[i] || ai->alt.admin || m->devs[i].multi)
+            continue;
+        nheld++;
+        for (k = 0; k < nwho && who[k] != al->holder[i]; k++)
+            ;
+        if (k == nwho && nwho < MAX_HOLDERS)
+            who[nwho++] = al->holder[i];
+    }
+    buf_init(&b, 4096);
+    buf_addf(&b, "request '%s'", ai->name);
+    if (ai->alt.all)
+        buf_adds(&b, " (all matching devices)");
+    else
+        buf_addf(&b, " (%lld device%s)", ai->alt.count,
+                 ai->alt.count == 1 ? "" : "s");
+    buf_addf(&b, ": %zu of %zu matching device%s %s held", nheld, nmatch,
+             nmatch == 1 ? "" : "s", nheld == 1 ? "is" : "are");
+    for (k = 0; k < nwho; k++) {
+        buf_adds(&b, k ? "; " : ": ");
+        for (i = 0, shown = 0; i < m->ndevs; i++) {
+            if (!ai->sel[i] || !al->taken[i] || al->holder[i] != who[k]
+                || m->devs[i].multi)
+                continue;
+            if (shown++ < MAX_HELD)
+                buf_addf(&b, "%s%s", shown > 1 ? ", " : "", m->devs[i].ref);
+            else
+                more++;
+        }
+        if (more)
+            buf_addf(&b, " and %zu more", more);
+        more = 0;
+        buf_addf(&b, " by %s", who[k] ? claim_name(a, who[k]) : "?");
+    }
+    out = arena_strdup(a, b.p);
+    buf_release(&b);
+    return out;
+}
+
+struct waiter {
+    const struct object *claim;
+    struct lines *l;
+    struct arena *a;
+    size_t n;
+};
+
+/* Pending Pods that use the claim (by name or as their generated claim). */
+static void waiter_fn(void *arg, const struct object *pod)
+{
+    struct waiter *w = arg;
+    const struct tnode *st = tree_get(pod->root, "status");
+    const struct tnode *gen = tree_get(st, "resourceClaimStatuses");
+    const char *phase = tree_str(tree_get(st, "phase"));
+    size_t i;
+    int uses = 0;
+
+    if (pod->kind != K_POD || strcmp(object_ns(pod), object_ns(w->claim))
+        || !phase || strcmp(phase, "Pending"))
+        return;
+    for (i = 0; pod->pod && i < pod->pod->nclaims && !uses; i++)
+        uses = pod->pod->claims[i].claim_name
+               && !strcmp(pod->pod->claims[i].claim_name, w->claim->name);
+    for (i = 0; tree_is_seq(gen) && i < gen->n && !uses; i++) {
+        const char *nm = tree_str(tree_get(gen->kids[i],
+                                           "resourceClaimName"));
+        uses = nm && !strcmp(nm, w->claim->name);
+    }
+    if (uses && w->n++ < 2)
+        line_add(w->l, arena_printf(w->a, "Pod %s is Pending, waiting for "
+                                    "it", object_ref(w->a, pod)));
+}
+
+void check_claim_blocked(struct check_ctx *cx, const struct object *o)
+{
+    struct arena *a = cx_arena(cx);
+    struct sat *s = sat_get(cx);
+    const struct allocated *al;
+    struct alloc_problem now;
+    struct alloc_result *res, nres;
+    const struct tnode *st = tree_get(o->root, "status");
+    const char *phase = tree_str(tree_get(st, "phase"));
+    struct problem *pb;
+    struct lines l;
+    size_t c, r, k;
+
+    if (!s->m || tree_get(o->metadata, "deletionTimestamp"))
+        return;
+    if (o->kind == K_CLAIM && tree_get(st, "allocation"))
+        return;     /* it has its devices */
+    if (o->kind == K_POD
+        && (!phase || strcmp(phase, "Pending")
+            || tree_str(tree_get(o->pod->spec, "nodeName"))))
+        return;     /* scheduled, running or done */
+    al = held_get(cx, s);
+    if (!al->nheld)
+        return;
+    pb = solve(cx, s, o, &res);
+    if (!pb || res->verdict != ALLOC_OK)
+        return;     /* not even on an empty cluster: claim-unsatisfiable */
+    now = pb->p;
+    now.taken = al->taken;
+    if (alloc_solve(obj_arena(s, o), s->m, &now, &nres) != ALLOC_FAIL)
+        return;
+    lines_init(a, &l);
+    for (c = 0; c < pb->nclaims; c++)
+        for (r = 0; r < pb->claims[c].nreqs; r++)
+            for (k = 0; k < pb->claims[c].reqs[r].nalts; k++)
+                line_add(&l, held_line(a, s->m, al,
+                                       &pb->claims[c].reqs[r].alts[k]));
+    if (o->kind == K_CLAIM) {
+        struct waiter w = {o, &l, a, 0};
+        cx_each(cx, K_POD, waiter_fn, &w);
+        if (w.n > 2)
+            line_add(&l, arena_printf(a, "and %zu more Pending Pods",
+                                      w.n - 2));
+    }
+    lines_close(a, &l);
+    if (o->kind == K_POD) {
+        report_details(cx, o->pod->claims_node, l.v, l.n, "the pod is "
+                       "Pending: %s cannot be allocated now, the devices "
+                       "%s are held by other claims (on an empty cluster "
+                       "%s)",
+                       pb->nclaims == 1
+                       ? arena_printf(a, "its claim '%s'", pb->claims[0].name)
+                       : arena_printf(a, "its %zu claims together",
+                                      pb->nclaims),
+                       pb->nclaims == 1 ? "it needs" : "they need",
+                       pb->nclaims == 1 ? "it could be" : "they could be");
+        return;
+    }
+    report_details(cx, o->claim->requests_node, l.v, l.n, "the claim cannot "
+                   "be allocated now: the devices it needs are held by "
+                   "other claims (on an empty cluster it could be)");
 }

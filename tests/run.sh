@@ -61,6 +61,7 @@ run_suite "match end-to-end" bash tests/e2e/match.sh
 [ -f tests/cel/run.sh ] && run_suite "cel conformance" bash tests/cel/run.sh
 [ -f tests/certs/run.sh ] && run_suite "certs end-to-end" bash tests/certs/run.sh
 [ -f tests/e2e/webhook/run.sh ] && run_suite "webhook end-to-end" bash tests/e2e/webhook/run.sh
+[ -f tests/e2e/audit/run.sh ] && run_suite "audit end-to-end (stand-in apiserver)" bash tests/e2e/audit/run.sh
 [ -f tests/e2e/faults/run.sh ] && run_suite "webhook server faults" bash tests/e2e/faults/run.sh
 [ -f tests/e2e/deploy.sh ] && run_suite "deploy manifests and CI files" bash tests/e2e/deploy.sh
 [ -f tests/e2e/formats.sh ] && run_suite "output formats (sarif, junit, github)" bash tests/e2e/formats.sh

@@ -35,6 +35,7 @@ struct kubeapi {
     CURL *curl;
     int (*stop)(void *cls);
     void *stop_cls;
+    size_t pages;               /* list pages read */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -91,6 +92,11 @@ void kubeapi_set_stop(struct kubeapi *k, int (*stop)(void *cls), void *cls)
 const char *kubeapi_server(const struct kubeapi *k)
 {
     return k->cr->server;
+}
+
+size_t kubeapi_pages(const struct kubeapi *k)
+{
+    return k->pages;
 }
 
 /* ==== one request ======================================================= */
@@ -430,6 +436,7 @@ long kubeapi_list(struct kubeapi *k, const char *path, unsigned limit,
             return -1;
         }
         buf_release(&body);
+        k->pages++;
         items = tree_get(t, "items");
         md = tree_get(t, "metadata");
         v = tree_str(tree_get(md, "resourceVersion"));

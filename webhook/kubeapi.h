@@ -62,6 +62,8 @@ void kubeapi_free(struct kubeapi *k);
  * "aborted"). */
 void kubeapi_set_stop(struct kubeapi *k, int (*stop)(void *cls), void *cls);
 const char *kubeapi_server(const struct kubeapi *k);
+/* List pages this client has read (kubeapi_list), for tests of paging. */
+size_t kubeapi_pages(const struct kubeapi *k);
 
 /* GET path (after the server URL) into body (its max bounds the answer).
  * Returns the HTTP status, or -1 with err saying what failed (cannot

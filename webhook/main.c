@@ -1,5 +1,6 @@
 /*
- * main.c - claimcheck-webhook: subcommands (serve, certs, version, help),
+ * main.c - claimcheck-webhook: subcommands (serve, certs, audit, version,
+ * help),
  * flags, signals, startup and graceful shutdown. The only file with
  * mutable globals: the signal flags.
  */
@@ -20,6 +21,7 @@
 #include "../validate/target.h"
 #include "../validate/version.h"
 #include "admission.h"
+#include "audit.h"
 #include "cluster.h"
 #include "invfiles.h"
 #include "invstore.h"
@@ -129,6 +131,8 @@ static void usage(FILE *f)
           "[options]\n"
           "       claimcheck-webhook certs --service NAME --namespace NS "
           "[--out DIR]\n"
+          "       claimcheck-webhook audit [options] (claimcheck audit "
+          "--help)\n"
           "       claimcheck-webhook version\n"
           "\n"
           "serve options:\n", f);
@@ -482,6 +486,7 @@ static const struct {
 } commands[] = {
     { "serve", cmd_serve },
     { "certs", certs_main },
+    { "audit", audit_main },
     { "version", cmd_version },
     { "--version", cmd_version },
     { "help", cmd_help },

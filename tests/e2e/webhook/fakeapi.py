@@ -1,40 +1,89 @@
 #!/usr/bin/env python3
 """fakeapi.py - a small HTTPS stand-in for kube-apiserver, for the webhook's
-in-cluster sync tests. Serves list (with limit/continue), chunked watch
-streams (ADDED/MODIFIED/DELETED), a 410 Gone ERROR event and a dropped
-connection on demand, and checks the bearer token. Binds 127.0.0.1 only.
+in-cluster sync tests and `claimcheck audit`. Binds 127.0.0.1 only.
+
+Serves list (with limit/continue) of every kind the webhook watches and the
+audit reads (cluster-wide and per namespace), GET of one Namespace, chunked
+watch streams (ADDED/MODIFIED/DELETED), a 410 Gone ERROR event and a dropped
+connection on demand, GET /version and the discovery documents of
+resource.k8s.io (only the versions --dra-versions names are served: others,
+and the group itself with --dra-versions none, are 404).
+
+Authentication: a bearer token (--token, repeatable) or a client
+certificate signed by --client-ca (its CN is the user); anything else is
+401. Authorization: --deny RESOURCE answers 403 with the apiserver's
+Status message for that resource (e.g. resourceclaims).
+
+Objects: the built-in set (the webhook tests'), or --objects FILE (YAML
+documents or Lists, grouped by kind). A string "{{ago 48h}}" in them becomes
+the RFC 3339 time that long before the server started ("{{ago 0s}}": now).
 
 Control (no auth, test only):
   POST /_control {"op": "add"|"delete", "resource": R, "object": {...}}
   POST /_control {"op": "gone"|"drop", "resource": R}
-  GET  /_stats   -> {"lists": {R: n}, "watches": {R: n},
+  GET  /_stats   -> {"lists": {R: list pages served}, "watches": {R: n},
+                     "auth": {"token": n, "cert": n}, "denied": n,
                      "agents": [User-Agent of authenticated requests]}
 """
 import argparse
+import datetime
 import json
 import os
+import re
 import ssl
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-RESOURCES = {
-    "/api/v1/nodes": ("nodes", "NodeList", "v1"),
-    "/api/v1/namespaces": ("namespaces", "NamespaceList", "v1"),
-    "/apis/resource.k8s.io/v1/deviceclasses":
-        ("deviceclasses", "DeviceClassList", "resource.k8s.io/v1"),
-    "/apis/resource.k8s.io/v1/resourceslices":
-        ("resourceslices", "ResourceSliceList", "resource.k8s.io/v1"),
-    "/apis/resource.k8s.io/v1/resourceclaims":
-        ("resourceclaims", "ResourceClaimList", "resource.k8s.io/v1"),
-    "/apis/resource.k8s.io/v1/resourceclaimtemplates":
-        ("resourceclaimtemplates", "ResourceClaimTemplateList",
-         "resource.k8s.io/v1"),
+# plural -> (group, kind, namespaced); the version of resource.k8s.io is
+# DRA_VERSION, the others v1
+TYPES = {
+    "nodes": ("", "Node", False),
+    "namespaces": ("", "Namespace", False),
+    "pods": ("", "Pod", True),
+    "replicationcontrollers": ("", "ReplicationController", True),
+    "deployments": ("apps", "Deployment", True),
+    "replicasets": ("apps", "ReplicaSet", True),
+    "statefulsets": ("apps", "StatefulSet", True),
+    "daemonsets": ("apps", "DaemonSet", True),
+    "jobs": ("batch", "Job", True),
+    "cronjobs": ("batch", "CronJob", True),
+    "deviceclasses": ("resource.k8s.io", "DeviceClass", False),
+    "resourceslices": ("resource.k8s.io", "ResourceSlice", False),
+    "resourceclaims": ("resource.k8s.io", "ResourceClaim", True),
+    "resourceclaimtemplates": ("resource.k8s.io", "ResourceClaimTemplate",
+                               True),
+    "devicetaintrules": ("resource.k8s.io", "DeviceTaintRule", False),
 }
-KINDS = {"nodes": "Node", "namespaces": "Namespace",
-         "deviceclasses": "DeviceClass", "resourceslices": "ResourceSlice",
-         "resourceclaims": "ResourceClaim",
-         "resourceclaimtemplates": "ResourceClaimTemplate"}
+KINDS = {p: t[1] for p, t in TYPES.items()}
+PLURAL = {t[1]: p for p, t in TYPES.items()}
+DRA_VERSIONS = ["v1"]           # served versions, preferred first
+TAINT_VERSION = None            # where DeviceTaintRules are served
+RESOURCES = {}                  # cluster-wide list path -> (plural,
+                                # list kind, apiVersion)
+
+
+def api_version(plural):
+    group = TYPES[plural][0]
+    if plural == "devicetaintrules":
+        return "resource.k8s.io/" + (TAINT_VERSION or "")
+    if group == "resource.k8s.io":
+        return "resource.k8s.io/" + DRA_VERSIONS[0]
+    return (group + "/v1") if group else "v1"
+
+
+def build_resources():
+    RESOURCES.clear()
+    for plural in TYPES:
+        if TYPES[plural][0] == "resource.k8s.io":
+            if not DRA_VERSIONS:
+                continue
+            if plural == "devicetaintrules" and not TAINT_VERSION:
+                continue
+        av = api_version(plural)
+        prefix = "/apis/" + av if "/" in av else "/api/v1"
+        RESOURCES[prefix + "/" + plural] = (plural, KINDS[plural] + "List",
+                                            av)
 
 
 def initial_objects():
@@ -49,15 +98,60 @@ def initial_objects():
         "kubernetes.io/hostname": n}}, "status": {
         "capacity": {"cpu": "8"}, "allocatable": {"cpu": "8"},
         "images": [{"names": ["x" * 100]}] * 20}}
-    return {
-        "nodes": {"/node-a": node("node-a"), "/node-b": node("node-b")},
-        "namespaces": {"/default": {"metadata": {"name": "default"}},
-                       "/ml": {"metadata": {"name": "ml"}}},
-        "deviceclasses": {"/gpu.nvidia.com": gpu_class},
-        "resourceslices": {},
-        "resourceclaims": {},
-        "resourceclaimtemplates": {"ml/single-gpu": tmpl},
-    }
+    objs = {p: {} for p in TYPES}
+    objs["nodes"] = {"/node-a": node("node-a"), "/node-b": node("node-b")}
+    objs["namespaces"] = {"/default": {"metadata": {"name": "default"}},
+                          "/ml": {"metadata": {"name": "ml"}}}
+    objs["deviceclasses"] = {"/gpu.nvidia.com": gpu_class}
+    objs["resourceclaimtemplates"] = {"ml/single-gpu": tmpl}
+    return objs
+
+
+AGO = re.compile(r"\{\{ago ([0-9]+)([smhd])\}\}")
+
+
+def fill_times(o, start):
+    """{{ago 48h}} -> RFC 3339 time 48 hours before start"""
+    if isinstance(o, dict):
+        return {k: fill_times(v, start) for k, v in o.items()}
+    if isinstance(o, list):
+        return [fill_times(v, start) for v in o]
+    if isinstance(o, str):
+        def one(m):
+            n = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600,
+                                   "d": 86400}[m.group(2)]
+            t = start - datetime.timedelta(seconds=n)
+            return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return AGO.sub(one, o)
+    return o
+
+
+def load_objects(path):
+    import yaml     # PyYAML: the tests' other Python checks use it too
+    objs = {p: {} for p in TYPES}
+    start = datetime.datetime.now(datetime.timezone.utc)
+    with open(path) as f:
+        docs = [d for d in yaml.safe_load_all(f) if d]
+    items = []
+    for d in docs:
+        if d.get("kind", "").endswith("List") and "items" in d:
+            items.extend(d["items"])
+        else:
+            items.append(d)
+    for o in items:
+        o = fill_times(o, start)
+        plural = PLURAL.get(o.get("kind"))
+        if not plural:
+            sys.exit("fakeapi: %s: unknown kind %r" % (path, o.get("kind")))
+        md = o.setdefault("metadata", {})
+        md.setdefault("uid", "uid-%s-%s-%s" % (plural, md.get("namespace",
+                                                             ""),
+                                               md["name"]))
+        # list items carry no apiVersion/kind: the client must add them
+        o.pop("apiVersion", None)
+        o.pop("kind", None)
+        objs[plural][md.get("namespace", "") + "/" + md["name"]] = o
+    return objs
 
 
 class State:
@@ -65,14 +159,19 @@ class State:
         self.lock = threading.Condition()
         self.rv = 100
         self.objs = initial_objects()
-        for r, m in self.objs.items():
-            for o in m.values():
-                o["metadata"]["resourceVersion"] = str(self.rv)
+        self.stamp()
         self.events = {r: [] for r in KINDS}     # (seq, event or command)
         self.seq = 0
         self.lists = {r: 0 for r in KINDS}
         self.watches = {r: 0 for r in KINDS}
         self.agents = set()
+        self.auth = {"token": 0, "cert": 0}
+        self.denied = 0
+
+    def stamp(self):
+        for m in self.objs.values():
+            for o in m.values():
+                o["metadata"]["resourceVersion"] = str(self.rv)
 
     def push(self, res, item):
         with self.lock:
@@ -82,7 +181,16 @@ class State:
 
 
 STATE = State()
-TOKEN = ""
+TOKEN = ""          # the first --token (faultapi.py compares with it)
+TOKENS = set()
+DENY = set()
+VERSION = ("1", "34")
+
+
+def status(code, reason, message):
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {},
+            "status": "Failure", "message": message, "reason": reason,
+            "code": code}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -123,27 +231,135 @@ class Handler(BaseHTTPRequestHandler):
             STATE.push(res, op)
         self.send_json(200, {"ok": True})
 
+    def user(self):
+        """The authenticated user, or None"""
+        h = self.headers.get("Authorization", "")
+        if h.startswith("Bearer ") and (h[7:] in TOKENS
+                                        or (TOKEN and h[7:] == TOKEN)):
+            with STATE.lock:
+                STATE.auth["token"] += 1
+            return "token-user"
+        try:
+            cert = self.connection.getpeercert()
+        except (AttributeError, ValueError):
+            cert = None
+        if cert:
+            for rdn in cert.get("subject", ()):
+                for k, v in rdn:
+                    if k == "commonName":
+                        with STATE.lock:
+                            STATE.auth["cert"] += 1
+                        return v
+        return None
+
+    def discovery(self, path):
+        """/version and resource.k8s.io discovery; None if not one"""
+        if path == "/version":
+            return 200, {"major": VERSION[0], "minor": VERSION[1],
+                         "gitVersion": "v%s.%s.0" % VERSION}
+        if path == "/apis/resource.k8s.io":
+            if not DRA_VERSIONS:
+                return 404, status(404, "NotFound", "the server could not "
+                                   "find the requested resource")
+            vs = [{"groupVersion": "resource.k8s.io/" + v, "version": v}
+                  for v in DRA_VERSIONS]
+            return 200, {"kind": "APIGroup", "apiVersion": "v1",
+                         "name": "resource.k8s.io", "versions": vs,
+                         "preferredVersion": vs[0]}
+        m = re.fullmatch(r"/apis/resource\.k8s\.io/([a-z0-9]+)", path)
+        if m:
+            v = m.group(1)
+            if v not in DRA_VERSIONS:
+                return 404, status(404, "NotFound", "the server could not "
+                                   "find the requested resource")
+            names = [p for p, t in TYPES.items()
+                     if t[0] == "resource.k8s.io"
+                     and (p != "devicetaintrules" or v == TAINT_VERSION)]
+            return 200, {"kind": "APIResourceList", "apiVersion": "v1",
+                         "groupVersion": "resource.k8s.io/" + v,
+                         "resources": [{"name": p, "kind": KINDS[p],
+                                        "namespaced": TYPES[p][2]}
+                                       for p in names]}
+        return None
+
+    def route(self, path):
+        """(plural, namespace or None, name or None) or None"""
+        m = re.fullmatch(r"/api/v1/namespaces/([^/]+)", path)
+        if m:
+            return "namespaces", None, m.group(1)
+        for prefix in ["/api/v1"] + ["/apis/%s/%s" % (g, v)
+                                     for g, v in (("apps", "v1"),
+                                                  ("batch", "v1"))] + \
+                ["/apis/resource.k8s.io/" + v for v in DRA_VERSIONS]:
+            if not path.startswith(prefix + "/"):
+                continue
+            rest = path[len(prefix) + 1:].split("/")
+            ns = None
+            if len(rest) == 3 and rest[0] == "namespaces":
+                ns, rest = rest[1], rest[2:]
+            if len(rest) != 1 or rest[0] not in TYPES:
+                return None
+            plural = rest[0]
+            av = api_version(plural)
+            if prefix != ("/apis/" + av if "/" in av else "/api/v1"):
+                return None
+            if ns is not None and not TYPES[plural][2]:
+                return None
+            return plural, ns, None
+        return None
+
     def do_GET(self):
         path, _, query = self.path.partition("?")
         if path == "/_stats":
             with STATE.lock:
-                agents = sorted(STATE.agents)
-            return self.send_json(200, {"lists": STATE.lists,
-                                        "watches": STATE.watches,
-                                        "agents": agents})
-        if self.headers.get("Authorization") != "Bearer " + TOKEN:
-            return self.send_json(401, {"kind": "Status", "code": 401})
+                return self.send_json(200, {
+                    "lists": STATE.lists, "watches": STATE.watches,
+                    "auth": STATE.auth,
+                    "denied": STATE.denied,
+                    "agents": sorted(STATE.agents)})
+        user = self.user()
+        if user is None:
+            return self.send_json(401, status(401, "Unauthorized",
+                                              "Unauthorized"))
         with STATE.lock:
             STATE.agents.add(self.headers.get("User-Agent", ""))
-        if path not in RESOURCES:
-            return self.send_json(404, {"kind": "Status", "code": 404})
-        res, list_kind, api = RESOURCES[path]
+        d = self.discovery(path)
+        if d:
+            return self.send_json(*d)
+        r = self.route(path)
+        if not r:
+            return self.send_json(404, status(404, "NotFound", "the server "
+                                              "could not find the "
+                                              "requested resource"))
+        res, ns, name = r
+        group = TYPES[res][0]
+        if res in DENY:
+            with STATE.lock:
+                STATE.denied += 1
+            where = ('in the namespace "%s"' % ns) if ns else \
+                "at the cluster scope"
+            return self.send_json(403, status(
+                403, "Forbidden", '%s%s is forbidden: User "%s" cannot %s '
+                'resource "%s" in API group "%s" %s' % (
+                    res, "." + group if group else "", user,
+                    "get" if name else "list", res, group, where)))
+        if name is not None:
+            with STATE.lock:
+                o = STATE.objs[res].get("/" + name)
+            if not o:
+                return self.send_json(404, status(404, "NotFound",
+                                                  '%s "%s" not found' %
+                                                  (res, name)))
+            return self.send_json(200, dict(o, apiVersion=api_version(res),
+                                            kind=KINDS[res]))
+        list_kind, av = KINDS[res] + "List", api_version(res)
         q = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
         if q.get("watch") in ("1", "true"):
             return self.watch(res, q)
         with STATE.lock:
-            STATE.lists[res] += 1
-            items = [STATE.objs[res][k] for k in sorted(STATE.objs[res])]
+            STATE.lists[res] += 1       # every page
+            items = [STATE.objs[res][k] for k in sorted(STATE.objs[res])
+                     if ns is None or k.split("/", 1)[0] == ns]
             rv = str(STATE.rv)
         start = int(q.get("continue", "0") or "0")
         limit = int(q.get("limit", "0") or "0") or len(items) or 1
@@ -151,7 +367,7 @@ class Handler(BaseHTTPRequestHandler):
         md = {"resourceVersion": rv}
         if start + limit < len(items):
             md["continue"] = str(start + limit)
-        self.send_json(200, {"kind": list_kind, "apiVersion": api,
+        self.send_json(200, {"kind": list_kind, "apiVersion": av,
                              "metadata": md, "items": page})
 
     def chunk(self, data):
@@ -195,20 +411,42 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
 
 
+build_resources()
+
+
 def main():
-    global TOKEN
+    global TOKEN, TAINT_VERSION, VERSION
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file")
     ap.add_argument("--cert", required=True)
     ap.add_argument("--key", required=True)
-    ap.add_argument("--token", required=True)
+    ap.add_argument("--token", action="append", default=[])
+    ap.add_argument("--client-ca")
+    ap.add_argument("--objects")
+    ap.add_argument("--version", default="1.34")
+    ap.add_argument("--dra-versions", default="v1")
+    ap.add_argument("--taint-version")
+    ap.add_argument("--deny", action="append", default=[])
     a = ap.parse_args()
-    TOKEN = a.token
+    TOKENS.update(a.token)
+    TOKEN = a.token[0] if a.token else ""
+    DENY.update(a.deny)
+    VERSION = tuple(a.version.split(".", 1))
+    DRA_VERSIONS[:] = [] if a.dra_versions == "none" else \
+        a.dra_versions.split(",")
+    TAINT_VERSION = a.taint_version
+    build_resources()
+    if a.objects:
+        STATE.objs = load_objects(a.objects)
+        STATE.stamp()
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     srv.daemon_threads = True
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(a.cert, a.key)
+    if a.client_ca:
+        ctx.verify_mode = ssl.CERT_OPTIONAL
+        ctx.load_verify_locations(a.client_ca)
     srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     if a.port_file:
         with open(a.port_file + ".tmp", "w") as f:
