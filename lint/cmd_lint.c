@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../rules/rules.h"
@@ -223,6 +224,7 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     ro.rules = &rules_builtin;
     ro.kube_version = engine_kube_version(eng);
     ro.tool_version = claimcheck_version;
+    ro.now = (long long)time(NULL);
     ro.files = in.n;
     ro.objects = run_objects(run);
     outputs_objects(&arena, run, &ro);

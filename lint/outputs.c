@@ -127,6 +127,7 @@ void outputs_objects(struct arena *a, const struct run *r,
     v = arena_alloc(a, (n + 1) * sizeof(*v));
     for (i = 0; i < n; i++) {
         v[i].file = objs[i].file;
+        v[i].api_version = objs[i].api_version;
         v[i].kind = objs[i].kind;
         v[i].ns = objs[i].ns;
         v[i].name = objs[i].name;

@@ -18,6 +18,7 @@ const struct render_format render_formats[] = {
     { .name = "sarif", .render = render_sarif },
     { .name = "junit", .render = render_junit },
     { .name = "github", .render = render_github },
+    { .name = "policyreport", .render = render_policyreport },
 };
 const size_t render_nformats = sizeof(render_formats)
                                / sizeof(render_formats[0]);

@@ -1,8 +1,8 @@
 /*
  * render.h - the output formats of a finding list, one file each
  * (render_text.c, render_json.c, render_sarif.c, render_junit.c,
- * render_github.c) behind one table, render_formats[] in render.c: a new
- * format is one file and one row. Every renderer reads the same struct
+ * render_github.c, render_policyreport.c) behind one table,
+ * render_formats[] in render.c: a new format is one file and one row. Every renderer reads the same struct
  * diag fields; none decides severities or filters rules (the engine did).
  */
 #ifndef CLAIMCHECK_RENDER_H
@@ -16,9 +16,10 @@
 struct buf;
 struct ruleset;
 
-/* A checked object, for JUnit (one testcase each) */
+/* A checked object: JUnit has one testcase each, a PolicyReport one pass
+ * result for each without a finding */
 struct render_object {
-    const char *file, *kind, *ns, *name;
+    const char *file, *api_version, *kind, *ns, *name;
 };
 
 struct render_opts {
@@ -35,6 +36,7 @@ struct render_opts {
     const char *cluster;        /* audit: the apiserver read ("https://..."):
                                    findings are located by object, not by
                                    file:line, and the summary names it */
+    long long now;              /* Unix seconds: PolicyReport timestamps */
 };
 
 struct render_format {

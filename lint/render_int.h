@@ -19,6 +19,8 @@ void render_junit(struct buf *b, const struct diag_list *l,
                   const struct render_opts *o);
 void render_github(struct buf *b, const struct diag_list *l,
                    const struct render_opts *o);
+void render_policyreport(struct buf *b, const struct diag_list *l,
+                         const struct render_opts *o);
 
 /* the finding's hint: its own, else its rule's */
 const char *render_hint(const struct diag *d);

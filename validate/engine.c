@@ -147,6 +147,11 @@ const char *engine_kube_version(const struct engine *e)
     return e->target.version;
 }
 
+const struct config *engine_config(const struct engine *e)
+{
+    return e->cfg;
+}
+
 const struct ruleset *engine_rules(const struct engine *e)
 {
     return e->rules;

@@ -31,6 +31,8 @@ struct ruleset;
  * unknown rule id in the config...). */
 struct engine *engine_new(const struct config *cfg,
                           const struct ruleset *rules, struct err *err);
+/* The config the engine was built with (borrowed). */
+const struct config *engine_config(const struct engine *e);
 /* The rule table the engine was built with. */
 const struct ruleset *engine_rules(const struct engine *e);
 void engine_free(struct engine *e);

@@ -14,6 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lint/cli.h"
+#include "../lint/cmds.h"
+#include "../lint/outputs.h"
+#include "../lint/render.h"
 #include "../rules/rules.h"
 #include "../validate/arena.h"
 #include "../validate/cel/cel.h"
@@ -24,10 +28,6 @@
 #include "../validate/run.h"
 #include "../validate/target.h"
 #include "../validate/version.h"
-#include "../lint/cli.h"
-#include "../lint/cmds.h"
-#include "../lint/outputs.h"
-#include "../lint/render.h"
 #include "clusterread.h"
 #include "kubeapi.h"
 #include "kubeconfig.h"
@@ -171,22 +171,70 @@ static int read_creds(const struct audit_args *a, struct kubecreds *cr,
 
 /* The engine for the version -k gave, else the apiserver's; a version the
  * gate table does not know yet is judged as the newest it knows. */
-static struct engine *engine_for(struct config *cfg, const char *cluster,
+static struct engine *engine_for(struct audit *a, struct config *cfg,
                                  struct err *err)
 {
+    const char *cluster = a->live.version;
     struct engine *e;
 
     if (!cfg->kube_version && *cluster)
-        cfg->kube_version = arena_strdup(&cfg->arena, cluster);
+        cfg->kube_version = cluster;
     e = engine_new(cfg, &rules_builtin, err);
-    if (e || strcmp(cfg->kube_version ? cfg->kube_version : "", cluster)
-        || !*cluster)
+    if (e || cfg->kube_version != cluster)
         return e;
-    fprintf(stderr, PROG ": note: the apiserver is Kubernetes %s, which "
-            "the gate table does not know: judging as %s (give -k to "
-            "choose)\n", cluster, target_newest());
+    snprintf(a->note, sizeof(a->note), "the apiserver is Kubernetes %s, "
+             "which the gate table does not know: judging as %s (give -k "
+             "to choose)", cluster, target_newest());
     cfg->kube_version = target_newest();
     return engine_new(cfg, &rules_builtin, err);
+}
+
+int audit_cluster(struct audit *a, struct kubeapi *k, struct config *cfg,
+                  const struct clusterread_opts *o, struct err *err)
+{
+    memset(a, 0, sizeof(*a));
+    clusterread_init(&a->live);
+    arena_init(&a->arena, ARENA_RUN_BYTES);
+    diag_list_init(&a->diags, &a->arena);
+    if ((!cfg->kube_version
+         && clusterread_version(k, &a->live, &a->fail, err) < 0)
+        || clusterread_all(k, o, &a->live, &a->fail, err) < 0)
+        return -1;
+    cfg->audit.on = 1;
+    cfg->audit.now = (long long)time(NULL);
+    a->eng = engine_for(a, cfg, err);
+    if (!a->eng)
+        return -1;
+    a->inv = inventory_new();
+    a->run = run_new(a->eng, a->inv, &a->arena, &a->diags);
+    clusterread_to_run(&a->live, a->run, a->inv, kubeapi_server(k));
+    run_check(a->run);
+    diag_list_sort(&a->diags);
+    return 0;
+}
+
+void audit_render_opts(struct audit *a, const char *server,
+                       struct render_opts *ro)
+{
+    memset(ro, 0, sizeof(*ro));
+    ro->rules = &rules_builtin;
+    ro->kube_version = engine_kube_version(a->eng);
+    ro->tool_version = claimcheck_version;
+    ro->objects = run_objects(a->run);
+    ro->cluster = server;
+    ro->now = engine_config(a->eng)->audit.now;
+    outputs_objects(&a->arena, a->run, ro);
+}
+
+void audit_release(struct audit *a)
+{
+    if (a->run)
+        run_free(a->run);
+    engine_free(a->eng);
+    inventory_free(a->inv);
+    clusterread_release(&a->live);
+    arena_release(&a->arena);
+    memset(a, 0, sizeof(*a));
 }
 
 int audit_main(int argc, char **argv)
@@ -194,24 +242,16 @@ int audit_main(int argc, char **argv)
     struct audit_args a;
     struct kubecreds cr;
     struct kubeapi *k = NULL;
-    struct clusterread live;
-    struct clusterread_fail fail;
-    struct engine *eng = NULL;
-    struct inventory *inv = NULL;
-    struct run *run = NULL;
-    struct arena arena;
-    struct diag_list diags;
+    struct audit au;
     struct render_opts ro;
     struct err err;
     int ret = 2, rc;
 
     memset(&a, 0, sizeof(a));
+    memset(&au, 0, sizeof(au));
     config_init(&a.cfg);
     outputs_init(&a.outs);
     kubecreds_init(&cr);
-    clusterread_init(&live);
-    arena_init(&arena, ARENA_RUN_BYTES);
-    memset(&fail, 0, sizeof(fail));
     err.msg[0] = '\0';
     rc = parse(argc, argv, &a);
     if (rc) {
@@ -220,63 +260,33 @@ int audit_main(int argc, char **argv)
     }
     if (!a.config_path && access(".claimcheck.yaml", R_OK) == 0)
         a.config_path = ".claimcheck.yaml";
-    if (a.config_path
-        && config_load_under_flags(&a.cfg, a.config_path, &err) < 0) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        goto out;
-    }
-    if (read_creds(&a, &cr, &err) < 0) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        goto out;
-    }
-    if (kubeapi_global_init(&err) < 0) {
+    if ((a.config_path
+         && config_load_under_flags(&a.cfg, a.config_path, &err) < 0)
+        || read_creds(&a, &cr, &err) < 0
+        || kubeapi_global_init(&err) < 0) {
         fprintf(stderr, PROG ": %s\n", err.msg);
         goto out;
     }
     k = kubeapi_new(&cr);
-    if ((!a.cfg.kube_version && clusterread_version(k, &live, &fail,
-                                                     &err) < 0)
-        || clusterread_all(k, &a.read, &live, &fail, &err) < 0) {
-        explain(&cr, &fail, &err);
+    if (audit_cluster(&au, k, &a.cfg, &a.read, &err) < 0) {
+        explain(&cr, &au.fail, &err);
         goto out;
     }
-    a.cfg.audit.on = 1;
-    a.cfg.audit.now = (long long)time(NULL);
-    eng = engine_for(&a.cfg, live.version, &err);
-    if (!eng) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        goto out;
-    }
-    inv = inventory_new();
-    diag_list_init(&diags, &arena);
-    run = run_new(eng, inv, &arena, &diags);
-    clusterread_to_run(&live, run, inv, cr.server);
-    run_check(run);
-    diag_list_sort(&diags);
-    memset(&ro, 0, sizeof(ro));
+    if (au.note[0])
+        fprintf(stderr, PROG ": note: %s\n", au.note);
+    audit_render_opts(&au, cr.server, &ro);
     ro.hints = !a.no_hints;
     ro.show_suppressed = a.cfg.show_suppressed;
     ro.fail_on = a.outs.fail_on;
-    ro.rules = &rules_builtin;
-    ro.kube_version = engine_kube_version(eng);
-    ro.tool_version = claimcheck_version;
-    ro.objects = run_objects(run);
-    ro.cluster = cr.server;
-    outputs_objects(&arena, run, &ro);
-    if (outputs_write(&a.outs, PROG, &diags, &ro) < 0)
+    if (outputs_write(&a.outs, PROG, &au.diags, &ro) < 0)
         goto out;
-    ret = outputs_failed(&a.outs, &diags);
+    ret = outputs_failed(&a.outs, &au.diags);
 out:
-    if (run)
-        run_free(run);
-    engine_free(eng);
-    inventory_free(inv);
+    audit_release(&au);
     kubeapi_free(k);
     if (k)
         kubeapi_global_cleanup();
-    clusterread_release(&live);
     kubecreds_release(&cr);
     config_release(&a.cfg);
-    arena_release(&arena);
     return ret;
 }

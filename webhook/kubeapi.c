@@ -137,6 +137,10 @@ struct sink {
     struct buf *body;
     void (*on_line)(void *cls, const char *line, size_t len);
     void *cls;
+    const char *method;         /* NULL: GET */
+    const char *content_type;   /* of send */
+    const char *send;           /* request body, or NULL */
+    size_t send_len;
 };
 
 static size_t on_data(char *p, size_t size, size_t nmemb, void *cls)
@@ -186,7 +190,7 @@ static int transfer_err(struct kubeapi *k, CURLcode rc, const char *path,
                        why);
     case CURLE_OPERATION_TIMEDOUT:
         return err_set(err, "the apiserver at '%s' did not answer in time "
-                       "(GET %s): %s", srv, path, why);
+                       "(%s): %s", srv, path, why);
     case CURLE_PEER_FAILED_VERIFICATION:
         return err_set(err, "TLS: the certificate of '%s' is not trusted "
                        "(check certificate-authority and the server name): "
@@ -200,12 +204,11 @@ static int transfer_err(struct kubeapi *k, CURLcode rc, const char *path,
     case CURLE_SSL_CONNECT_ERROR:
         return err_set(err, "TLS handshake with '%s' failed: %s", srv, why);
     case CURLE_ABORTED_BY_CALLBACK:
-        return err_set(err, "GET %s: aborted", path);
+        return err_set(err, "%s: aborted", path);
     case CURLE_WRITE_ERROR:
-        return err_set(err, "GET %s: the answer is larger than allowed",
-                       path);
+        return err_set(err, "%s: the answer is larger than allowed", path);
     default:
-        return err_set(err, "GET %s%s: %s", srv, path, why);
+        return err_set(err, "%s%s: %s", srv, path, why);
     }
 }
 
@@ -284,6 +287,10 @@ static long perform(struct kubeapi *k, const char *path, struct sink *s,
     snprintf(full, sizeof(full), "%s%s", cr->server, path);
     snprintf(ua, sizeof(ua), "claimcheck-webhook/%s", claimcheck_version);
     h = curl_slist_append(h, "Accept: application/json");
+    if (s->send) {
+        snprintf(hdr, sizeof(hdr), "Content-Type: %s", s->content_type);
+        h = curl_slist_append(h, hdr);
+    }
     if (token) {
         snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", token);
         h = curl_slist_append(h, hdr);
@@ -295,6 +302,13 @@ static long perform(struct kubeapi *k, const char *path, struct sink *s,
     curl_easy_setopt(k->curl, CURLOPT_URL, full);
     curl_easy_setopt(k->curl, CURLOPT_USERAGENT, ua);   /* copied */
     curl_easy_setopt(k->curl, CURLOPT_HTTPHEADER, h);
+    if (s->method)
+        curl_easy_setopt(k->curl, CURLOPT_CUSTOMREQUEST, s->method);
+    if (s->send) {
+        curl_easy_setopt(k->curl, CURLOPT_POSTFIELDS, s->send);
+        curl_easy_setopt(k->curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                         (curl_off_t)s->send_len);
+    }
     if (cr->ca_pem)
         blob(k->curl, CURLOPT_CAINFO_BLOB, cr->ca_pem, cr->ca_pem_len);
     else if (cr->ca_file)
@@ -366,6 +380,21 @@ long kubeapi_get(struct kubeapi *k, const char *path, struct buf *body,
 
     memset(&s, 0, sizeof(s));
     s.body = body;
+    return request(k, path, &s, timeout_s, err);
+}
+
+long kubeapi_send(struct kubeapi *k, const char *method, const char *path,
+                  const char *content_type, const char *body, size_t len,
+                  struct buf *answer, long timeout_s, struct err *err)
+{
+    struct sink s;
+
+    memset(&s, 0, sizeof(s));
+    s.body = answer;
+    s.method = method;
+    s.content_type = content_type;
+    s.send = body;
+    s.send_len = len;
     return request(k, path, &s, timeout_s, err);
 }
 

@@ -72,6 +72,13 @@ size_t kubeapi_pages(const struct kubeapi *k);
 long kubeapi_get(struct kubeapi *k, const char *path, struct buf *body,
                  long timeout_s, struct err *err);
 
+/* Any other request: method ("PATCH", "DELETE", ...), path, a body of
+ * content_type (body NULL: none); the answer into `answer`. Returns the
+ * HTTP status, or -1 with err (as kubeapi_get). */
+long kubeapi_send(struct kubeapi *k, const char *method, const char *path,
+                  const char *content_type, const char *body, size_t len,
+                  struct buf *answer, long timeout_s, struct err *err);
+
 /* GET path and hand every line of the answer to on_line as it arrives
  * (a watch); lines longer than line_max fail the transfer. Returns the
  * HTTP status, or -1 with err. */

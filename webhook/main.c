@@ -13,6 +13,7 @@
 
 #include "../certs/certs.h"
 #include "../rules/rules.h"
+#include "../validate/cel/cel.h"
 #include "../validate/config.h"
 #include "../validate/engine.h"
 #include "../validate/err.h"
@@ -29,6 +30,7 @@
 #include "kubeconfig.h"
 #include "log.h"
 #include "metrics.h"
+#include "reportwriter.h"
 #include "server.h"
 #include "tls.h"
 
@@ -53,6 +55,7 @@ struct serve_args {
     const char *exclude[MAX_MULTI];
     size_t nexclude;
     int in_cluster;
+    long long report_interval;      /* --policy-reports, seconds; 0 off */
     struct cluster_opts cl;
     const char *sa_dir;
     int warn_mode;
@@ -64,7 +67,8 @@ struct serve_args {
 enum {
     O_LISTEN, O_TLS_CERT, O_TLS_KEY, O_CLIENT_CA, O_CONFIG, O_KUBE_VERSION,
     O_FEATURE_GATES, O_RUNTIME_CONFIG, O_INVENTORY, O_IN_CLUSTER,
-    O_APISERVER, O_SA_DIR, O_DRA_VERSION, O_LIST_PAGE_SIZE, O_MODE,
+    O_APISERVER, O_SA_DIR, O_DRA_VERSION, O_LIST_PAGE_SIZE, O_POLICY_REPORTS,
+    O_MODE,
     O_EXCLUDE_NAMESPACE, O_THREADS, O_MAX_CONNECTIONS, O_CONN_TIMEOUT,
     O_MAX_BODY, O_DEADLINE_MS, O_DRAIN_DELAY_MS, O_GRACE_SECONDS, O_HELP
 };
@@ -100,6 +104,10 @@ static const struct opt serve_rows[] = {
       "resource.k8s.io version to watch (default v1)", O_DRA_VERSION },
     { "list-page-size", 0, OPT_VALUE, "N",
       "objects per list page (default 500)", O_LIST_PAGE_SIZE },
+    { "policy-reports", 0, OPT_VALUE, "INTERVAL",
+      "with --in-cluster: audit the cluster every\nINTERVAL (10m, 1h) and "
+      "write wgpolicyk8s.io\nPolicyReports (off by default; docs/audit.md)",
+      O_POLICY_REPORTS },
     { "mode", 0, OPT_VALUE, "enforce|warn",
       "warn never denies (default enforce)", O_MODE },
     { "exclude-namespace", 0, OPT_VALUE, "NS",
@@ -217,6 +225,14 @@ static int serve_option(struct serve_args *a, int id, const char *flag,
     case O_APISERVER: a->cl.apiserver = v; return 0;
     case O_SA_DIR: a->sa_dir = v; return 0;
     case O_DRA_VERSION: a->cl.dra_version = v; return 0;
+    case O_POLICY_REPORTS: {
+        int64_t sec, ns;
+        if (cel_duration_parse(v, strlen(v), &sec, &ns) < 0 || sec < 1)
+            return err_set(err, "--policy-reports takes an interval of 1s "
+                           "or more (10m, 1h), not '%s'", v);
+        a->report_interval = (long long)sec;
+        return 0;
+    }
     case O_EXCLUDE_NAMESPACE:
         return add_multi(a->exclude, &a->nexclude, v, "--exclude-namespace",
                          err);
@@ -360,6 +376,7 @@ static int cmd_serve(int argc, char **argv)
     struct invstore *store = invstore_new(m);
     struct invfiles *files = NULL;
     struct cluster *cl = NULL;
+    struct reportwriter *reports = NULL;
     struct tls *tls = NULL;
     struct server *srv = NULL;
     struct admission_cfg adm;
@@ -405,6 +422,10 @@ static int cmd_serve(int argc, char **argv)
         if (!files || invfiles_start(files, &err) < 0)
             goto fail;
     }
+    if (a.report_interval && !a.in_cluster) {
+        err_set(&err, "--policy-reports needs --in-cluster");
+        goto fail;
+    }
     if (a.in_cluster) {
         a.cl.sa_dir = a.sa_dir;
         if (kubeapi_global_init(&err) < 0)
@@ -414,7 +435,16 @@ static int cmd_serve(int argc, char **argv)
             goto fail;
         a.srv.ready_fn = cluster_synced;
         a.srv.ready_cls = cl;
-    } else if (!a.ninventory) {
+    }
+    if (a.report_interval) {
+        struct reportwriter_opts ro = {a.cl.apiserver, a.sa_dir,
+                                       a.report_interval, a.cl.page_size,
+                                       &cfg};
+        reports = reportwriter_new(&ro, &err);
+        if (!reports || reportwriter_start(reports, &err) < 0)
+            goto fail;
+    }
+    if (!a.in_cluster && !a.ninventory) {
         /* an empty snapshot, so rules needing none still run */
         if (invstore_rebuild(store, &err) < 0)
             goto fail;
@@ -448,6 +478,7 @@ fail:
     fprintf(stderr, "claimcheck-webhook: %s\n", err.msg);
 out:
     server_free(srv);       /* stops the daemon: no handler runs after */
+    reportwriter_free(reports);
     cluster_free(cl);
     invfiles_free(files);
     tls_free(tls);

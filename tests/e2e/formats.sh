@@ -137,6 +137,50 @@ if npm_why=$(source "$top/tests/e2e/npm-deps.sh" && npm_ensure); then
 else
   echo "skipped: SARIF schema validation ($npm_why)"
 fi
+# PolicyReports: one per namespace and a ClusterPolicyReport, valid against
+# the wgpolicyk8s.io v1alpha2 CRD schema; results match the JSON findings
+dm="$top/tests/rules/node-double-managed"
+lint pr_bad.yaml -o policyreport m/bad.yaml
+lint pr_clean.yaml -o policyreport m/clean.yaml
+lint pr_mixed.yaml -o policyreport m/bad.yaml "$dm/fail-node-name.yaml"
+lint j_mixed.json -o json m/bad.yaml "$dm/fail-node-name.yaml"
+if npm_why=$(source "$top/tests/e2e/npm-deps.sh" && npm_ensure); then
+  (cd "$top/tests/e2e" && node formats_policyreport.js bad="$tmp/pr_bad.yaml:3" \
+    clean="$tmp/pr_clean.yaml:1" mixed="$tmp/pr_mixed.yaml:5") >pr.out 2>&1
+  tally pr.out
+  grep -q '^[0-9]* passed, [0-9]* failed' pr.out || { bad "formats_policyreport.js crashed"; tail -5 pr.out; }
+else
+  echo "skipped: PolicyReport schema validation ($npm_why)"
+fi
+python3 - "$tmp/pr_mixed.yaml" "$tmp/j_mixed.json" >pr2.out 2>&1 <<'PY'
+import json, sys
+import yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+findings = [f for f in json.load(open(sys.argv[2]))["findings"]]
+def ok(name, cond, why=""):
+    print(("ok " if cond else "FAIL ") + name + ("" if cond else ": %s" % (why,)))
+res = [(d, r) for d in docs for r in d.get("results", [])]
+bad = [r for d, r in res if r["result"] in ("fail", "warn")]
+ok("policyreport: the suppressed finding is a skip result",
+   [r["rule"] for d, r in res if r["result"] == "skip"] == ["pod-claim-undeclared"]
+   and all(r["properties"]["suppressReason"] for d, r in res if r["result"] == "skip"))
+ok("policyreport: one result per finding", len(bad) == len(findings), (len(bad), len(findings)))
+want = sorted((f["rule"], f["object"]["kind"], f["object"]["name"], f["message"]) for f in findings)
+got = sorted((r["rule"], r["resources"][0]["kind"], r["resources"][0]["name"], r["message"]) for r in bad)
+ok("policyreport: same rules, objects and messages as json", want == got)
+sev = {"error": ("fail", "high"), "warning": ("warn", "medium"), "info": ("warn", "info")}
+ok("policyreport: results and severities follow the findings'",
+   sorted((f["rule"],) + sev[f["severity"]] for f in findings)
+   == sorted((r["rule"], r["result"], r["severity"]) for r in bad))
+cl = [d for d in docs if d["kind"] == "ClusterPolicyReport"][0]
+ok("policyreport: the Node's finding is in the ClusterPolicyReport",
+   any(r.get("rule") == "node-double-managed" for r in cl["results"]))
+ok("policyreport: a finding keeps file and line",
+   all(r["properties"]["file"] and int(r["properties"]["line"]) > 0 for r in bad))
+PY
+tally pr2.out
+grep -q '^ok \|^FAIL ' pr2.out || { bad "policyreport checks crashed"; cat pr2.out; }
+
 # GitHub's rules and the link to the JSON findings, without npm
 "$bin" rules -o json >rules.json 2>/dev/null
 python3 - "$tmp" >sarif2.out 2>&1 <<'PY'

@@ -248,6 +248,105 @@ run "DRA off" 2 --kubeconfig "$tmp/f.yaml"
 has "DRA off: says so" "does not serve resource.k8s.io: Dynamic Resource Allocation is not enabled there"
 fakeapi_stop
 
+# ---- PolicyReports: -o policyreport, and serve --policy-reports ----------
+fakeapi_start "$tmp/srv" "$cluster" --token good-token || bad "fakeapi (reports)"
+kubeconfig_write "$tmp/f.yaml" "$FAKEAPI_URL" "$CA" "    token: good-token"
+run "-o policyreport" 1 --kubeconfig "$tmp/f.yaml" -o policyreport
+cp "$tmp/out" "$tmp/audit-reports.yaml"
+fakeapi_stop
+python3 - "$tmp/audit-reports.yaml" >"$tmp/pr.out" 2>&1 <<'PY'
+import sys, yaml
+docs = {(d["kind"], d["metadata"].get("namespace")): d for d in yaml.safe_load_all(open(sys.argv[1])) if d}
+def ok(n, c, why=""):
+    print(("ok " if c else "FAIL ") + n + ("" if c else ": %s" % (why,)))
+ok("policyreport: a report per namespace and the cluster's",
+   set(docs) == {("PolicyReport", "ml"), ("PolicyReport", "team"), ("PolicyReport", "default"), ("ClusterPolicyReport", None)}, sorted(docs, key=str))
+ml = docs[("PolicyReport", "ml")]["results"]
+ok("policyreport: the blocked claim fails, high", any(r.get("rule") == "claim-blocked" and r["result"] == "fail" and r["severity"] == "high" and r["resources"][0]["name"] == "train" for r in ml))
+ok("policyreport: the idle claim warns, medium", any(r.get("rule") == "claim-idle" and r["result"] == "warn" and r["severity"] == "medium" for r in ml))
+ok("policyreport: findings name the cluster", all(r["properties"]["cluster"].startswith("https://127.0.0.1:") for r in ml if r["result"] != "pass"))
+ok("policyreport: the clean Deployment passes", any(r["result"] == "pass" and r["resources"][0]["name"] == "web" for r in docs[("PolicyReport", "default")]["results"]))
+cl = docs[("ClusterPolicyReport", None)]["results"]
+ok("policyreport: the double-managed node in the ClusterPolicyReport", any(r.get("rule") == "node-double-managed" and r["resources"][0]["name"] == "legacy-node" for r in cl))
+PY
+tally "$tmp/pr.out"
+grep -q '^ok \|^FAIL ' "$tmp/pr.out" || { bad "policyreport checks crashed"; cat "$tmp/pr.out"; }
+
+# the webhook writes them: server-side apply, stale reports deleted, other
+# reports left alone
+cat "$cluster" - >"$tmp/cluster-reports.yaml" <<'YAML'
+---
+apiVersion: wgpolicyk8s.io/v1alpha2
+kind: PolicyReport
+metadata:
+  name: claimcheck
+  namespace: gone
+  labels: {app.kubernetes.io/managed-by: claimcheck}
+summary: {fail: 1}
+results: []
+---
+apiVersion: wgpolicyk8s.io/v1alpha2
+kind: PolicyReport
+metadata: {name: kyverno-report, namespace: ml, labels: {app.kubernetes.io/managed-by: kyverno}}
+results: []
+YAML
+fakeapi_start "$tmp/srv" "$tmp/cluster-reports.yaml" --token good-token --policy-reports || bad "fakeapi (CRDs)"
+hookbin="$top/build/claimcheck-webhook"
+serve_reports() { # LOG ARGS...: serve until a round of reports is logged
+  local log=$1 i p
+  shift
+  "$hookbin" serve --listen 127.0.0.1:0 --tls-cert "$tmp/srv/tls.crt" --tls-key "$tmp/srv/tls.key" \
+    --in-cluster --apiserver "$FAKEAPI_URL" --sa-dir "$tmp/sa" "$@" 2>"$log" &
+  p=$!
+  for i in $(seq 1 200); do grep -q 'policy reports: [0-9]* written' "$log" && break; sleep 0.1; done
+  kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
+}
+serve_reports "$tmp/serve.log" --policy-reports 1s
+if grep -q 'policy reports: 4 written, 1 stale deleted' "$tmp/serve.log"; then ok "serve --policy-reports: 4 reports written, the stale one deleted"
+else bad "serve --policy-reports: $(grep 'policy reports' "$tmp/serve.log" | tail -2)"; fi
+get_reports() {
+  curl -sS --max-time 5 --cacert "$CA" -H "Authorization: Bearer good-token" "$FAKEAPI_URL$1"
+}
+{ get_reports /apis/wgpolicyk8s.io/v1alpha2/policyreports; echo; get_reports /apis/wgpolicyk8s.io/v1alpha2/clusterpolicyreports; echo; curl -sS --max-time 5 --cacert "$CA" "$FAKEAPI_URL/_stats"; } >"$tmp/written.json"
+python3 - "$tmp/written.json" "$tmp/written.yaml" >"$tmp/pw.out" 2>&1 <<'PY'
+import json, sys, yaml
+lines = open(sys.argv[1]).read().splitlines()
+prs, cprs, st = (json.loads(l) for l in lines[:3])
+def ok(n, c, why=""):
+    print(("ok " if c else "FAIL ") + n + ("" if c else ": %s" % (why,)))
+names = sorted((i["metadata"].get("namespace"), i["metadata"]["name"]) for i in prs["items"])
+ok("written: one report per namespace, the stale one gone, kyverno's kept",
+   names == [("default", "claimcheck"), ("ml", "claimcheck"), ("ml", "kyverno-report"), ("team", "claimcheck")], names)
+w = [x for x in st["writes"] if x["method"] == "PATCH"]
+ok("written: server-side apply (apply-patch+yaml, fieldManager claimcheck, force)",
+   len(w) >= 4 and all(x["contentType"] == "application/apply-patch+yaml" and x["fieldManager"] == "claimcheck" and x["force"] == "true" for x in w), w[:2])
+ok("written: the stale report deleted by DELETE",
+   [x["path"] for x in st["writes"] if x["method"] == "DELETE"] == ["/apis/wgpolicyk8s.io/v1alpha2/namespaces/gone/policyreports/claimcheck"])
+docs = [i for i in prs["items"] if i["metadata"]["name"] == "claimcheck"] + cprs["items"]
+with open(sys.argv[2], "w") as f:
+    yaml.safe_dump_all(docs, f)
+PY
+tally "$tmp/pw.out"
+grep -q '^ok \|^FAIL ' "$tmp/pw.out" || { bad "written report checks crashed"; cat "$tmp/pw.out"; }
+fakeapi_stop
+if npm_why=$(source "$top/tests/e2e/npm-deps.sh" && npm_ensure); then
+  (cd "$top/tests/e2e" && node formats_policyreport.js audit="$tmp/audit-reports.yaml:20" \
+    written="$tmp/written.yaml:20") >"$tmp/prv.out" 2>&1
+  tally "$tmp/prv.out"
+  grep -q '^[0-9]* passed, [0-9]* failed' "$tmp/prv.out" || { bad "formats_policyreport.js crashed"; tail -5 "$tmp/prv.out"; }
+else
+  echo "skipped: PolicyReport schema validation ($npm_why)"
+fi
+fakeapi_start "$tmp/srv" "$cluster" --token good-token || bad "fakeapi (no CRDs)"
+serve_reports "$tmp/serve2.log" --policy-reports 1s
+if grep -q 'are the wgpolicyk8s.io CRDs installed' "$tmp/serve2.log"; then ok "serve --policy-reports without the CRDs: says so"
+else bad "without the CRDs: $(grep 'policy reports' "$tmp/serve2.log" | tail -2)"; fi
+fakeapi_stop
+"$hookbin" serve --listen 127.0.0.1:0 --tls-cert "$tmp/srv/tls.crt" --tls-key "$tmp/srv/tls.key" \
+  --policy-reports 1m >"$tmp/out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q -- '--policy-reports needs --in-cluster' "$tmp/out"; then ok "--policy-reports without --in-cluster refused"; else bad "--policy-reports alone: exit $rc"; fi
+
 # claimcheck alone: the audit needs claimcheck-webhook
 mkdir -p "$tmp/alone"
 cp "$bin" "$tmp/alone/claimcheck"

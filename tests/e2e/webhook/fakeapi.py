@@ -14,6 +14,10 @@ certificate signed by --client-ca (its CN is the user); anything else is
 401. Authorization: --deny RESOURCE answers 403 with the apiserver's
 Status message for that resource (e.g. resourceclaims).
 
+With --policy-reports the wgpolicyk8s.io/v1alpha2 CRDs are installed:
+PolicyReports and ClusterPolicyReports can be applied (PATCH, stored as
+sent), deleted and listed (labelSelector k=v).
+
 Objects: the built-in set (the webhook tests'), or --objects FILE (YAML
 documents or Lists, grouped by kind). A string "{{ago 48h}}" in them becomes
 the RFC 3339 time that long before the server started ("{{ago 0s}}": now).
@@ -23,7 +27,9 @@ Control (no auth, test only):
   POST /_control {"op": "gone"|"drop", "resource": R}
   GET  /_stats   -> {"lists": {R: list pages served}, "watches": {R: n},
                      "auth": {"token": n, "cert": n}, "denied": n,
-                     "agents": [User-Agent of authenticated requests]}
+                     "agents": [User-Agent of authenticated requests],
+                     "writes": [{method, path, contentType, fieldManager,
+                                 force}]}
 """
 import argparse
 import datetime
@@ -54,10 +60,14 @@ TYPES = {
     "resourceclaimtemplates": ("resource.k8s.io", "ResourceClaimTemplate",
                                True),
     "devicetaintrules": ("resource.k8s.io", "DeviceTaintRule", False),
+    # the wgpolicyk8s.io CRDs, served with --policy-reports
+    "policyreports": ("wgpolicyk8s.io", "PolicyReport", True),
+    "clusterpolicyreports": ("wgpolicyk8s.io", "ClusterPolicyReport", False),
 }
 KINDS = {p: t[1] for p, t in TYPES.items()}
 PLURAL = {t[1]: p for p, t in TYPES.items()}
 DRA_VERSIONS = ["v1"]           # served versions, preferred first
+POLICY_REPORTS = False          # the wgpolicyk8s.io CRDs installed
 TAINT_VERSION = None            # where DeviceTaintRules are served
 RESOURCES = {}                  # cluster-wide list path -> (plural,
                                 # list kind, apiVersion)
@@ -69,6 +79,8 @@ def api_version(plural):
         return "resource.k8s.io/" + (TAINT_VERSION or "")
     if group == "resource.k8s.io":
         return "resource.k8s.io/" + DRA_VERSIONS[0]
+    if group == "wgpolicyk8s.io":
+        return "wgpolicyk8s.io/v1alpha2"
     return (group + "/v1") if group else "v1"
 
 
@@ -80,6 +92,8 @@ def build_resources():
                 continue
             if plural == "devicetaintrules" and not TAINT_VERSION:
                 continue
+        if TYPES[plural][0] == "wgpolicyk8s.io" and not POLICY_REPORTS:
+            continue
         av = api_version(plural)
         prefix = "/apis/" + av if "/" in av else "/api/v1"
         RESOURCES[prefix + "/" + plural] = (plural, KINDS[plural] + "List",
@@ -167,6 +181,7 @@ class State:
         self.agents = set()
         self.auth = {"token": 0, "cert": 0}
         self.denied = 0
+        self.writes = []
 
     def stamp(self):
         for m in self.objs.values():
@@ -206,6 +221,60 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def write(self, method):
+        """PATCH (server-side apply) and DELETE of policy reports"""
+        path, _, query = self.path.partition("?")
+        q = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
+        n = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(n) if n else b""
+        user = self.user()
+        if user is None:
+            return self.send_json(401, status(401, "Unauthorized",
+                                              "Unauthorized"))
+        r = self.route(path)
+        if not r or r[2] is None or TYPES[r[0]][0] != "wgpolicyk8s.io":
+            return self.send_json(404, status(404, "NotFound", "the server "
+                                              "could not find the "
+                                              "requested resource"))
+        res, ns, name = r
+        if res in DENY:
+            with STATE.lock:
+                STATE.denied += 1
+            return self.send_json(403, status(403, "Forbidden", "%s is "
+                                              "forbidden" % res))
+        key = ns + "/" + name
+        with STATE.lock:
+            STATE.writes.append({"method": method, "path": path,
+                                 "contentType": self.headers.get(
+                                     "Content-Type", ""),
+                                 "fieldManager": q.get("fieldManager"),
+                                 "force": q.get("force")})
+            if method == "DELETE":
+                if STATE.objs[res].pop(key, None) is None:
+                    return self.send_json(404, status(404, "NotFound",
+                                                      "not found"))
+                return self.send_json(200, status(200, "", ""))
+        import yaml
+        obj = yaml.safe_load(body)
+        md = obj.get("metadata", {})
+        if obj.get("kind") != KINDS[res] or md.get("name") != name \
+                or (ns and md.get("namespace") != ns):
+            return self.send_json(400, status(400, "BadRequest",
+                                              "the object does not match "
+                                              "the path"))
+        with STATE.lock:
+            created = key not in STATE.objs[res]
+            STATE.rv += 1
+            md["resourceVersion"] = str(STATE.rv)
+            STATE.objs[res][key] = obj
+        self.send_json(201 if created else 200, obj)
+
+    def do_PATCH(self):
+        self.write("PATCH")
+
+    def do_DELETE(self):
+        self.write("DELETE")
 
     def do_POST(self):
         if self.path != "/_control":
@@ -290,13 +359,19 @@ class Handler(BaseHTTPRequestHandler):
         for prefix in ["/api/v1"] + ["/apis/%s/%s" % (g, v)
                                      for g, v in (("apps", "v1"),
                                                   ("batch", "v1"))] + \
-                ["/apis/resource.k8s.io/" + v for v in DRA_VERSIONS]:
+                ["/apis/resource.k8s.io/" + v for v in DRA_VERSIONS] + \
+                (["/apis/wgpolicyk8s.io/v1alpha2"] if POLICY_REPORTS else []):
             if not path.startswith(prefix + "/"):
                 continue
             rest = path[len(prefix) + 1:].split("/")
             ns = None
-            if len(rest) == 3 and rest[0] == "namespaces":
+            if len(rest) in (3, 4) and rest[0] == "namespaces":
                 ns, rest = rest[1], rest[2:]
+            name = None
+            if len(rest) == 2 and TYPES.get(rest[0], ("",))[0] \
+                    == "wgpolicyk8s.io":
+                name = rest[1]      # one report: apply, delete
+                rest = rest[:1]
             if len(rest) != 1 or rest[0] not in TYPES:
                 return None
             plural = rest[0]
@@ -305,6 +380,8 @@ class Handler(BaseHTTPRequestHandler):
                 return None
             if ns is not None and not TYPES[plural][2]:
                 return None
+            if name is not None:
+                return plural, ns or "", name
             return plural, ns, None
         return None
 
@@ -314,7 +391,7 @@ class Handler(BaseHTTPRequestHandler):
             with STATE.lock:
                 return self.send_json(200, {
                     "lists": STATE.lists, "watches": STATE.watches,
-                    "auth": STATE.auth,
+                    "auth": STATE.auth, "writes": STATE.writes,
                     "denied": STATE.denied,
                     "agents": sorted(STATE.agents)})
         user = self.user()
@@ -345,7 +422,7 @@ class Handler(BaseHTTPRequestHandler):
                     "get" if name else "list", res, group, where)))
         if name is not None:
             with STATE.lock:
-                o = STATE.objs[res].get("/" + name)
+                o = STATE.objs[res].get((ns or "") + "/" + name)
             if not o:
                 return self.send_json(404, status(404, "NotFound",
                                                   '%s "%s" not found' %
@@ -361,6 +438,13 @@ class Handler(BaseHTTPRequestHandler):
             items = [STATE.objs[res][k] for k in sorted(STATE.objs[res])
                      if ns is None or k.split("/", 1)[0] == ns]
             rv = str(STATE.rv)
+        sel = q.get("labelSelector", "").replace("%2F", "/") \
+            .replace("%3D", "=")
+        if sel:
+            want = dict(p.split("=", 1) for p in sel.split(","))
+            items = [o for o in items if all(
+                o["metadata"].get("labels", {}).get(k) == v
+                for k, v in want.items())]
         start = int(q.get("continue", "0") or "0")
         limit = int(q.get("limit", "0") or "0") or len(items) or 1
         page = items[start:start + limit]
@@ -415,7 +499,7 @@ build_resources()
 
 
 def main():
-    global TOKEN, TAINT_VERSION, VERSION
+    global TOKEN, TAINT_VERSION, VERSION, POLICY_REPORTS
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file")
@@ -428,7 +512,9 @@ def main():
     ap.add_argument("--dra-versions", default="v1")
     ap.add_argument("--taint-version")
     ap.add_argument("--deny", action="append", default=[])
+    ap.add_argument("--policy-reports", action="store_true")
     a = ap.parse_args()
+    POLICY_REPORTS = a.policy_reports
     TOKENS.update(a.token)
     TOKEN = a.token[0] if a.token else ""
     DENY.update(a.deny)
