@@ -165,9 +165,11 @@ bench-check: all
 fuzz:
 	@FUZZ_BUILD=$(BUILD)/fuzz bash tests/fuzz/build.sh
 
-# generate: the C tables of validate/k8s/ from their data files (PyYAML)
+# generate: the C tables of validate/k8s/ from their data files (PyYAML),
+# and the HTML report's page (lint/html/page.html) as C
 generate:
 	@python3 validate/k8s/gen.py
+	@python3 lint/html/gen.py
 
 golden-update: $(LINT_BIN)
 	@bash tests/golden.sh --update $(T)

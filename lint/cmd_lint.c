@@ -18,6 +18,7 @@
 #include "../rules/rules.h"
 #include "../validate/arena.h"
 #include "../validate/config.h"
+#include "../validate/devicemap.h"
 #include "../validate/engine.h"
 #include "../validate/err.h"
 #include "../validate/inventory.h"
@@ -167,6 +168,7 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     struct diag_list diags;
     struct run *run;
     struct render_opts ro;
+    struct devicemap *dmap = NULL;
     struct err err;
     size_t i;
     int ret = 2, rc;
@@ -228,6 +230,9 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     ro.files = in.n;
     ro.objects = run_objects(run);
     outputs_objects(&arena, run, &ro);
+    if (outputs_has(&o.outs, "html"))
+        dmap = devicemap_build(&arena, run);
+    ro.devicemap = dmap;
     if (outputs_write(&o.outs, "claimcheck", &diags, &ro) < 0) {
         run_free(run);
         goto out;
@@ -236,6 +241,7 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
           : outputs_failed(&o.outs, &diags);
     run_free(run);
 out:
+    devicemap_free(dmap);
     engine_free(eng);
     inventory_free(inv);
     inputs_release(&in);

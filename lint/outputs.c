@@ -136,6 +136,16 @@ void outputs_objects(struct arena *a, const struct run *r,
     ro->nobjs = n;
 }
 
+int outputs_has(const struct outputs *o, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < o->n; i++)
+        if (!strcmp(o->v[i].fmt->name, name))
+            return 1;
+    return 0;
+}
+
 int outputs_failed(const struct outputs *o, const struct diag_list *l)
 {
     size_t i;

@@ -49,6 +49,8 @@ int outputs_write(const struct outputs *o, const char *prog,
 /* The run's checked objects as ro's testcases (JUnit), allocated in a. */
 void outputs_objects(struct arena *a, const struct run *r,
                      struct render_opts *ro);
+/* 1 if one of the formats is `name` ("html"). */
+int outputs_has(const struct outputs *o, const char *name);
 /* 1 if a finding that is not suppressed is at or above --fail-on. */
 int outputs_failed(const struct outputs *o, const struct diag_list *l);
 

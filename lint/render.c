@@ -5,6 +5,7 @@
  * only with show_suppressed, and never count towards the summary.
  */
 #include "render.h"
+#include "render_html.h"
 #include "render_int.h"
 
 #include <string.h>
@@ -19,6 +20,7 @@ const struct render_format render_formats[] = {
     { .name = "junit", .render = render_junit },
     { .name = "github", .render = render_github },
     { .name = "policyreport", .render = render_policyreport },
+    { .name = "html", .render = render_html },
 };
 const size_t render_nformats = sizeof(render_formats)
                                / sizeof(render_formats[0]);

@@ -1,9 +1,10 @@
 /*
  * render.h - the output formats of a finding list, one file each
  * (render_text.c, render_json.c, render_sarif.c, render_junit.c,
- * render_github.c, render_policyreport.c) behind one table,
- * render_formats[] in render.c: a new format is one file and one row. Every renderer reads the same struct
- * diag fields; none decides severities or filters rules (the engine did).
+ * render_github.c, render_policyreport.c, render_html.c) behind one table,
+ * render_formats[] in render.c: a new format is one file and one row.
+ * Every renderer reads the same struct diag fields; none decides
+ * severities or filters rules (the engine did).
  */
 #ifndef CLAIMCHECK_RENDER_H
 #define CLAIMCHECK_RENDER_H
@@ -22,6 +23,8 @@ struct render_object {
     const char *file, *api_version, *kind, *ns, *name;
 };
 
+struct devicemap;
+
 struct render_opts {
     const struct ruleset *rules;    /* SARIF lists them all */
     int color;                  /* ANSI colours (text, on a terminal) */
@@ -37,6 +40,7 @@ struct render_opts {
                                    findings are located by object, not by
                                    file:line, and the summary names it */
     long long now;              /* Unix seconds: PolicyReport timestamps */
+    const struct devicemap *devicemap;  /* html: the devices (NULL: none) */
 };
 
 struct render_format {

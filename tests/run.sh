@@ -65,6 +65,7 @@ run_suite "match end-to-end" bash tests/e2e/match.sh
 [ -f tests/e2e/faults/run.sh ] && run_suite "webhook server faults" bash tests/e2e/faults/run.sh
 [ -f tests/e2e/deploy.sh ] && run_suite "deploy manifests and CI files" bash tests/e2e/deploy.sh
 [ -f tests/e2e/formats.sh ] && run_suite "output formats (sarif, junit, github)" bash tests/e2e/formats.sh
+[ -f tests/e2e/html/run.sh ] && run_suite "html report in headless chromium" bash tests/e2e/html/run.sh
 [ -f tests/e2e/hostile.sh ] && run_suite "hostile inputs (bounded time and memory)" bash tests/e2e/hostile.sh
 
 echo

@@ -465,7 +465,12 @@ int cx_inventory_has(struct check_ctx *cx, unsigned kinds)
 void cx_each(struct check_ctx *cx, unsigned kinds,
              void (*fn)(void *arg, const struct object *o), void *arg)
 {
-    struct run *r = cx->run;
+    run_each(cx->run, kinds, fn, arg);
+}
+
+void run_each(const struct run *r, unsigned kinds,
+              void (*fn)(void *arg, const struct object *o), void *arg)
+{
     size_t i;
 
     for (i = 0; i < r->nobjs; i++)

@@ -47,6 +47,13 @@ size_t run_objects(const struct run *r);    /* Kubernetes objects seen */
 struct run_obj {
     const char *file, *api_version, *kind, *ns, *name;
 };
+/* Calls fn for every object of the given kinds the run knows, as checks
+ * see them (cx_each): the input's (pods and workloads excepted after
+ * run_check: they were parsed one at a time), then the inventory's that
+ * no input object shadows. For front ends (the device map). */
+struct object;
+void run_each(const struct run *r, unsigned kinds,
+              void (*fn)(void *arg, const struct object *o), void *arg);
 /* The objects of checked kinds, in the order they were checked; valid
  * until run_free(). */
 const struct run_obj *run_checked(const struct run *r, size_t *n);

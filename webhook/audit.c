@@ -22,6 +22,7 @@
 #include "../validate/arena.h"
 #include "../validate/cel/cel.h"
 #include "../validate/config.h"
+#include "../validate/devicemap.h"
 #include "../validate/engine.h"
 #include "../validate/err.h"
 #include "../validate/limits.h"
@@ -244,6 +245,7 @@ int audit_main(int argc, char **argv)
     struct kubeapi *k = NULL;
     struct audit au;
     struct render_opts ro;
+    struct devicemap *dmap = NULL;
     struct err err;
     int ret = 2, rc;
 
@@ -278,10 +280,14 @@ int audit_main(int argc, char **argv)
     ro.hints = !a.no_hints;
     ro.show_suppressed = a.cfg.show_suppressed;
     ro.fail_on = a.outs.fail_on;
+    if (outputs_has(&a.outs, "html"))
+        dmap = devicemap_build(&au.arena, au.run);
+    ro.devicemap = dmap;
     if (outputs_write(&a.outs, PROG, &au.diags, &ro) < 0)
         goto out;
     ret = outputs_failed(&a.outs, &au.diags);
 out:
+    devicemap_free(dmap);
     audit_release(&au);
     kubeapi_free(k);
     if (k)

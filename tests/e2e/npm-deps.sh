@@ -9,9 +9,11 @@
 #   ajv, ajv-draft-04, ajv-formats  JSON Schema validator (the SARIF schema is draft-04)
 #   @microsoft/jest-sarif ships the SARIF 2.1.0 schema (lib/schemas/sarif-2.1.0-rtm.5.json)
 #   js-yaml               YAML for the Python checks when PyYAML is missing
+#   puppeteer-core        drives Debian's chromium for the HTML report
 E2E_NM="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/node_modules"
 E2E_NPM_PKGS=(@bufbuild/cel@0.6.1 ajv@8.17.1 ajv-draft-04@1.0.0 ajv-formats@3.0.1
-              @microsoft/jest-sarif@1.0.0-beta.0 js-yaml@4.1.0)
+              @microsoft/jest-sarif@1.0.0-beta.0 js-yaml@4.1.0
+              puppeteer-core@25.16.0)
 npm_ensure() {
   local p missing=0
   for p in "${E2E_NPM_PKGS[@]}"; do
