@@ -62,7 +62,8 @@ for f in "${mine[@]}"; do lint_clean "$f" "$f"; done
 lint_clean .pre-commit-hooks.yaml .pre-commit-hooks.yaml
 if [ -d deploy/out ]; then lint_clean "deploy/out (existing)" deploy/out; fi
 if command -v kubectl >/dev/null 2>&1 && kubectl kustomize --help >/dev/null 2>&1; then
-  for k in deploy/kubernetes/base deploy/kubernetes/overlays/cert-manager; do
+  for k in deploy/kubernetes/base deploy/kubernetes/overlays/cert-manager \
+           deploy/kubernetes/audit deploy/kubernetes/overlays/policy-reports; do
     if kubectl kustomize "$k" >"$tmp/kust.yaml" 2>"$tmp/kust.err"; then
       ok "kustomize build $k"
       lint_clean "kustomize build $k" "$tmp/kust.yaml"
@@ -404,6 +405,55 @@ PY
   cleanup6
 else
   echo "skipped: webhook with the Deployment's args (no rendered certificate, curl or YAML reader)"
+fi
+
+# ---- 7. claimcheck audit with the audit ClusterRole, RBAC enforced --------
+# `claimcheck audit --in-cluster` against deploy_rbacapi.py allowing only the
+# rules of deploy/kubernetes/audit/rbac.yaml: it must read the (empty)
+# cluster without a 403 and use every permission granted.
+if [ -x "$hook" ] && python3 -c "$pyload"'
+r = [x for x in load("deploy/kubernetes/audit/rbac.yaml") if x["kind"] == "ClusterRole"][0]
+json.dump(r["rules"], open(sys.argv[1] + "/audit-rules.json", "w"))
+' "$tmp" 2>/dev/null; then
+  mkdir -p "$tmp/aapi" "$tmp/asa"
+  "$hook" certs --service kubernetes --namespace default --ip 127.0.0.1 --out "$tmp/aapi" \
+    >/dev/null 2>&1
+  cp "$tmp/aapi/ca.crt" "$tmp/asa/ca.crt"; echo "audit-test-token" >"$tmp/asa/token"
+  : >"$tmp/aapi.log"
+  python3 tests/e2e/deploy_rbacapi.py --rules "$tmp/audit-rules.json" --cert "$tmp/aapi/tls.crt" \
+    --key "$tmp/aapi/tls.key" --token audit-test-token --port-file "$tmp/aapi.port" \
+    --log "$tmp/aapi.log" 2>"$tmp/aapi.err" &
+  apid=$!
+  for i in $(seq 1 100); do [ -s "$tmp/aapi.port" ] && break; sleep 0.1; done
+  "$bin" audit --in-cluster --apiserver "https://127.0.0.1:$(cat "$tmp/aapi.port" 2>/dev/null)" \
+    --sa-dir "$tmp/asa" >"$tmp/audit.out" 2>&1
+  rc=$?
+  kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null
+  [ $rc -eq 0 ] && ok "audit with the audit ClusterRole: reads the cluster (exit 0)" \
+    || { bad "audit with the audit ClusterRole: exit $rc"; head -5 "$tmp/audit.out"; }
+  python3 - "$tmp" >"$tmp/arbac.out" 2>&1 <<'PY'
+import json, sys
+t = sys.argv[1]
+rules = json.load(open(t + "/audit-rules.json"))
+granted = {(v, g or '""', r) for x in rules for g in x["apiGroups"] for r in x["resources"] for v in x["verbs"]}
+seen = set(); denied = []
+for line in open(t + "/aapi.log"):
+    p = line.split()
+    if len(p) == 4 and p[0] == "list" and p[3] == "allowed":
+        seen.add(tuple(p[:3]))
+    elif p and p[0] != "discovery":
+        denied.append(" ".join(p))
+def ok(n, c, why=""):
+    print(("ok " if c else "FAIL ") + n + ("" if c else ": " + str(why)))
+ok("audit: no request outside the audit ClusterRole", not denied, denied[:5])
+ok("audit: lists every resource the ClusterRole grants", seen == {x for x in granted if x[0] == "list"},
+   "unused %s" % sorted({x for x in granted if x[0] == "list"} - seen))
+ok("audit ClusterRole: get and list only", {x[0] for x in granted} == {"get", "list"})
+PY
+  tally "$tmp/arbac.out"
+  grep -q '^ok \|^FAIL ' "$tmp/arbac.out" || { bad "audit RBAC check crashed"; cat "$tmp/arbac.out"; }
+else
+  echo "skipped: audit with the audit ClusterRole (no claimcheck-webhook or YAML reader)"
 fi
 
 echo "$pass passed, $fail failed"

@@ -2,7 +2,8 @@
 """deploy_rbacapi.py - a tiny HTTPS stand-in for kube-apiserver that enforces
 a ClusterRole, for deploy.sh: the webhook started with the Deployment's own
 arguments must become ready when it may do only what the ClusterRole of
-deploy/kubernetes/base/rbac.yaml allows, and must use all of it.
+deploy/kubernetes/base/rbac.yaml allows, and must use all of it; so must
+`claimcheck audit` with deploy/kubernetes/audit/rbac.yaml.
 
 Usage: deploy_rbacapi.py --rules RULES.json --cert C --key K --token T
                          --port-file F --log LOG
@@ -11,7 +12,10 @@ watch) and watch (GET ?watch=1|true) of /api/v1/R or /apis/G/V/R is checked
 against them: allowed -> an empty list / an open watch stream; denied -> 403
 as the apiserver's authorizer answers. Each request is logged to LOG as
 "VERB GROUP RESOURCE ALLOWED". Binds 127.0.0.1 only; a wrong bearer token
-gets 401. Any other request is 404 (and logged).
+gets 401. Discovery (/version, /apis/resource.k8s.io and its v1), which
+every authenticated user may read (system:discovery), is answered and
+logged as "discovery - PATH allowed". Any other request is 404 (and
+logged).
 """
 import argparse
 import json
@@ -63,6 +67,16 @@ class H(BaseHTTPRequestHandler):
         if self.headers.get("Authorization") != "Bearer " + A.token:
             log("AUTH - %s 401" % u.path)
             return self.send_json(401, {"kind": "Status", "code": 401})
+        disc = {"/version": {"major": "1", "minor": "34", "gitVersion": "v1.34.0"},
+                "/apis/resource.k8s.io": {"kind": "APIGroup", "name": "resource.k8s.io",
+                                          "versions": [{"groupVersion": "resource.k8s.io/v1", "version": "v1"}]},
+                "/apis/resource.k8s.io/v1": {"kind": "APIResourceList", "groupVersion": "resource.k8s.io/v1",
+                                             "resources": [{"name": n} for n in (
+                                                 "deviceclasses", "resourceslices", "resourceclaims",
+                                                 "resourceclaimtemplates", "devicetaintrules")]}}
+        if u.path in disc:
+            log("discovery - %s allowed" % u.path)
+            return self.send_json(200, disc[u.path])
         m = re.fullmatch(r"/api/(v1)/([a-z]+)|/apis/([a-z0-9.-]+)/([a-z0-9]+)/([a-z]+)", u.path)
         if not m:
             log("GET - %s 404" % u.path)
