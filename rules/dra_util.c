@@ -54,7 +54,7 @@ const struct cel_program *selector_program(struct check_ctx *cx,
 const char *selectors_driver(struct check_ctx *cx, const struct selector *sel,
                              size_t n)
 {
-    struct cel_env env = {1, 1, 0};
+    struct cel_env env = {1, 1, 0, 1, 0 };
     size_t i;
 
     for (i = 0; i < n; i++) {

@@ -313,7 +313,7 @@ static int miss_cmp(const void *x, const void *y)
 static int compile_clause(struct arena *a, const char *text,
                           struct cel_program **p)
 {
-    struct cel_env env = {1, 1, 0};
+    struct cel_env env = {1, 1, 0, 1, 0 };
     struct cel_error err;
 
     return cel_compile(a, &env, text, strlen(text), p, &err);

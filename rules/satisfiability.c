@@ -118,7 +118,7 @@ struct selres *sat_selres(struct check_ctx *cx, struct sat *s,
                           const char *expr)
 {
     struct selres *r = strmap_get(&s->sel, expr);
-    struct cel_env env = {1, 1, 0};
+    struct cel_env env = {1, 1, 0, 1, 0 };
     const struct alloc_match *mt;
     struct cel_error err;
 

@@ -287,6 +287,7 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
         split_qualified(m, v->key, d->driver, &av[k].domain, &av[k].id);
         if (read_attr(a, v, &av[k]) < 0)
             continue;
+        av[k].name = v->key;        /* CEL messages name it so */
         if (av[k].type == CEL_ATTR_STRING || av[k].type == CEL_ATTR_VERSION)
             av[k].s = intern_domain(m, av[k].s, strlen(av[k].s));
         asym[k] = intern(m, av[k].id);

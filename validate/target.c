@@ -163,4 +163,5 @@ void target_cel_env(const struct target *t, struct cel_env *env)
     memset(env, 0, sizeof(*env));
     env->consumable_capacity = target_gate_on(t, "DRAConsumableCapacity");
     env->list_attributes = target_gate_on(t, "DRAListTypeAttributes");
+    env->kube_minor = t->minor;
 }

@@ -63,7 +63,7 @@ static int run_cel(const char *src, size_t len)
 {
     static struct cel_attr attrs[2];
     struct cel_device dev;
-    struct cel_env env = { 0, 1, 0 };
+    struct cel_env env = { 0, 1, 0, 0, 0 };
     struct cel_program *p;
     struct cel_error err;
     struct arena a;

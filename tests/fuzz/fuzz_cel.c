@@ -167,7 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         static const char other[] =
             "device.driver == \"gpu.example.com\" && "
             "device.attributes[\"gpu.example.com\"].index > 3";
-        struct cel_env oenv = { 0, 0, 0 };
+        struct cel_env oenv = { 0, 0, 0, 0, 0 };
         arena_init(&other_arena, ARENA_CHUNK_BYTES);
         if (cel_compile(&other_arena, &oenv, other, sizeof(other) - 1,
                         &other_prog, &err) < 0)

@@ -39,7 +39,7 @@ static struct inventory *inv_of(const char *yaml)
 static const unsigned char *sel(struct arena *a, const struct devmodel *m,
                                 const char *expr)
 {
-    struct cel_env env = {1, 1, 0};
+    struct cel_env env = {1, 1, 0, 0, 0 };
     struct cel_error err;
     const struct alloc_match *mt = alloc_eval_cached(m, &env, expr, a, &err);
     unsigned char *v = arena_alloc(a, m->ndevs + 1);
@@ -636,7 +636,7 @@ static void test_eval(void)
 
     arena_init(&a, 1 << 16);
     for (i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
-        struct cel_env env = {1, 1, 0};
+        struct cel_env env = {1, 1, 0, 0, 0 };
         struct cel_program *p;
         struct cel_error err;
         const struct alloc_match *mt;
@@ -654,13 +654,13 @@ static void test_eval(void)
         CHECK(bad == 0);
         CHECK(!mt || yes == mt->nyes);
     }
-    CHECK(alloc_eval_cached(m, &(struct cel_env){1, 1, 0}, "device.", &a,
+    CHECK(alloc_eval_cached(m, &(struct cel_env){1, 1, 0, 0, 0}, "device.", &a,
                             &(struct cel_error){{0}, 0, 0, 0, 0}) == NULL);
     /* the cost budget over the inventory: a selector that reads the
      * attributes as a whole is evaluated on every device; past the budget
      * it stops */
     {
-        struct cel_env env = {1, 1, 0};
+        struct cel_env env = {1, 1, 0, 0, 0 };
         struct cel_program *p;
         struct cel_error err;
         struct alloc_match full, cut;

@@ -28,15 +28,15 @@ static const char *const models[] = { "a100", "h100" };
 static const long long ints[] = { 1, 2, 3 };
 static const struct cel_attr attrs[] = {
     { "gpu.example.com", "model", CEL_ATTR_STRING, 0, 0, "A100-80GB",
-      NULL, NULL, NULL, 0 },
-    { "gpu.example.com", "index", CEL_ATTR_INT, 3, 0, NULL, NULL, NULL, NULL, 0 },
-    { "gpu.example.com", "mig", CEL_ATTR_BOOL, 0, 1, NULL, NULL, NULL, NULL, 0 },
+      NULL, NULL, NULL, 0, NULL },
+    { "gpu.example.com", "index", CEL_ATTR_INT, 3, 0, NULL, NULL, NULL, NULL, 0, NULL },
+    { "gpu.example.com", "mig", CEL_ATTR_BOOL, 0, 1, NULL, NULL, NULL, NULL, 0, NULL },
     { "gpu.example.com", "driverVersion", CEL_ATTR_VERSION, 0, 0, "1.10.0",
-      NULL, NULL, NULL, 0 },
+      NULL, NULL, NULL, 0, NULL },
     { "gpu.example.com", "models", CEL_ATTR_STRINGS, 0, 0, NULL, NULL, NULL,
-      models, 2 },
-    { "gpu.example.com", "ints", CEL_ATTR_INTS, 0, 0, NULL, ints, NULL, NULL, 3 },
-    { "dra.net", "rdma", CEL_ATTR_BOOL, 0, 1, NULL, NULL, NULL, NULL, 0 },
+      models, 2, NULL },
+    { "gpu.example.com", "ints", CEL_ATTR_INTS, 0, 0, NULL, ints, NULL, NULL, 3, NULL },
+    { "dra.net", "rdma", CEL_ATTR_BOOL, 0, 1, NULL, NULL, NULL, NULL, 0, NULL },
 };
 static const struct cel_capacity caps[] = {
     { "gpu.example.com", "memory", "80Gi" },
@@ -106,7 +106,11 @@ static const struct row rows[] = {
     { "quantity('0.1').isInteger()", "false" },
     { "quantity('2k').asInteger()", "2000" },
     { "quantity('1.5').asInteger()", "!runtime cannot convert" },
-    { "quantity('-1Ki').sign()", "-1" },
+    /* sign is a global function in Kubernetes (quantity.go), issue 15 */
+    { "sign(quantity('-1Ki'))", "-1" },
+    { "quantity('-1Ki').sign()",
+      "!compile found no matching overload for 'sign' applied to "
+      "'kubernetes.Quantity.()'" },
     { "quantity('1Gi').add(quantity('1Gi')) == quantity('2Gi')", "true" },
     { "quantity('1Gi').sub(1) == quantity('1073741823')", "true" },
     { "quantity('1Gi').add(2).asInteger()", "1073741826" },
@@ -226,7 +230,10 @@ static const struct row rows[] = {
     { "isCIDR('10.0.0.0/33')", "false" },
     { "string(ip('::1'))", "\"::1\"" },
     /* ---- core semantics ---- */
-    { "1 == 1.0", "true" },
+    /* checked CEL: == needs one type (equals(A, A)); dyn() mixes them */
+    { "1 == 1.0", "!compile found no matching overload for '_==_' "
+      "applied to '(int, double)'" },
+    { "dyn(1) == 1.0", "true" },
     { "dyn(1) == 1u", "true" },
     { "9223372036854775807 + 1", "!runtime integer overflow" },
     { "-9223372036854775808", "-9223372036854775808" },
@@ -255,7 +262,10 @@ static const struct row rows[] = {
     { "[1, 2][?5].hasValue()", "false" },
     { "[?optional.none(), ?optional.of(1)]", "[1]" },
     { "optional.ofNonZeroValue('').hasValue()", "false" },
-    { "type(1) == int", "true" },
+    /* type values have no size: cel-go's estimator gives their equality
+     * an unbounded cost, so Kubernetes rejects such a selector */
+    { "type(1) == int", "!limit too complex, exceeds cost limit" },
+    { "[type(1) == int]", "[true]" },
     { "int('42') + uint('1') == 43", "!compile found no matching overload" },
     { "int('42') + int(uint('1'))", "43" },
     { "double('1.5')", "1.5" },
@@ -297,7 +307,11 @@ static const struct row rows[] = {
     { "[1, 2, 1].lastIndexOf(1)", "2" },
     { "[1, 2, 3, 4].slice(1, 3)", "[2, 3]" },
     { "[[1], [2, 3]].flatten()", "[1, 2, 3]" },
-    { "[dyn([1]), [2, dyn([3])]].flatten()", "[1, 2, [3]]" },
+    /* Kubernetes rejects mixed literals, dyn included */
+    { "[dyn([1]), [2, dyn([3])]].flatten()",
+      "!compile expected type 'dyn' but found 'list(dyn)'" },
+    { "dyn([dyn([1]), dyn([dyn(2), dyn([3])])]).flatten()",
+      "[1, 2, [3]]" },
     { "[1, 2, 1].distinct()", "[1, 2]" },
     { "[1, 2].reverse()", "[2, 1]" },
     { "lists.range(3)", "[0, 1, 2]" },
@@ -308,8 +322,9 @@ static const struct row rows[] = {
     { "sets.equivalent([1, 2], [2, 1, 1])", "true" },
     { "sets.intersects([1], [2])", "false" },
     { "[1, 'a']", "!compile expected type 'int' but found 'string'" },
-    { "{'a': 1, 'b': 'x'}", "!compile expected type 'string: int'" },
-    { "{'a': 1, 2: 3}", "!compile expected type 'string: int'" },
+    { "{'a': 1, 'b': 'x'}", "!compile expected type 'int' but found "
+      "'string'" },
+    { "{'a': 1, 2: 3}", "!compile expected type 'string' but found 'int'" },
     { "{'a': 1, 'b': 2}", "{\"a\": 1, \"b\": 2}" },
     { "duration('1x') > duration('1s')", "!compile cannot parse duration" },
     { "timestamp('2020-13-01T00:00:00Z') > timestamp(0)",
@@ -377,8 +392,11 @@ static const struct row rows[] = {
       "!limit too complex, exceeds cost limit" },
     { "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x, [1, 2, 3, 4, 5, 6, 7, 8, 9, "
       "10].all(y, int('1'.find('[0-9]*')) < 100))", "true" },
-    { "lists.range(20000).reverse().sort()[0]", "0" },
-    { "lists.range(20000).sortBy(x, -x)[0]", "19999" },
+    /* sort costs n^2 * 2 at runtime (ext lists' tracker) */
+    { "lists.range(500).reverse().sort()[0]", "0" },
+    { "lists.range(500).sortBy(x, -x)[0]", "499" },
+    { "lists.range(20000).reverse().sort()[0]",
+      "!runtime actual cost limit" },
     { "lists.range(20000).distinct().size()", "!runtime actual cost limit" },
     { "sets.contains(lists.range(9000), lists.range(9000))",
       "!runtime actual cost limit" },
@@ -394,7 +412,7 @@ static const struct row rows[] = {
 static void run_row(const struct row *r, int selector)
 {
     struct arena a;
-    struct cel_env env = { 1, 1, 0 };
+    struct cel_env env = { 1, 1, 0, 0, 0 };
     struct cel_program *p;
     struct cel_error err;
     char out[512], detail[1200];
@@ -440,7 +458,7 @@ static void test_regex_jit(void)
     static const char *const e =
         "lists.range(6000).map(x, 'ab').join('').matches('^(a|b)*$')";
     struct arena a;
-    struct cel_env env = { 0, 0, 1 };
+    struct cel_env env = { 0, 1, 1, 0, 0 };
     struct cel_program *p;
     struct cel_error err;
     char out[64];
@@ -565,7 +583,7 @@ static void test_regex_gate(void)
 
     for (i = 0; i < sizeof(re2_table) / sizeof(re2_table[0]); i++) {
         struct arena a;
-        struct cel_env env = { 0, 0, 0 };
+        struct cel_env env = { 0, 0, 0, 0, 0 };
         struct cel_program *p;
         struct cel_error err;
         char expr[300];
@@ -607,7 +625,7 @@ static int compile_err(const char *expr, const struct cel_env *env,
 static void test_positions(void)
 {
     struct cel_error err;
-    struct cel_env env = { 0, 0, 0 };
+    struct cel_env env = { 0, 0, 0, 0, 0 };
     char msg[300];
 
     compile_err("device.driver ==\n  'a' &&\n  devce.x", &env, &err);
@@ -637,7 +655,7 @@ static void test_positions(void)
 static int compile_v(const char *expr, int minor, struct cel_error *err)
 {
     struct arena a;
-    struct cel_env env = { 0, 0, 0 };
+    struct cel_env env = { 0, 0, 0, 0, 0 };
     struct cel_program *p;
     int rc;
 
@@ -671,7 +689,7 @@ static void test_versions(void)
 static void test_limits(void)
 {
     struct cel_error err;
-    struct cel_env env = { 0, 0, 0 };
+    struct cel_env env = { 0, 0, 0, 0, 0 };
     size_t n = 5000, i;
     char *deep = malloc(2 * n + 8);
     char *longe = malloc(CEL_MAX_EXPR_BYTES + 64);
@@ -759,7 +777,7 @@ static void test_refs(void)
         { "device.allowMultipleAllocations", 0, "multi;" },
     };
     struct arena a;
-    struct cel_env env = { 1, 1, 0 };
+    struct cel_env env = { 1, 1, 0, 0, 0 };
     size_t i;
 
     arena_init(&a, 65536);
@@ -791,7 +809,7 @@ static void test_conjuncts(void)
         { "(true && false)", "(true && false)" },
     };
     struct arena a;
-    struct cel_env env = { 1, 1, 0 };
+    struct cel_env env = { 1, 1, 0, 0, 0 };
     size_t i, k, n;
 
     arena_init(&a, 65536);
@@ -844,7 +862,7 @@ static void test_comparison(void)
         { "device.attributes['d'].x + 1 >= 8", "-" },
     };
     struct arena a;
-    struct cel_env env = { 1, 1, 0 };
+    struct cel_env env = { 1, 1, 0, 0, 0 };
     size_t i;
 
     arena_init(&a, 65536);
@@ -897,7 +915,7 @@ static int unsat(const char *a, const char *b, char *why, size_t *which,
                  unsigned *off)
 {
     struct arena ar;
-    struct cel_env env = { 1, 1, 0 };
+    struct cel_env env = { 1, 1, 0, 0, 0 };
     struct cel_program *p[2];
     struct cel_error err;
     const struct cel_program *cp[2];
@@ -934,7 +952,7 @@ static struct cel_program *comp(struct arena *a, const struct cel_env *env,
 static void test_analysis(void)
 {
     struct arena a;
-    struct cel_env env = { 0, 0, 0 };
+    struct cel_env env = { 0, 0, 0, 0, 0 };
     struct cel_program *p;
     char buf[512] = "", why[256];
     size_t which;
@@ -1033,7 +1051,7 @@ static void test_analysis(void)
     {
         static const char *const labels[] = { "class", "request" };
         struct arena ar;
-        struct cel_env env2 = { 0, 0, 0 };
+        struct cel_env env2 = { 0, 0, 0, 0, 0 };
         const struct cel_program *cp[2];
 
         arena_init(&ar, 65536);

@@ -408,7 +408,7 @@ static void run_test(const char *section, const char *sub, const cJSON *t,
     }
     sc = malloc(sizeof(*sc));
     cel_scratch_init(sc);
-    rc = cel_eval_bindings(p, binds, nv, sc, &got, &err);
+    rc = cel_eval_bindings(p, binds, nv, sc, &got, NULL, &err);
     if (rc < 0) {
         ok = everr != NULL;
         snprintf(gs, sizeof(gs), "eval error: %s", err.msg);

@@ -39,7 +39,7 @@ static const char *exception_for(const char *e)
 static void try_expr(const char *file, int line, const char *e)
 {
     struct arena a;
-    struct cel_env env = { 1, 1, 0 };
+    struct cel_env env = { 1, 1, 0, 0, 0 };
     struct cel_program *p;
     struct cel_error err;
     const char *why = exception_for(e);

@@ -107,7 +107,7 @@ static const struct cel_row cel_rows[] = {
 static void test_cel(struct check_counts *cc)
 {
     struct check_counts check_counts_ = *cc;
-    struct cel_env env = { 0, 1, 0 };
+    struct cel_env env = { 0, 1, 0, 0, 0 };
     size_t i;
 
     for (i = 0; i < sizeof(cel_rows) / sizeof(cel_rows[0]); i++) {
@@ -163,7 +163,7 @@ static void test_deep_not(struct check_counts *cc)
     pid = fork();
     if (pid == 0) {
         static char expr[1100];
-        struct cel_env env = { 0, 0, 0 };
+        struct cel_env env = { 0, 0, 0, 0, 0 };
         const struct cel_program *progs[2];
         struct cel_program *p0, *p1;
         struct cel_error err;

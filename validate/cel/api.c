@@ -11,12 +11,22 @@
 #include <stdio.h>
 #include <string.h>
 
+
+/* what compile() is asked to do */
+enum {
+    C_GENERAL = 1,      /* the general environment (no `device`) */
+    C_BOOL = 2,         /* a selector: bool or the unknown type */
+    C_CHECK = 4,        /* type-checked (else names only, types at runtime) */
+    C_LIMIT = 8,        /* the apiserver's estimated cost limit */
+    C_LIBTEST = 16,     /* Kubernetes' library cost tests' configuration */
+};
+
 static int compile(struct arena *a, const struct cel_env *env,
                    const char *expr, size_t len, const struct cel_var *vars,
-                   size_t nvars, int general, int want_bool, int check,
-                   int kube_minor, struct cel_program **out,
-                   struct cel_error *err)
+                   size_t nvars, int flags, int kube_minor,
+                   struct cel_program **out, struct cel_error *err)
 {
+    int general = flags & C_GENERAL, check = flags & C_CHECK;
     struct cel_program *p;
     struct cel_env zero;
 
@@ -38,36 +48,59 @@ static int compile(struct arena *a, const struct cel_env *env,
     p->env = *env;
     p->general = general;
     p->unchecked = !check;
-    p->kube_minor = kube_minor;
+    p->kube_minor = kube_minor ? kube_minor : env->kube_minor;
     p->device_slot = -1;
     p->root = cel_parse(a, p->expr, len, err);
     if (!p->root)
         return -1;
     if (!general)
         p->device_slot = 0;
-    if (check) {
-        if (cel_check(a, p, vars, nvars, want_bool, err) < 0) {
-            cel_program_release(p);
-            return -1;
-        }
-    } else {
-        /* unchecked: still resolve names (slots, functions), no types */
-        struct cel_error tmp;
-        if (cel_check(a, p, vars, nvars, 0, &tmp) < 0) {
-            *err = tmp;
-            cel_program_release(p);
-            return -1;
-        }
+    if (cel_check(a, p, vars, nvars, flags & C_BOOL, err) < 0) {
+        cel_program_release(p);
+        return -1;
     }
+    if (flags & C_LIBTEST)
+        cel_estimate_cost_test(p, a);
+    else if (check)
+        cel_estimate_cost(p, a);
+    if ((flags & C_LIMIT) && p->cost_max > CEL_MAX_COST) {
+        cel_error_set(err, CEL_ERR_LIMIT, NULL, 0,
+                      "too complex, exceeds cost limit (estimated cost "
+                      "%llu, limit %d)", (unsigned long long)p->cost_max,
+                      CEL_MAX_COST);
+        cel_program_release(p);
+        return -1;
+    }
+    cel_fold(p, a);
+    cel_plan(a, p->root);
+    if (flags & C_LIBTEST)
+        cel_unoptimize(p);
     *out = p;
     return 0;
+}
+
+void cel_program_cost(const struct cel_program *p, uint64_t *min,
+                      uint64_t *max)
+{
+    *min = p->cost_min;
+    *max = p->cost_max;
 }
 
 int cel_compile(struct arena *a, const struct cel_env *env, const char *expr,
                 size_t len, struct cel_program **out, struct cel_error *err)
 {
     static const struct cel_var dev = { "device", 0, CEL_T_DEVICE };
-    return compile(a, env, expr, len, &dev, 1, 0, 1, 1, 0, out, err);
+    return compile(a, env, expr, len, &dev, 1, C_BOOL | C_CHECK | C_LIMIT, 0,
+                   out, err);
+}
+
+int cel_compile_selector(struct arena *a, const struct cel_env *env,
+                         const char *expr, size_t len,
+                         struct cel_program **out, struct cel_error *err)
+{
+    static const struct cel_var dev = { "device", 0, CEL_T_DEVICE };
+    return compile(a, env, expr, len, &dev, 1, C_BOOL | C_CHECK, 0, out,
+                   err);
 }
 
 int cel_compile_target(struct arena *a, const struct cel_env *env,
@@ -75,8 +108,8 @@ int cel_compile_target(struct arena *a, const struct cel_env *env,
                        struct cel_program **out, struct cel_error *err)
 {
     static const struct cel_var dev = { "device", 0, CEL_T_DEVICE };
-    return compile(a, env, expr, len, &dev, 1, 0, 1, 1, kube_minor, out,
-                   err);
+    return compile(a, env, expr, len, &dev, 1, C_BOOL | C_CHECK | C_LIMIT,
+                   kube_minor, out, err);
 }
 
 int cel_compile_expr(struct arena *a, const struct cel_env *env,
@@ -84,7 +117,7 @@ int cel_compile_expr(struct arena *a, const struct cel_env *env,
                      struct cel_error *err)
 {
     static const struct cel_var dev = { "device", 0, CEL_T_DEVICE };
-    return compile(a, env, expr, len, &dev, 1, 0, 0, 1, 0, out, err);
+    return compile(a, env, expr, len, &dev, 1, C_CHECK, 0, out, err);
 }
 
 int cel_compile_vars(struct arena *a, const struct cel_env *env,
@@ -104,8 +137,16 @@ int cel_compile_vars(struct arena *a, const struct cel_env *env,
         vars[i].slot = (int)i;
         vars[i].type = CEL_T_DYN;
     }
-    return compile(a, env, expr, len, vars, nvars, 1, 0, check, 0, out,
-                   err);
+    return compile(a, env, expr, len, vars, nvars,
+                   C_GENERAL | (check ? C_CHECK : 0), 0, out, err);
+}
+
+int cel_compile_library_test(struct arena *a, const char *expr, size_t len,
+                             struct cel_program **out,
+                             struct cel_error *err)
+{
+    return compile(a, NULL, expr, len, NULL, 0,
+                   C_GENERAL | C_CHECK | C_LIBTEST, 0, out, err);
 }
 
 void cel_program_release(struct cel_program *p)
@@ -174,6 +215,45 @@ static void bind_device(struct cel_eval *ev, const struct cel_device *dev)
     }
 }
 
+/* DeviceMatches binds every attribute before evaluating: a value the
+ * environment cannot represent fails the whole device. */
+static int bind_check(const struct cel_program *p,
+                      const struct cel_device *dev, struct cel_error *err)
+{
+    size_t i, k;
+
+    for (i = 0; dev && i < dev->nattrs; i++) {
+        const struct cel_attr *at = &dev->attrs[i];
+        char name[160];
+        int list = at->type == CEL_ATTR_INTS || at->type == CEL_ATTR_BOOLS ||
+                   at->type == CEL_ATTR_STRINGS ||
+                   at->type == CEL_ATTR_VERSIONS;
+        if (at->name)
+            snprintf(name, sizeof(name), "%s", at->name);
+        else
+            snprintf(name, sizeof(name), "%s/%s",
+                     at->domain ? at->domain : "", at->id ? at->id : "");
+        if (list && !p->env.list_attributes) {
+            cel_error_set(err, CEL_ERR_RUNTIME, p->expr, 0, "attribute %s: "
+                          "unsupported attribute value", name);
+            return -1;
+        }
+        if (at->type != CEL_ATTR_VERSION && at->type != CEL_ATTR_VERSIONS)
+            continue;
+        for (k = 0; k < (at->type == CEL_ATTR_VERSION ? 1 : at->nv); k++) {
+            const char *v = at->type == CEL_ATTR_VERSION ? at->s : at->sv[k];
+            struct cel_semver sv;
+            if (v && cel_semver_parse(v, strlen(v), 0, &sv) == 0)
+                continue;
+            cel_error_set(err, CEL_ERR_RUNTIME, p->expr, 0, "attribute %s: "
+                          "parse semantic version: '%s' is not a semantic "
+                          "version 2.0.0", name, v ? v : "");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int cel_eval_device(const struct cel_program *p, const struct cel_device *dev,
                     struct cel_error *err)
 {
@@ -191,6 +271,9 @@ int cel_eval_device_costed(const struct cel_program *p,
     struct cel_value v;
     int ret;
 
+    *cost = 0;
+    if (bind_check(p, dev, err) < 0)
+        return -1;
     cel_scratch_init(&sc);
     ev_init(&ev, p, &sc);
     bind_device(&ev, dev);
@@ -200,8 +283,8 @@ int cel_eval_device_costed(const struct cel_program *p,
         if (v.kind == CEL_V_BOOL) {
             ret = v.v.b;
         } else {
-            cel_error_set(err, CEL_ERR_RUNTIME, p->expr, 0,
-                          "selector evaluated to '%s', not bool",
+            cel_error_set(err, CEL_ERR_RUNTIME, p->expr, 0, "CEL result "
+                          "of type %s could not be converted to bool",
                           cel_type_name(cel_value_type(&v)));
             ret = -1;
         }
@@ -216,11 +299,24 @@ int cel_eval_to_string(const struct cel_program *p,
                        const struct cel_device *dev, char *out, size_t outsz,
                        struct cel_error *err)
 {
+    uint64_t cost;
+
+    return cel_eval_to_string_costed(p, dev, out, outsz, &cost, err);
+}
+
+int cel_eval_to_string_costed(const struct cel_program *p,
+                              const struct cel_device *dev, char *out,
+                              size_t outsz, uint64_t *cost,
+                              struct cel_error *err)
+{
     struct cel_eval ev;
     struct cel_scratch sc;
     struct cel_value v;
     int ret;
 
+    *cost = 0;
+    if (bind_check(p, dev, err) < 0)
+        return -1;
     cel_scratch_init(&sc);
     ev_init(&ev, p, &sc);
     bind_device(&ev, dev);
@@ -231,6 +327,7 @@ int cel_eval_to_string(const struct cel_program *p,
                       "result too large to render (%zu bytes)", outsz);
         ret = -1;
     }
+    *cost = ev.cost;
     cel_scratch_release(&sc);
     return ret;
 }
@@ -238,7 +335,7 @@ int cel_eval_to_string(const struct cel_program *p,
 int cel_eval_bindings(const struct cel_program *p,
                       const struct cel_binding *b, size_t nb,
                       struct cel_scratch *scratch, struct cel_value *out,
-                      struct cel_error *err)
+                      uint64_t *cost, struct cel_error *err)
 {
     struct cel_eval ev;
     int i;
@@ -256,5 +353,7 @@ int cel_eval_bindings(const struct cel_program *p,
     for (j = 0; j < nb && j < CEL_MAX_SLOTS; j++)
         ev.slots[j] = b[j].value;
     *out = cel_eval_node(&ev, p->root);
+    if (cost)
+        *cost = ev.cost;
     return finish(&ev, out, err);
 }

@@ -21,11 +21,31 @@ struct arena;
 #define CEL_MAX_EXPR_BYTES  10240     /* Kubernetes' selector length limit */
 #define CEL_MAX_COST        1000000   /* CELSelectorExpressionMaxCost */
 
-struct cel_env {            /* which optional parts of the DRA env exist */
-    int consumable_capacity;    /* device.allowMultipleAllocations declared */
-    int list_attributes;        /* includes() and list attribute values */
+/* The DRA environment as compile.go builds it. The features are the
+ * feature gates of the same names; the fields are positional in some
+ * initializers, so new ones go last. */
+struct cel_env {
+    int consumable_capacity;    /* DRAConsumableCapacity: the device type
+                                   with allowMultipleAllocations */
+    int list_attributes;        /* DRAListTypeAttributes: attribute values
+                                   are dyn (else the unknown type, and a
+                                   macro over one does not compile), list
+                                   values bind (else a device with one
+                                   fails to match: the apiserver drops
+                                   them from slices, so a device model
+                                   loading slices drops them too), and
+                                   includes() is declared */
     int regex_jit;              /* JIT-compile constant patterns; then the
                                    caller must call cel_program_release() */
+    int stored;                 /* the StoredExpressions environment (an
+                                   unchanged stored selector, the
+                                   scheduler): every library whatever the
+                                   version, includes() and
+                                   allowMultipleAllocations whatever the
+                                   features; else NewExpressions */
+    int kube_minor;             /* NewExpressions of Kubernetes 1.<minor>:
+                                   libraries and macros added later are
+                                   undeclared; 0 = the newest */
 };
 
 enum cel_err_kind { CEL_ERR_PARSE = 1, CEL_ERR_CHECK, CEL_ERR_LIMIT,
@@ -45,24 +65,38 @@ struct cel_error {
 
 struct cel_program;         /* compiled + checked; immutable; thread-safe */
 
-/* Parses and type-checks `expr` in the DRA environment (variable `device`);
- * the result must be bool. Enforces the 10 KiB length limit, the static
- * cost limit (CEL_ERR_LIMIT "too complex, exceeds cost limit") and nesting
- * limits. The program and everything it points to live in `a`.
- * Returns 0, or -1 with err filled. */
+/* Compiles a selector as the apiserver validates it: parses and
+ * type-checks `expr` in the DRA environment (variable `device`); the
+ * result must be bool or the unknown type (compile.go: "must evaluate to
+ * bool or the unknown type, not <type>"; dyn too with list_attributes).
+ * Enforces the 10 KiB length limit, nesting limits and the estimated cost
+ * limit (CEL_ERR_LIMIT "too complex, exceeds cost limit"). The program and
+ * everything it points to live in `a`. Returns 0, or -1 with err filled. */
 int cel_compile(struct arena *a, const struct cel_env *env, const char *expr,
                 size_t len, struct cel_program **out, struct cel_error *err);
-/* Same, but no bool-result requirement (claimcheck cel). */
+/* Compiles a selector as compile.go does (the scheduler, claimcheck cel
+ * --selector): like cel_compile, but the cost is only estimated
+ * (cel_program_cost), not limited; the runtime limit still applies. */
+int cel_compile_selector(struct arena *a, const struct cel_env *env,
+                         const char *expr, size_t len,
+                         struct cel_program **out, struct cel_error *err);
+/* Compiles an expression, not a selector (claimcheck cel): the same
+ * environment, any result type, no cost limit (the estimate is still
+ * made: cel_program_cost). */
 int cel_compile_expr(struct arena *a, const struct cel_env *env,
                      const char *expr, size_t len, struct cel_program **out,
                      struct cel_error *err);
-/* cel_compile for a target Kubernetes 1.<kube_minor> (0 = the newest):
- * older targets lack two-variable comprehensions (< 1.32), the semver
- * library (< 1.31) and the ext lists functions (< 1.34), and the apiserver
- * of that version rejects selectors using them. */
+/* cel_compile for a target Kubernetes 1.<kube_minor> (0 = env's): older
+ * targets lack two-variable comprehensions (< 1.32), the semver library
+ * (< 1.31) and the ext lists functions (< 1.34), and the apiserver of that
+ * version rejects selectors using them. */
 int cel_compile_target(struct arena *a, const struct cel_env *env,
                        int kube_minor, const char *expr, size_t len,
                        struct cel_program **out, struct cel_error *err);
+/* Kubernetes' estimated cost range of a compiled program (compile.go's
+ * MaxCost is *max; the apiserver rejects a selector over CEL_MAX_COST). */
+void cel_program_cost(const struct cel_program *p, uint64_t *min,
+                      uint64_t *max);
 /* Frees what the arena cannot: JIT-compiled regex code (only allocated when
  * env->regex_jit was set). Safe to call on any program, once. */
 void cel_program_release(struct cel_program *p);
@@ -76,6 +110,9 @@ struct cel_attr {           /* one device attribute, domain already split off */
     enum cel_attr_type type;
     long long i; int b; const char *s;   /* scalar (s: STRING and VERSION) */
     const long long *iv; const int *bv; const char *const *sv; size_t nv;
+    const char *name;       /* as the slice writes it ("model" or
+                               "gpu.nvidia.com/model"), for messages;
+                               NULL: domain/id */
 };
 struct cel_capacity { const char *domain, *id; const char *quantity; };
 struct cel_device {
@@ -85,8 +122,13 @@ struct cel_device {
     int allow_multiple_allocations;
 };
 
-/* Evaluates a selector program against one device. Returns 1 (true),
- * 0 (false), or -1 with a runtime error in err. Reentrant. */
+/* Evaluates a selector program against one device as DeviceMatches does:
+ * every attribute is bound first (without list_attributes a list value
+ * is an error for the whole device: "attribute <name>: unsupported
+ * attribute value"; a version that is not semver 2.0.0 one too), and a
+ * result that is not bool is an error ("CEL result of type <t> could not
+ * be converted to bool"). Returns 1 (true), 0 (false), or -1 with a
+ * runtime error in err. Reentrant. */
 int cel_eval_device(const struct cel_program *p, const struct cel_device *dev,
                     struct cel_error *err);
 /* The same, and *cost gets the runtime cost units the evaluation used
@@ -102,6 +144,11 @@ int cel_eval_device_costed(const struct cel_program *p,
 int cel_eval_to_string(const struct cel_program *p,
                        const struct cel_device *dev, char *out, size_t outsz,
                        struct cel_error *err);
+/* The same, and *cost gets the runtime cost the evaluation used. */
+int cel_eval_to_string_costed(const struct cel_program *p,
+                              const struct cel_device *dev, char *out,
+                              size_t outsz, uint64_t *cost,
+                              struct cel_error *err);
 
 /* ---- static facts for the selector rules ---- */
 

@@ -20,6 +20,8 @@ struct arena;
 #define CEL_MAX_NODE_DEPTH  1000    /* AST height (left-deep chains) */
 #define CEL_MAX_SLOTS       64      /* variables + comprehension locals */
 #define CEL_SCRATCH_INLINE  8192    /* bytes of stack scratch per eval */
+#define CEL_INCLUDES_MAX    48      /* ResourceSliceMaxAttributeValuesPerDevice:
+                                       includes() scans no further */
 #define CEL_REGEX_MATCH_LIMIT 100000
 #define CEL_REGEX_DEPTH_LIMIT 10000
 #define CEL_REGEX_HEAP_LIMIT_KIB 8192
@@ -100,6 +102,87 @@ void cel_scratch_init(struct cel_scratch *s);
 void *cel_scratch_alloc(struct cel_scratch *s, size_t n);
 void cel_scratch_release(struct cel_scratch *s);
 
+/* ================= static types (types.c) ================= */
+/* The checker's types, as cel-go's: kinds, parameters (list element, map
+ * key and value, optional_type and type(T) parameter), names of opaque and
+ * struct types, type parameters (declared letters in declaration strings,
+ * numbered fresh variables in the checker). Primitive types are the
+ * constant objects below; composite ones live in the compile arena. */
+enum cel_tykind {
+    CEL_TY_DYN, CEL_TY_ANY, CEL_TY_ERROR, CEL_TY_NULL, CEL_TY_BOOL,
+    CEL_TY_INT, CEL_TY_UINT, CEL_TY_DOUBLE, CEL_TY_STRING, CEL_TY_BYTES,
+    CEL_TY_DURATION, CEL_TY_TIMESTAMP, CEL_TY_LIST, CEL_TY_MAP, CEL_TY_TYPE,
+    CEL_TY_OPAQUE, CEL_TY_STRUCT, CEL_TY_PARAM
+};
+struct cel_type {
+    unsigned char kind;         /* enum cel_tykind */
+    unsigned char np;           /* parameters in p[] */
+    unsigned id;                /* PARAM without name: fresh variable */
+    const char *name;           /* OPAQUE/STRUCT name; PARAM letter */
+    const struct cel_type *p[2];
+};
+extern const struct cel_type cel_ty_dyn, cel_ty_any, cel_ty_error,
+    cel_ty_null, cel_ty_bool, cel_ty_int, cel_ty_uint, cel_ty_double,
+    cel_ty_string, cel_ty_bytes, cel_ty_duration, cel_ty_timestamp,
+    cel_ty_quantity, cel_ty_semver, cel_ty_url, cel_ty_format, cel_ty_device,
+    cel_ty_ip, cel_ty_cidr;
+const struct cel_type *cel_ty_list(struct arena *a, const struct cel_type *e);
+const struct cel_type *cel_ty_map(struct arena *a, const struct cel_type *k,
+                                  const struct cel_type *v);
+const struct cel_type *cel_ty_opt(struct arena *a, const struct cel_type *e);
+const struct cel_type *cel_ty_type(struct arena *a, const struct cel_type *e);
+int cel_ty_is_opt(const struct cel_type *t);
+int cel_ty_is_dyn(const struct cel_type *t);      /* dyn or any */
+int cel_ty_exact(const struct cel_type *a, const struct cel_type *b);
+/* FormatCELType (checker messages: "map(string, dyn)", "any") and
+ * Type.String() (compile.go's result message: "google.protobuf.Any") */
+void cel_ty_fmt(const struct cel_type *t, char *out, size_t sz);
+void cel_ty_str(const struct cel_type *t, char *out, size_t sz);
+const struct cel_type *cel_ty_most_general(const struct cel_type *a,
+                                           const struct cel_type *b);
+
+#define CEL_OVL_MAX_ARGS 4
+struct cel_ovl {                /* one overload of a declaration string */
+    const char *id;             /* cel-go's overload id */
+    unsigned char member;       /* args[0] is the receiver */
+    unsigned char nargs;
+    unsigned char general_only; /* '!': not in the Kubernetes environment */
+    const struct cel_type *args[CEL_OVL_MAX_ARGS];
+    const struct cel_type *ret;
+};
+/* Parses a declaration string into overloads (arena-owned). 0 or -1. */
+int cel_decl_parse(struct arena *a, const char *decl, struct cel_ovl **out,
+                   size_t *n);
+
+/* Type-parameter substitutions of one check (cel-go's mapping), with an
+ * undo trail instead of copies: a failed assignability test leaves the
+ * substitutions as they were. */
+struct cel_tymap {
+    struct arena *a;
+    const struct cel_type **sub;        /* by fresh variable number */
+    size_t nvars, cap;
+    struct { size_t id; const struct cel_type *old; } *trail;
+    size_t ntrail, captrail;
+};
+void cel_tymap_init(struct cel_tymap *m, struct arena *a);
+const struct cel_type *cel_tymap_fresh(struct cel_tymap *m);
+size_t cel_tymap_mark(const struct cel_tymap *m);
+void cel_tymap_undo(struct cel_tymap *m, size_t mark);
+/* isAssignable(t1, t2): may bind variables; 1 or 0 (nothing bound) */
+int cel_ty_assignable(struct cel_tymap *m, const struct cel_type *t1,
+                      const struct cel_type *t2);
+int cel_ty_assignable_list(struct cel_tymap *m,
+                           const struct cel_type *const *l1,
+                           const struct cel_type *const *l2, unsigned n);
+/* substitute(): bound variables replaced; unbound ones by dyn if to_dyn */
+const struct cel_type *cel_ty_subst(struct cel_tymap *m,
+                                    const struct cel_type *t, int to_dyn);
+/* An overload's argument and result types with its declared parameters
+ * replaced by fresh variables (args has room for o->nargs). */
+void cel_ovl_instantiate(struct cel_tymap *m, const struct cel_ovl *o,
+                         const struct cel_type **args,
+                         const struct cel_type **ret);
+
 /* ================= AST ================= */
 
 enum cel_nkind {
@@ -120,6 +203,7 @@ enum cel_macro {
     CEL_M_ALL, CEL_M_EXISTS, CEL_M_EXISTS_ONE, CEL_M_MAP, CEL_M_MAP_FILTER,
     CEL_M_FILTER, CEL_M_ALL2, CEL_M_EXISTS2, CEL_M_EXISTS_ONE2,
     CEL_M_TLIST, CEL_M_TLIST_FILTER, CEL_M_TMAP, CEL_M_TMAP_FILTER,
+    CEL_M_TMAPENTRY, CEL_M_TMAPENTRY_FILTER,
     CEL_M_OPTMAP, CEL_M_OPTFLATMAP, CEL_M_SORTBY
 };
 
@@ -130,8 +214,11 @@ struct cel_node {
     unsigned char op;           /* binop / macro */
     unsigned char member;       /* CALL: args[0] is the receiver */
     unsigned char opt_elems;    /* LIST/MAP: some entries are optional */
-    unsigned char ctype;        /* static type (enum cel_tkind) */
-    unsigned char celem;        /* static element/value type */
+    unsigned char novl;         /* CALL/operators: overloads that matched */
+    unsigned char konst;        /* a constant of the optimized program;
+                                   2: a list/map literal built once, in
+                                   lit */
+    unsigned char rtc;          /* calls and operators: cel_call_class() */
     unsigned offset;            /* byte offset in the expression */
     unsigned nargs;
     struct cel_node **args;     /* children */
@@ -141,6 +228,9 @@ struct cel_node {
     int slot;                   /* IDENT: variable slot; COMPR: first var */
     int slot2;                  /* COMPR: second var (-1), accumulator */
     const struct cel_func *fn;  /* CALL: resolved function */
+    const struct cel_type *type;    /* static type (after checking) */
+    const char *const *ovl;     /* ids of the overloads that matched */
+    uint32_t lit_cost;          /* LIT folded from a call: its runtime cost */
     const void *aux;            /* CALL matches/find: precompiled regex */
     struct cel_value lit;       /* LIT */
 };
@@ -159,9 +249,10 @@ struct cel_program {
     int parsed_only;            /* never checked: no slots, no types (for
                                    the analyses of cel_pinned_driver_parsed) */
     int kube_minor;             /* target Kubernetes minor, 0 = newest */
+    int unoptimized;            /* cel_unoptimize(): no constants */
     int device_slot;            /* slot of `device`, -1 if none */
     int nslots;
-    double cost;                /* static cost estimate */
+    uint64_t cost_min, cost_max;    /* the estimated cost (cost.c) */
     struct cel_regex **regexes; /* owned regexes, for release */
     size_t nregexes;
 };
@@ -243,11 +334,43 @@ struct cel_value cel_vlist(struct cel_eval *ev, const struct cel_value *v,
 struct cel_value cel_vopt(struct cel_eval *ev, const struct cel_value *inner);
 char *cel_ev_alloc(struct cel_eval *ev, size_t n);
 
-/* Charges n units of runtime cost before work proportional to n is done;
- * -1 (and the cost stays over the limit) when it exceeds CEL_MAX_COST:
- * return cel_verr(ev, "%s", CEL_COST_MSG) then. */
+/* ================= cost.c ================= */
 #define CEL_COST_MSG "operation cancelled: actual cost limit exceeded"
-int cel_cost(struct cel_eval *ev, uint64_t n);
+#define CEL_COST_LIST 10            /* common.ListCreateBaseCost */
+#define CEL_COST_MAP 30             /* common.MapCreateBaseCost */
+/* Kubernetes' cost estimate of a checked program into p->cost_min/max. */
+void cel_estimate_cost(struct cel_program *p, struct arena *a);
+/* The runtime cost of one call (arguments a, receiver first; res may be
+ * NULL before the call: a lower bound then) as cel-go's CostTracker with
+ * Kubernetes' estimators charges it; cls is cel_call_class() of the
+ * function name and call style, decided once per node. */
+#define CEL_RT_ONE 0        /* cel_call_class(): the default cost 1 */
+#define CEL_RT_FREE 1       /* ... a call the optimizer removed: 0 */
+int cel_call_class(const char *fn, int member);
+uint64_t cel_call_cost(struct cel_eval *ev, int cls,
+                       const struct cel_value *a, unsigned na,
+                       const struct cel_value *res);
+int cel_call_cost_needs_result(int cls);
+uint64_t cel_call_cost_of(const struct cel_program *p,
+                          const struct cel_node *n,
+                          const struct cel_value *a, unsigned na,
+                          const struct cel_value *res);
+uint64_t cel_actual_size(const struct cel_value *v);
+/* eval.c: the plan of a checked program: the constants the optimizer
+ * folds (they cost nothing) and each call's runtime cost class */
+void cel_plan(struct arena *a, struct cel_node *n);
+/* check.c: quantity()/semver() of literals into literals (after the cost
+ * estimate); the name of an operator's function ("_==_") */
+void cel_fold(struct cel_program *p, struct arena *a);
+const char *cel_binop_function(int op);
+/* lib_format.c: the regex size Kubernetes assumes for a named format */
+int cel_format_max_regex(const struct cel_value *f);
+
+/* A resource guard before work proportional to n (big allocations): -1
+ * when the cost so far plus n is over the limit; charges nothing (the
+ * call's cost is charged by eval.c). Return cel_verr(ev, "%s",
+ * CEL_COST_MSG) then. */
+int cel_work_guard(struct cel_eval *ev, uint64_t n);
 /* Stable merge sort of v[0..n) by keys[0..n) (keys == v allowed); both
  * arrays are permuted together. 0, or -1 with *err when two keys are not
  * comparable. */
@@ -271,6 +394,8 @@ int cel_value_render(const struct cel_value *v, char *out, size_t outsz);
 int cel_map_get(struct cel_eval *ev, const struct cel_value *m,
                 const struct cel_value *key, struct cel_value *out);
 size_t cel_map_size(const struct cel_value *m);
+/* the `in` operator on a map-like value: 1 when key is present */
+int cel_map_has(const struct cel_value *m, const struct cel_value *key);
 /* i-th key / value of a map-like value (0 <= i < size) */
 void cel_map_entry(struct cel_eval *ev, const struct cel_value *m, size_t i,
                    struct cel_value *k, struct cel_value *v);
@@ -297,18 +422,21 @@ int cel_check(struct arena *a, struct cel_program *p,
 struct cel_value cel_eval_node(struct cel_eval *ev, const struct cel_node *n);
 
 /* ================= function table ================= */
+/* One row per function name. decl lists its overloads (types.c's
+ * declaration strings: "ID:(T1,T2)->R" or "ID:T0.(T1)->R", separated by
+ * spaces; an ID starting with '!' is declared only in the general
+ * environment, not in Kubernetes'). impl evaluates every overload (it
+ * dispatches on the argument values); NULL for the operators, which
+ * eval.c evaluates itself. since: the first Kubernetes minor whose
+ * NewExpressions environment declares the function (0 = always). */
 struct cel_func {
     const char *name;
-    unsigned char member;       /* 1 receiver call, 0 global, 2 both */
-    unsigned char min_args, max_args;   /* counting the receiver */
-    unsigned char ret;          /* static result type (enum cel_tkind) */
-    const char *sig;            /* arg kinds, one letter each, see check.c */
+    const char *decl;
+    unsigned char since;
     struct cel_value (*impl)(struct cel_eval *ev, const struct cel_node *n,
                              const struct cel_value *args, unsigned nargs);
 };
-const struct cel_func *cel_func_lookup(const char *name, size_t n,
-                                       int member, unsigned nargs);
-int cel_func_exists(const char *name, size_t n);
+const struct cel_func *cel_func_lookup(const char *name, size_t n);
 
 /* functions shared across library files (same name, other receiver) */
 struct cel_value cel_list_index_of(struct cel_eval *ev,
@@ -383,10 +511,22 @@ int cel_compile_vars(struct arena *a, const struct cel_env *env,
                      size_t nvars, int check, struct cel_program **out,
                      struct cel_error *err);
 /* Evaluates with bindings (by name); the result may point into scratch,
- * which the caller releases. Returns 0 or -1 (err; *out is the error). */
+ * which the caller releases; *cost (may be NULL) gets the runtime cost.
+ * Returns 0 or -1 (err; *out is the error). */
 int cel_eval_bindings(const struct cel_program *p,
                       const struct cel_binding *b, size_t nb,
                       struct cel_scratch *scratch, struct cel_value *out,
-                      struct cel_error *err);
+                      uint64_t *cost, struct cel_error *err);
+/* Compiles as Kubernetes' library cost tests do (tests/unit/test_cel_k8s.c,
+ * apiserver cost_test.go testCost): the general environment without
+ * variables, the cost estimated with the tests' size estimator (strings and
+ * bytes of unknown size are 0..12, nothing is known from `device`), the
+ * program planned without OptOptimize (constant literals and conversions
+ * are built, at their cost, every evaluation). */
+int cel_compile_library_test(struct arena *a, const char *expr, size_t len,
+                             struct cel_program **out,
+                             struct cel_error *err);
+void cel_estimate_cost_test(struct cel_program *p, struct arena *a);
+void cel_unoptimize(struct cel_program *p);
 
 #endif

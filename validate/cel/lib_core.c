@@ -304,7 +304,7 @@ F(f_contains)
     (void)na;
     if (!str2(a))
         return cel_no_overload(ev, n, a, 2);
-    if (cel_cost(ev, hn / 10) < 0)
+    if (cel_work_guard(ev, hn / 10) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     if (nn == 0)
         return cel_vbool(1);
@@ -349,10 +349,6 @@ F(f_matches)
         if (!tmp)
             return cel_verr(ev, "%s", msg);
         re = tmp;
-    }
-    if (cel_cost(ev, a[0].v.s.n) < 0) {
-        cel_regex_free(tmp);
-        return cel_verr(ev, "%s", CEL_COST_MSG);
     }
     r = cel_regex_test(re, a[0].v.s.p, a[0].v.s.n, msg);
     if (tmp)
@@ -436,26 +432,255 @@ F(f_or)
     return a[0].sub ? a[0] : a[1];
 }
 
+/* optional.unwrap(list) / list.unwrapOpt(): the values of the present
+ * optionals */
+F(f_unwrap)
+{
+    const struct cel_list *l;
+    struct cel_value *out;
+    size_t i, k = 0;
+
+    (void)na;
+    if (a[0].kind != CEL_V_LIST)
+        return cel_no_overload(ev, n, a, 1);
+    l = a[0].v.l;
+    out = (struct cel_value *)cel_ev_alloc(ev, (l->n + 1) * sizeof(*out));
+    for (i = 0; i < l->n; i++) {
+        if (l->v[i].kind != CEL_V_OPT)
+            return cel_no_overload(ev, n, &l->v[i], 1);
+        if (l->v[i].sub)
+            out[k++] = *l->v[i].v.opt;
+    }
+    return cel_vlist(ev, out, k);
+}
+
 const struct cel_func cel_lib_core[] = {
-    { "int", 0, 1, 1, CEL_T_INT, "A", f_int },
-    { "uint", 0, 1, 1, CEL_T_UINT, "A", f_uint },
-    { "double", 0, 1, 1, CEL_T_DOUBLE, "A", f_double },
-    { "string", 0, 1, 1, CEL_T_STRING, "A", f_string },
-    { "bytes", 0, 1, 1, CEL_T_BYTES, "A", f_bytes },
-    { "bool", 0, 1, 1, CEL_T_BOOL, "A", f_bool },
-    { "type", 0, 1, 1, CEL_T_TYPE, "A", f_type },
-    { "dyn", 0, 1, 1, CEL_T_DYN, "A", f_dyn },
-    { "size", 2, 1, 1, CEL_T_INT, "Z", f_size },
-    { "contains", 1, 2, 2, CEL_T_BOOL, "SS", f_contains },
-    { "startsWith", 1, 2, 2, CEL_T_BOOL, "SS", f_starts },
-    { "endsWith", 1, 2, 2, CEL_T_BOOL, "SS", f_ends },
-    { "matches", 2, 2, 2, CEL_T_BOOL, "SS", f_matches },
-    { "optional.of", 0, 1, 1, CEL_T_OPT, "A", f_opt_of },
-    { "optional.none", 0, 0, 0, CEL_T_OPT, "", f_opt_none },
-    { "optional.ofNonZeroValue", 0, 1, 1, CEL_T_OPT, "A", f_opt_nonzero },
-    { "hasValue", 1, 1, 1, CEL_T_BOOL, "O", f_has_value },
-    { "value", 1, 1, 1, CEL_T_DYN, "O", f_value },
-    { "orValue", 1, 2, 2, CEL_T_DYN, "OA", f_or_value },
-    { "or", 1, 2, 2, CEL_T_OPT, "OO", f_or },
+    { "_==_",
+      "equals:(A,A)->bool",
+      0, NULL },
+    { "_!=_",
+      "not_equals:(A,A)->bool",
+      0, NULL },
+    { "_<_",
+      "less_bool:(bool,bool)->bool less_int64:(int,int)->bool "
+      "less_int64_double:(int,double)->bool "
+      "less_int64_uint64:(int,uint)->bool "
+      "less_uint64:(uint,uint)->bool "
+      "less_uint64_double:(uint,double)->bool "
+      "less_uint64_int64:(uint,int)->bool "
+      "less_double:(double,double)->bool "
+      "less_double_int64:(double,int)->bool "
+      "less_double_uint64:(double,uint)->bool "
+      "less_string:(string,string)->bool "
+      "less_bytes:(bytes,bytes)->bool "
+      "less_timestamp:(timestamp,timestamp)->bool "
+      "less_duration:(duration,duration)->bool",
+      0, NULL },
+    { "_<=_",
+      "less_equals_bool:(bool,bool)->bool "
+      "less_equals_int64:(int,int)->bool "
+      "less_equals_int64_double:(int,double)->bool "
+      "less_equals_int64_uint64:(int,uint)->bool "
+      "less_equals_uint64:(uint,uint)->bool "
+      "less_equals_uint64_double:(uint,double)->bool "
+      "less_equals_uint64_int64:(uint,int)->bool "
+      "less_equals_double:(double,double)->bool "
+      "less_equals_double_int64:(double,int)->bool "
+      "less_equals_double_uint64:(double,uint)->bool "
+      "less_equals_string:(string,string)->bool "
+      "less_equals_bytes:(bytes,bytes)->bool "
+      "less_equals_timestamp:(timestamp,timestamp)->bool "
+      "less_equals_duration:(duration,duration)->bool",
+      0, NULL },
+    { "_>_",
+      "greater_bool:(bool,bool)->bool "
+      "greater_int64:(int,int)->bool "
+      "greater_int64_double:(int,double)->bool "
+      "greater_int64_uint64:(int,uint)->bool "
+      "greater_uint64:(uint,uint)->bool "
+      "greater_uint64_double:(uint,double)->bool "
+      "greater_uint64_int64:(uint,int)->bool "
+      "greater_double:(double,double)->bool "
+      "greater_double_int64:(double,int)->bool "
+      "greater_double_uint64:(double,uint)->bool "
+      "greater_string:(string,string)->bool "
+      "greater_bytes:(bytes,bytes)->bool "
+      "greater_timestamp:(timestamp,timestamp)->bool "
+      "greater_duration:(duration,duration)->bool",
+      0, NULL },
+    { "_>=_",
+      "greater_equals_bool:(bool,bool)->bool "
+      "greater_equals_int64:(int,int)->bool "
+      "greater_equals_int64_double:(int,double)->bool "
+      "greater_equals_int64_uint64:(int,uint)->bool "
+      "greater_equals_uint64:(uint,uint)->bool "
+      "greater_equals_uint64_double:(uint,double)->bool "
+      "greater_equals_uint64_int64:(uint,int)->bool "
+      "greater_equals_double:(double,double)->bool "
+      "greater_equals_double_int64:(double,int)->bool "
+      "greater_equals_double_uint64:(double,uint)->bool "
+      "greater_equals_string:(string,string)->bool "
+      "greater_equals_bytes:(bytes,bytes)->bool "
+      "greater_equals_timestamp:(timestamp,timestamp)->bool "
+      "greater_equals_duration:(duration,duration)->bool",
+      0, NULL },
+    { "_+_",
+      "add_bytes:(bytes,bytes)->bytes "
+      "add_double:(double,double)->double "
+      "add_duration_duration:(duration,duration)->duration "
+      "add_duration_timestamp:(duration,timestamp)->timestamp "
+      "add_timestamp_duration:(timestamp,duration)->timestamp "
+      "add_int64:(int,int)->int "
+      "add_list:(list(A),list(A))->list(A) "
+      "add_string:(string,string)->string "
+      "add_uint64:(uint,uint)->uint",
+      0, NULL },
+    { "_-_",
+      "subtract_double:(double,double)->double "
+      "subtract_duration_duration:(duration,duration)->duration "
+      "subtract_int64:(int,int)->int "
+      "subtract_timestamp_duration:(timestamp,duration)->timestamp "
+      "subtract_timestamp_timestamp:(timestamp,timestamp)->duration "
+      "subtract_uint64:(uint,uint)->uint",
+      0, NULL },
+    { "_*_",
+      "multiply_double:(double,double)->double "
+      "multiply_int64:(int,int)->int "
+      "multiply_uint64:(uint,uint)->uint",
+      0, NULL },
+    { "_/_",
+      "divide_double:(double,double)->double "
+      "divide_int64:(int,int)->int "
+      "divide_uint64:(uint,uint)->uint",
+      0, NULL },
+    { "_%_",
+      "modulo_int64:(int,int)->int "
+      "modulo_uint64:(uint,uint)->uint",
+      0, NULL },
+    { "-_",
+      "negate_double:(double)->double negate_int64:(int)->int",
+      0, NULL },
+    { "!_",
+      "logical_not:(bool)->bool",
+      0, NULL },
+    { "_?_:_",
+      "conditional:(bool,A,A)->A",
+      0, NULL },
+    { "_&&_",
+      "logical_and:(bool,bool)->bool",
+      0, NULL },
+    { "_||_",
+      "logical_or:(bool,bool)->bool",
+      0, NULL },
+    { "@not_strictly_false",
+      "not_strictly_false:(bool)->bool",
+      0, NULL },
+    { "_[_]",
+      "index_list:(list(A),int)->A index_map:(map(A,B),A)->B "
+      "optional_list_index_int:(opt(list(V)),int)->opt(V) "
+      "optional_map_index_value:(opt(map(K,V)),K)->opt(V)",
+      0, NULL },
+    { "_[?_]",
+      "list_optindex_optional_int:(list(V),int)->opt(V) "
+      "optional_list_optindex_optional_int:(opt(list(V)),int)->opt(V) "
+      "map_optindex_optional_value:(map(K,V),K)->opt(V) "
+      "optional_map_optindex_optional_value:(opt(map(K,V)),K)->opt(V)",
+      0, NULL },
+    { "@in",
+      "in_list:(A,list(A))->bool in_map:(A,map(A,B))->bool",
+      0, NULL },
+    { "cel.@mapInsert",
+      "@mapInsert_map_key_value:(map(K,V),K,V)->map(K,V) "
+      "@mapInsert_map_map:(map(K,V),map(K,V))->map(K,V)",
+      0, NULL },
+    { "int",
+      "int64_to_int64:(int)->int double_to_int64:(double)->int "
+      "duration_to_int64:(duration)->int "
+      "string_to_int64:(string)->int "
+      "timestamp_to_int64:(timestamp)->int "
+      "uint64_to_int64:(uint)->int",
+      0, f_int },
+    { "uint",
+      "uint64_to_uint64:(uint)->uint "
+      "double_to_uint64:(double)->uint "
+      "int64_to_uint64:(int)->uint "
+      "string_to_uint64:(string)->uint",
+      0, f_uint },
+    { "double",
+      "double_to_double:(double)->double "
+      "int64_to_double:(int)->double "
+      "string_to_double:(string)->double "
+      "uint64_to_double:(uint)->double",
+      0, f_double },
+    { "string",
+      "string_to_string:(string)->string "
+      "bool_to_string:(bool)->string "
+      "bytes_to_string:(bytes)->string "
+      "double_to_string:(double)->string "
+      "duration_to_string:(duration)->string "
+      "int64_to_string:(int)->string "
+      "timestamp_to_string:(timestamp)->string "
+      "uint64_to_string:(uint)->string ip_to_string:(ip)->string "
+      "cidr_to_string:(cidr)->string",
+      0, f_string },
+    { "bytes",
+      "bytes_to_bytes:(bytes)->bytes "
+      "string_to_bytes:(string)->bytes",
+      0, f_bytes },
+    { "bool",
+      "bool_to_bool:(bool)->bool string_to_bool:(string)->bool",
+      0, f_bool },
+    { "type",
+      "type:(A)->type(A)",
+      0, f_type },
+    { "dyn",
+      "to_dyn:(A)->dyn",
+      0, f_dyn },
+    { "size",
+      "size_bytes:(bytes)->int bytes_size:bytes.()->int "
+      "size_list:(list(A))->int list_size:list(A).()->int "
+      "size_map:(map(A,B))->int map_size:map(A,B).()->int "
+      "size_string:(string)->int string_size:string.()->int",
+      0, f_size },
+    { "contains",
+      "contains_string:string.(string)->bool",
+      0, f_contains },
+    { "startsWith",
+      "starts_with_string:string.(string)->bool",
+      0, f_starts },
+    { "endsWith",
+      "ends_with_string:string.(string)->bool",
+      0, f_ends },
+    { "matches",
+      "matches:(string,string)->bool "
+      "matches_string:string.(string)->bool",
+      0, f_matches },
+    { "optional.of",
+      "optional_of:(V)->opt(V)",
+      0, f_opt_of },
+    { "optional.none",
+      "optional_none:()->opt(V)",
+      0, f_opt_none },
+    { "optional.ofNonZeroValue",
+      "optional_ofNonZeroValue:(V)->opt(V)",
+      0, f_opt_nonzero },
+    { "hasValue",
+      "optional_hasValue:opt(V).()->bool",
+      0, f_has_value },
+    { "value",
+      "optional_value:opt(V).()->V",
+      0, f_value },
+    { "orValue",
+      "optional_orValue_value:opt(V).(V)->V",
+      0, f_or_value },
+    { "or",
+      "optional_or_optional:opt(V).(opt(V))->opt(V)",
+      0, f_or },
+    { "optional.unwrap",
+      "optional_unwrap:(list(opt(V)))->list(V)",
+      0, f_unwrap },
+    { "unwrapOpt",
+      "optional_unwrapOpt:list(opt(V)).()->list(V)",
+      0, f_unwrap },
 };
 const size_t cel_lib_core_n = sizeof(cel_lib_core) / sizeof(cel_lib_core[0]);

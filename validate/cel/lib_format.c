@@ -23,6 +23,18 @@ static const char *const fmt_names[FM_COUNT] = {
     "labelValue", "uri", "uuid", "byte", "date", "datetime",
 };
 
+/* format.go's MaxRegexSize per format: the runtime cost of validate()
+ * (uuid and date/datetime: the lengths of kube-openapi's UUIDPattern and
+ * DateTimePattern, uri and byte govalidator's estimates) */
+static const int fmt_regex_size[FM_COUNT] = {
+    30, 60, 30, 60, 30, 60, 30, 40, 1103, 85, 84, 71, 71,
+};
+
+int cel_format_max_regex(const struct cel_value *f)
+{
+    return f->sub < FM_COUNT ? fmt_regex_size[f->sub] : 0;
+}
+
 #define DNS1123_LABEL_MSG "a lowercase RFC 1123 label must consist of lower " \
     "case alphanumeric characters or '-', and must start and end with an " \
     "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for " \
@@ -249,7 +261,7 @@ static int is_date(const char *s, size_t n)
 static int is_uri(struct cel_eval *ev, const struct cel_node *n,
                   const struct cel_value *s)
 {
-    const struct cel_func *f = cel_func_lookup("isURL", 5, 0, 1);
+    const struct cel_func *f = cel_func_lookup("isURL", 5);
     struct cel_value r;
 
     if (!f)
@@ -261,7 +273,7 @@ static int is_uri(struct cel_eval *ev, const struct cel_node *n,
 static int is_datetime(struct cel_eval *ev, const struct cel_node *n,
                        const struct cel_value *s)
 {
-    const struct cel_func *f = cel_func_lookup("timestamp", 9, 0, 1);
+    const struct cel_func *f = cel_func_lookup("timestamp", 9);
     struct cel_value r;
 
     if (!f)
@@ -376,21 +388,51 @@ F(f_const)
 }
 
 const struct cel_func cel_lib_format[] = {
-    { "format.named", 0, 1, 1, CEL_T_OPT, "S", f_named },
-    { "validate", 1, 2, 2, CEL_T_OPT, "KS", f_validate },
-    { "format.dns1123Label", 0, 0, 0, CEL_T_FORMAT, "", f_const },
-    { "format.dns1123Subdomain", 0, 0, 0, CEL_T_FORMAT, "", f_const },
-    { "format.dns1035Label", 0, 0, 0, CEL_T_FORMAT, "", f_const },
-    { "format.qualifiedName", 0, 0, 0, CEL_T_FORMAT, "", f_const },
-    { "format.dns1123LabelPrefix", 0, 0, 0, CEL_T_FORMAT, "", f_const },
-    { "format.dns1123SubdomainPrefix", 0, 0, 0, CEL_T_FORMAT, "", f_const },
-    { "format.dns1035LabelPrefix", 0, 0, 0, CEL_T_FORMAT, "", f_const },
-    { "format.labelValue", 0, 0, 0, CEL_T_FORMAT, "", f_const },
-    { "format.uri", 0, 0, 0, CEL_T_FORMAT, "", f_const },
-    { "format.uuid", 0, 0, 0, CEL_T_FORMAT, "", f_const },
-    { "format.byte", 0, 0, 0, CEL_T_FORMAT, "", f_const },
-    { "format.date", 0, 0, 0, CEL_T_FORMAT, "", f_const },
-    { "format.datetime", 0, 0, 0, CEL_T_FORMAT, "", f_const },
+    { "format.named",
+      "format-named:(string)->opt(format)",
+      0, f_named },
+    { "validate",
+      "format-validate:format.(string)->opt(list(string))",
+      0, f_validate },
+    { "format.dns1123Label",
+      "format.dns1123Label:()->format",
+      0, f_const },
+    { "format.dns1123Subdomain",
+      "format.dns1123Subdomain:()->format",
+      0, f_const },
+    { "format.dns1035Label",
+      "format.dns1035Label:()->format",
+      0, f_const },
+    { "format.qualifiedName",
+      "format.qualifiedName:()->format",
+      0, f_const },
+    { "format.dns1123LabelPrefix",
+      "format.dns1123LabelPrefix:()->format",
+      0, f_const },
+    { "format.dns1123SubdomainPrefix",
+      "format.dns1123SubdomainPrefix:()->format",
+      0, f_const },
+    { "format.dns1035LabelPrefix",
+      "format.dns1035LabelPrefix:()->format",
+      0, f_const },
+    { "format.labelValue",
+      "format.labelValue:()->format",
+      0, f_const },
+    { "format.uri",
+      "format.uri:()->format",
+      0, f_const },
+    { "format.uuid",
+      "format.uuid:()->format",
+      0, f_const },
+    { "format.byte",
+      "format.byte:()->format",
+      0, f_const },
+    { "format.date",
+      "format.date:()->format",
+      0, f_const },
+    { "format.datetime",
+      "format.datetime:()->format",
+      0, f_const },
 };
 const size_t cel_lib_format_n =
     sizeof(cel_lib_format) / sizeof(cel_lib_format[0]);

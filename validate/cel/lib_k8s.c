@@ -317,8 +317,6 @@ F(f_find_all)
         return cel_no_overload(ev, n, a, na);
     if (na == 3)
         limit = a[2].v.i;
-    if (cel_cost(ev, a[0].v.s.n) < 0)
-        return cel_verr(ev, "%s", CEL_COST_MSG);
     r = regex_for(ev, n, a, &tmp, &re);
     if (r.kind == CEL_V_ERROR)
         return r;
@@ -341,43 +339,93 @@ F(f_find_all)
 
 /* ================= DRA includes() ================= */
 
+/* compile.go's includesFunc: list membership, scanning at most 48
+ * values (ResourceSliceMaxAttributeValuesPerDevice), else equality */
 F(f_includes)
 {
     size_t i;
 
     (void)na;
+    (void)n;
     if (a[0].kind == CEL_V_LIST) {
         for (i = 0; i < a[0].v.l->n; i++) {
+            if (i >= CEL_INCLUDES_MAX)
+                return cel_verr(ev, "'includes' function cannot be applied "
+                                "to lists longer than %d values",
+                                CEL_INCLUDES_MAX);
             if (cel_value_equal(&a[0].v.l->v[i], &a[1]) == 1)
                 return cel_vbool(1);
         }
         return cel_vbool(0);
     }
-    if (a[0].kind == CEL_V_MAP || a[0].kind == CEL_V_DEVMAP ||
-        a[0].kind == CEL_V_DEVDOM || a[0].kind == CEL_V_OPT)
-        return cel_no_overload(ev, n, a, 2);
     return cel_vbool(cel_value_equal(&a[0], &a[1]) == 1);
 }
 
 const struct cel_func cel_lib_k8s[] = {
-    { "quantity", 0, 1, 1, CEL_T_QUANTITY, "S", f_quantity },
-    { "isQuantity", 0, 1, 1, CEL_T_BOOL, "S", f_is_quantity },
-    { "compareTo", 1, 2, 2, CEL_T_INT, "QQ|VV", f_compare },
-    { "isGreaterThan", 1, 2, 2, CEL_T_BOOL, "QQ|VV", f_gt },
-    { "isLessThan", 1, 2, 2, CEL_T_BOOL, "QQ|VV", f_lt },
-    { "add", 1, 2, 2, CEL_T_QUANTITY, "QQ|QI", f_q_add },
-    { "sub", 1, 2, 2, CEL_T_QUANTITY, "QQ|QI", f_q_sub },
-    { "sign", 1, 1, 1, CEL_T_INT, "Q", f_q_sign },
-    { "isInteger", 1, 1, 1, CEL_T_BOOL, "Q", f_q_is_int },
-    { "asInteger", 1, 1, 1, CEL_T_INT, "Q", f_q_as_int },
-    { "asApproximateFloat", 1, 1, 1, CEL_T_DOUBLE, "Q", f_q_float },
-    { "semver", 0, 1, 2, CEL_T_SEMVER, "S|SB", f_semver },
-    { "isSemver", 0, 1, 2, CEL_T_BOOL, "S|SB", f_is_semver },
-    { "major", 1, 1, 1, CEL_T_INT, "V", f_v_major },
-    { "minor", 1, 1, 1, CEL_T_INT, "V", f_v_minor },
-    { "patch", 1, 1, 1, CEL_T_INT, "V", f_v_patch },
-    { "find", 1, 2, 2, CEL_T_STRING, "SS", f_find },
-    { "findAll", 1, 2, 3, CEL_T_LIST, "SS|SSI", f_find_all },
-    { "includes", 1, 2, 2, CEL_T_BOOL, "AA", f_includes },
+    { "quantity",
+      "string_to_quantity:(string)->quantity",
+      0, f_quantity },
+    { "isQuantity",
+      "is_quantity_string:(string)->bool",
+      0, f_is_quantity },
+    { "sign",
+      "quantity_sign:(quantity)->int",
+      0, f_q_sign },
+    { "compareTo",
+      "quantity_compare_to:quantity.(quantity)->int "
+      "semver_compare_to:semver.(semver)->int",
+      0, f_compare },
+    { "isGreaterThan",
+      "quantity_is_greater_than:quantity.(quantity)->bool "
+      "semver_is_greater_than:semver.(semver)->bool",
+      0, f_gt },
+    { "isLessThan",
+      "quantity_is_less_than:quantity.(quantity)->bool "
+      "semver_is_less_than:semver.(semver)->bool",
+      0, f_lt },
+    { "add",
+      "quantity_add:quantity.(quantity)->quantity "
+      "quantity_add_int:quantity.(int)->quantity",
+      0, f_q_add },
+    { "sub",
+      "quantity_sub:quantity.(quantity)->quantity "
+      "quantity_sub_int:quantity.(int)->quantity",
+      0, f_q_sub },
+    { "isInteger",
+      "quantity_is_integer:quantity.()->bool",
+      0, f_q_is_int },
+    { "asInteger",
+      "quantity_get_int:quantity.()->int",
+      0, f_q_as_int },
+    { "asApproximateFloat",
+      "quantity_get_float:quantity.()->double",
+      0, f_q_float },
+    { "semver",
+      "string_to_semver:(string)->semver "
+      "string_bool_to_semver:(string,bool)->semver",
+      31, f_semver },
+    { "isSemver",
+      "is_semver_string:(string)->bool "
+      "is_semver_string_bool:(string,bool)->bool",
+      31, f_is_semver },
+    { "major",
+      "semver_major:semver.()->int",
+      31, f_v_major },
+    { "minor",
+      "semver_minor:semver.()->int",
+      31, f_v_minor },
+    { "patch",
+      "semver_patch:semver.()->int",
+      31, f_v_patch },
+    { "find",
+      "string_find_string:string.(string)->string",
+      0, f_find },
+    { "findAll",
+      "string_find_all_string:string.(string)->list(string) "
+      "string_find_all_string_int:string.(string,int)->list(string)",
+      0, f_find_all },
+    { "includes",
+      "dra_includes_dyn_dyn:dyn.(dyn)->bool",
+      36, f_includes },
 };
 const size_t cel_lib_k8s_n = sizeof(cel_lib_k8s) / sizeof(cel_lib_k8s[0]);

@@ -21,7 +21,7 @@ struct cel_value cel_list_index_of(struct cel_eval *ev,
     if (a[0].kind != CEL_V_LIST || na != 2)
         return cel_no_overload(ev, n, a, na);
     l = a[0].v.l;
-    if (cel_cost(ev, l->n) < 0)
+    if (cel_work_guard(ev, l->n) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     for (i = 0; i < l->n; i++) {
         size_t k = last ? l->n - 1 - i : i;
@@ -85,8 +85,9 @@ F(f_sum)
     for (i = 0; i < l->n; i++) {
         const struct cel_value *v = &l->v[i];
         if (i == 0) {
+            /* summable types: int, uint, double, duration */
             if (v->kind != CEL_V_INT && v->kind != CEL_V_UINT &&
-                v->kind != CEL_V_DOUBLE && v->kind != CEL_V_QUANTITY)
+                v->kind != CEL_V_DOUBLE && v->kind != CEL_V_DURATION)
                 return cel_no_overload(ev, n, a, 1);
             acc = *v;
             continue;
@@ -102,14 +103,13 @@ F(f_sum)
         } else if (v->kind == CEL_V_DOUBLE) {
             acc.v.d += v->v.d;
         } else {
-            struct quantity x, y;
-            int r;
-            cel_quantity_get(&acc, &x);
-            cel_quantity_get(v, &y);
-            r = quantity_add(&x, &y);
-            if (r < 0)
-                return cel_verr(ev, "%s", quantity_error(r));
-            acc = cel_vquantity(&x);
+            struct cel_value r;
+            int64_t sec;
+            if (__builtin_add_overflow(acc.v.t.sec, v->v.t.sec, &sec) ||
+                cel_time_make(CEL_V_DURATION, sec,
+                              (int64_t)acc.v.t.nsec + v->v.t.nsec, &r) < 0)
+                return cel_verr(ev, "duration out of range");
+            acc = r;
         }
     }
     return acc;
@@ -229,7 +229,7 @@ F(f_distinct)
     if (a[0].kind != CEL_V_LIST)
         return cel_no_overload(ev, n, a, 1);
     l = a[0].v.l;
-    if (cel_cost(ev, (uint64_t)l->n * l->n / 10) < 0)
+    if (cel_work_guard(ev, (uint64_t)l->n * l->n / 10) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     out = (struct cel_value *)cel_ev_alloc(ev, (l->n + 1) * sizeof(*out));
     for (i = 0; i < l->n; i++) {
@@ -272,7 +272,7 @@ F(f_sort)
     l = a[0].v.l;
     while (((size_t)1 << lg) < l->n && lg < 63)
         lg++;
-    if (cel_cost(ev, (uint64_t)l->n * lg) < 0)
+    if (cel_work_guard(ev, (uint64_t)l->n * lg) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     out = (struct cel_value *)cel_ev_alloc(ev, (l->n + 1) * sizeof(*out));
     for (i = 0; i < l->n; i++) {
@@ -298,7 +298,7 @@ F(f_range)
     if (a[0].v.i > 100000)
         return cel_verr(ev, "lists.range: size %lld exceeds limit",
                         (long long)a[0].v.i);
-    if (cel_cost(ev, (uint64_t)a[0].v.i) < 0)
+    if (cel_work_guard(ev, (uint64_t)a[0].v.i) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     out = (struct cel_value *)cel_ev_alloc(ev, ((size_t)a[0].v.i + 1) *
                                            sizeof(*out));
@@ -348,7 +348,7 @@ F(f_sets_contains)
     (void)na;
     if (a[0].kind != CEL_V_LIST || a[1].kind != CEL_V_LIST)
         return cel_no_overload(ev, n, a, 2);
-    if (cel_cost(ev, (uint64_t)a[0].v.l->n * a[1].v.l->n / 10) < 0)
+    if (cel_work_guard(ev, (uint64_t)a[0].v.l->n * a[1].v.l->n / 10) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     return cel_vbool(contains_all(a[0].v.l, a[1].v.l));
 }
@@ -358,7 +358,7 @@ F(f_sets_equivalent)
     (void)na;
     if (a[0].kind != CEL_V_LIST || a[1].kind != CEL_V_LIST)
         return cel_no_overload(ev, n, a, 2);
-    if (cel_cost(ev, (uint64_t)a[0].v.l->n * a[1].v.l->n / 5) < 0)
+    if (cel_work_guard(ev, (uint64_t)a[0].v.l->n * a[1].v.l->n / 5) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     return cel_vbool(contains_all(a[0].v.l, a[1].v.l) &&
                      contains_all(a[1].v.l, a[0].v.l));
@@ -371,7 +371,7 @@ F(f_sets_intersects)
     (void)na;
     if (a[0].kind != CEL_V_LIST || a[1].kind != CEL_V_LIST)
         return cel_no_overload(ev, n, a, 2);
-    if (cel_cost(ev, (uint64_t)a[0].v.l->n * a[1].v.l->n / 10) < 0)
+    if (cel_work_guard(ev, (uint64_t)a[0].v.l->n * a[1].v.l->n / 10) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     for (i = 0; i < a[1].v.l->n; i++) {
         if (list_has(a[0].v.l, &a[1].v.l->v[i]))
@@ -381,20 +381,95 @@ F(f_sets_intersects)
 }
 
 const struct cel_func cel_lib_lists[] = {
-    { "isSorted", 1, 1, 1, CEL_T_BOOL, "L", f_is_sorted },
-    { "sum", 1, 1, 1, CEL_T_DYN, "L", f_sum },
-    { "min", 1, 1, 1, CEL_T_DYN, "L", f_min },
-    { "max", 1, 1, 1, CEL_T_DYN, "L", f_max },
-    { "slice", 1, 3, 3, CEL_T_LIST, "LII", f_slice },
-    { "flatten", 1, 1, 2, CEL_T_LIST, "L|LI", f_flatten },
-    { "distinct", 1, 1, 1, CEL_T_LIST, "L", f_distinct },
-    { "reverse", 1, 1, 1, CEL_T_DYN, "L|S", f_reverse },
-    { "sort", 1, 1, 1, CEL_T_LIST, "L", f_sort },
-    { "lists.range", 0, 1, 1, CEL_T_LIST, "I", f_range },
-    { "first", 1, 1, 1, CEL_T_OPT, "L", f_first },
-    { "last", 1, 1, 1, CEL_T_OPT, "L", f_last },
-    { "sets.contains", 0, 2, 2, CEL_T_BOOL, "LL", f_sets_contains },
-    { "sets.equivalent", 0, 2, 2, CEL_T_BOOL, "LL", f_sets_equivalent },
-    { "sets.intersects", 0, 2, 2, CEL_T_BOOL, "LL", f_sets_intersects },
+    { "isSorted",
+      "list_int_is_sorted_bool:list(int).()->bool "
+      "list_uint_is_sorted_bool:list(uint).()->bool "
+      "list_double_is_sorted_bool:list(double).()->bool "
+      "list_bool_is_sorted_bool:list(bool).()->bool "
+      "list_duration_is_sorted_bool:list(duration).()->bool "
+      "list_timestamp_is_sorted_bool:list(timestamp).()->bool "
+      "list_string_is_sorted_bool:list(string).()->bool "
+      "list_bytes_is_sorted_bool:list(bytes).()->bool",
+      0, f_is_sorted },
+    { "sum",
+      "list_int_sum_int:list(int).()->int "
+      "list_uint_sum_uint:list(uint).()->uint "
+      "list_double_sum_double:list(double).()->double "
+      "list_duration_sum_duration:list(duration).()->duration",
+      0, f_sum },
+    { "min",
+      "list_int_min_int:list(int).()->int "
+      "list_uint_min_uint:list(uint).()->uint "
+      "list_double_min_double:list(double).()->double "
+      "list_bool_min_bool:list(bool).()->bool "
+      "list_duration_min_duration:list(duration).()->duration "
+      "list_timestamp_min_timestamp:list(timestamp).()->timestamp "
+      "list_string_min_string:list(string).()->string "
+      "list_bytes_min_bytes:list(bytes).()->bytes",
+      0, f_min },
+    { "max",
+      "list_int_max_int:list(int).()->int "
+      "list_uint_max_uint:list(uint).()->uint "
+      "list_double_max_double:list(double).()->double "
+      "list_bool_max_bool:list(bool).()->bool "
+      "list_duration_max_duration:list(duration).()->duration "
+      "list_timestamp_max_timestamp:list(timestamp).()->timestamp "
+      "list_string_max_string:list(string).()->string "
+      "list_bytes_max_bytes:list(bytes).()->bytes",
+      0, f_max },
+    { "slice",
+      "list_slice:list(T).(int,int)->list(T)",
+      34, f_slice },
+    { "flatten",
+      "list_flatten:list(list(T)).()->list(T) "
+      "list_flatten_int:list(dyn).(int)->list(dyn)",
+      34, f_flatten },
+    { "distinct",
+      "list_distinct:list(T).()->list(T)",
+      34, f_distinct },
+    { "reverse",
+      "list_reverse:list(T).()->list(T) "
+      "!string_reverse:string.()->string",
+      34, f_reverse },
+    { "sort",
+      "list_int_sort:list(int).()->list(int) "
+      "list_uint_sort:list(uint).()->list(uint) "
+      "list_double_sort:list(double).()->list(double) "
+      "list_bool_sort:list(bool).()->list(bool) "
+      "list_google.protobuf.Duration_sort:list(duration).()->list(duration) "
+      "list_google.protobuf.Timestamp_sort:list(timestamp).()->list(timestamp) "
+      "list_string_sort:list(string).()->list(string) "
+      "list_bytes_sort:list(bytes).()->list(bytes)",
+      34, f_sort },
+    { "@sortByAssociatedKeys",
+      "list_int_sortByAssociatedKeys:list(T).(list(int))->list(T) "
+      "list_uint_sortByAssociatedKeys:list(T).(list(uint))->list(T) "
+      "list_double_sortByAssociatedKeys:list(T).(list(double))->list(T) "
+      "list_bool_sortByAssociatedKeys:list(T).(list(bool))->list(T) "
+      "list_google.protobuf.Duration_sortByAssociatedKeys:"
+      "list(T).(list(duration))->list(T) "
+      "list_google.protobuf.Timestamp_sortByAssociatedKeys:"
+      "list(T).(list(timestamp))->list(T) "
+      "list_string_sortByAssociatedKeys:list(T).(list(string))->list(T) "
+      "list_bytes_sortByAssociatedKeys:list(T).(list(bytes))->list(T)",
+      34, NULL },
+    { "lists.range",
+      "lists_range:(int)->list(int)",
+      34, f_range },
+    { "first",
+      "list_first:list(V).()->opt(V)",
+      34, f_first },
+    { "last",
+      "list_last:list(V).()->opt(V)",
+      34, f_last },
+    { "sets.contains",
+      "list_sets_contains_list:(list(T),list(T))->bool",
+      0, f_sets_contains },
+    { "sets.equivalent",
+      "list_sets_equivalent_list:(list(T),list(T))->bool",
+      0, f_sets_equivalent },
+    { "sets.intersects",
+      "list_sets_intersects_list:(list(T),list(T))->bool",
+      0, f_sets_intersects },
 };
 const size_t cel_lib_lists_n = sizeof(cel_lib_lists) / sizeof(cel_lib_lists[0]);

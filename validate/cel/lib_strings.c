@@ -205,7 +205,7 @@ F(f_replace)
             hits = (uint64_t)limit;
         if (hits * nn + sn > CEL_MAX_STRING)
             return cel_verr(ev, "string too large");
-        if (cel_cost(ev, (hits * nn + sn) / 10) < 0)
+        if (cel_work_guard(ev, (hits * nn + sn) / 10) < 0)
             return cel_verr(ev, "%s", CEL_COST_MSG);
         cap = sn + (size_t)hits * nn + 1;
     }
@@ -252,7 +252,7 @@ F(f_split)
         limit = a[2].v.i;
     if (limit == 0)
         return cel_vlist(ev, NULL, 0);
-    if (cel_cost(ev, sn) < 0)
+    if (cel_work_guard(ev, sn) < 0)
         return cel_verr(ev, "%s", CEL_COST_MSG);
     items = (struct cel_value *)cel_ev_alloc(ev, (sn + 2) * sizeof(*items));
     if (pn == 0) {
@@ -772,18 +772,50 @@ F(f_strings_quote)
 }
 
 const struct cel_func cel_lib_strings[] = {
-    { "charAt", 1, 2, 2, CEL_T_STRING, "SI", f_char_at },
-    { "indexOf", 1, 2, 3, CEL_T_INT, "SS|SSI|LA", f_index_of },
-    { "lastIndexOf", 1, 2, 3, CEL_T_INT, "SS|SSI|LA", f_last_index_of },
-    { "lowerAscii", 1, 1, 1, CEL_T_STRING, "S", f_lower },
-    { "upperAscii", 1, 1, 1, CEL_T_STRING, "S", f_upper },
-    { "replace", 1, 3, 4, CEL_T_STRING, "SSS|SSSI", f_replace },
-    { "split", 1, 2, 3, CEL_T_LIST, "SS|SSI", f_split },
-    { "substring", 1, 2, 3, CEL_T_STRING, "SI|SII", f_substring },
-    { "trim", 1, 1, 1, CEL_T_STRING, "S", f_trim },
-    { "join", 1, 1, 2, CEL_T_STRING, "L|LS", f_join },
-    { "strings.quote", 0, 1, 1, CEL_T_STRING, "S", f_strings_quote },
-    { "format", 1, 2, 2, CEL_T_STRING, "SL", f_format },
+    { "charAt",
+      "string_char_at_int:string.(int)->string",
+      0, f_char_at },
+    { "indexOf",
+      "string_index_of_string:string.(string)->int "
+      "string_index_of_string_int:string.(string,int)->int "
+      "list_a_index_of_int:list(A).(A)->int",
+      0, f_index_of },
+    { "lastIndexOf",
+      "string_last_index_of_string:string.(string)->int "
+      "string_last_index_of_string_int:string.(string,int)->int "
+      "list_a_last_index_of_int:list(A).(A)->int",
+      0, f_last_index_of },
+    { "lowerAscii",
+      "string_lower_ascii:string.()->string",
+      0, f_lower },
+    { "upperAscii",
+      "string_upper_ascii:string.()->string",
+      0, f_upper },
+    { "replace",
+      "string_replace_string_string:string.(string,string)->string "
+      "string_replace_string_string_int:string.(string,string,int)->string",
+      0, f_replace },
+    { "split",
+      "string_split_string:string.(string)->list(string) "
+      "string_split_string_int:string.(string,int)->list(string)",
+      0, f_split },
+    { "substring",
+      "string_substring_int:string.(int)->string "
+      "string_substring_int_int:string.(int,int)->string",
+      0, f_substring },
+    { "trim",
+      "string_trim:string.()->string",
+      0, f_trim },
+    { "join",
+      "list_join:list(string).()->string "
+      "list_join_string:list(string).(string)->string",
+      0, f_join },
+    { "strings.quote",
+      "strings_quote:(string)->string",
+      0, f_strings_quote },
+    { "format",
+      "string_format:string.(list(dyn))->string",
+      0, f_format },
 };
 const size_t cel_lib_strings_n =
     sizeof(cel_lib_strings) / sizeof(cel_lib_strings[0]);

@@ -525,17 +525,59 @@ GET(f_seconds, G_SECONDS)
 GET(f_millis, G_MILLIS)
 
 const struct cel_func cel_lib_time[] = {
-    { "timestamp", 0, 1, 1, CEL_T_TIMESTAMP, "S|I|W", f_timestamp },
-    { "duration", 0, 1, 1, CEL_T_DURATION, "S|X", f_duration },
-    { "getFullYear", 1, 1, 2, CEL_T_INT, "W|WS", f_year },
-    { "getMonth", 1, 1, 2, CEL_T_INT, "W|WS", f_month },
-    { "getDayOfYear", 1, 1, 2, CEL_T_INT, "W|WS", f_doy },
-    { "getDayOfMonth", 1, 1, 2, CEL_T_INT, "W|WS", f_dom },
-    { "getDate", 1, 1, 2, CEL_T_INT, "W|WS", f_date },
-    { "getDayOfWeek", 1, 1, 2, CEL_T_INT, "W|WS", f_dow },
-    { "getHours", 1, 1, 2, CEL_T_INT, "W|WS|X", f_hours },
-    { "getMinutes", 1, 1, 2, CEL_T_INT, "W|WS|X", f_minutes },
-    { "getSeconds", 1, 1, 2, CEL_T_INT, "W|WS|X", f_seconds },
-    { "getMilliseconds", 1, 1, 2, CEL_T_INT, "W|WS|X", f_millis },
+    { "timestamp",
+      "timestamp_to_timestamp:(timestamp)->timestamp "
+      "int64_to_timestamp:(int)->timestamp "
+      "string_to_timestamp:(string)->timestamp",
+      0, f_timestamp },
+    { "duration",
+      "duration_to_duration:(duration)->duration "
+      "int64_to_duration:(int)->duration "
+      "string_to_duration:(string)->duration",
+      0, f_duration },
+    { "getFullYear",
+      "timestamp_to_year:timestamp.()->int "
+      "timestamp_to_year_with_tz:timestamp.(string)->int",
+      0, f_year },
+    { "getMonth",
+      "timestamp_to_month:timestamp.()->int "
+      "timestamp_to_month_with_tz:timestamp.(string)->int",
+      0, f_month },
+    { "getDayOfYear",
+      "timestamp_to_day_of_year:timestamp.()->int "
+      "timestamp_to_day_of_year_with_tz:timestamp.(string)->int",
+      0, f_doy },
+    { "getDayOfMonth",
+      "timestamp_to_day_of_month:timestamp.()->int "
+      "timestamp_to_day_of_month_with_tz:timestamp.(string)->int",
+      0, f_dom },
+    { "getDate",
+      "timestamp_to_day_of_month_1_based:timestamp.()->int "
+      "timestamp_to_day_of_month_1_based_with_tz:timestamp.(string)->int",
+      0, f_date },
+    { "getDayOfWeek",
+      "timestamp_to_day_of_week:timestamp.()->int "
+      "timestamp_to_day_of_week_with_tz:timestamp.(string)->int",
+      0, f_dow },
+    { "getHours",
+      "timestamp_to_hours:timestamp.()->int "
+      "timestamp_to_hours_with_tz:timestamp.(string)->int "
+      "duration_to_hours:duration.()->int",
+      0, f_hours },
+    { "getMinutes",
+      "timestamp_to_minutes:timestamp.()->int "
+      "timestamp_to_minutes_with_tz:timestamp.(string)->int "
+      "duration_to_minutes:duration.()->int",
+      0, f_minutes },
+    { "getSeconds",
+      "timestamp_to_seconds:timestamp.()->int "
+      "timestamp_to_seconds_tz:timestamp.(string)->int "
+      "duration_to_seconds:duration.()->int",
+      0, f_seconds },
+    { "getMilliseconds",
+      "timestamp_to_milliseconds:timestamp.()->int "
+      "timestamp_to_milliseconds_with_tz:timestamp.(string)->int "
+      "duration_to_milliseconds:duration.()->int",
+      0, f_millis },
 };
 const size_t cel_lib_time_n = sizeof(cel_lib_time) / sizeof(cel_lib_time[0]);

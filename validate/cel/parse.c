@@ -226,6 +226,8 @@ static const struct {
     {"transformList", 4, CEL_M_TLIST_FILTER, 1},
     {"transformMap", 3, CEL_M_TMAP, 1},
     {"transformMap", 4, CEL_M_TMAP_FILTER, 1},
+    {"transformMapEntry", 3, CEL_M_TMAPENTRY, 1},
+    {"transformMapEntry", 4, CEL_M_TMAPENTRY_FILTER, 1},
     {"optMap", 2, CEL_M_OPTMAP, 0},
     {"optFlatMap", 2, CEL_M_OPTFLATMAP, 0},
     {"sortBy", 2, CEL_M_SORTBY, 0},

@@ -67,14 +67,9 @@ char *cel_ev_alloc(struct cel_eval *ev, size_t n)
     return cel_scratch_alloc(ev->scratch, n);
 }
 
-int cel_cost(struct cel_eval *ev, uint64_t n)
+int cel_work_guard(struct cel_eval *ev, uint64_t n)
 {
-    if (n > CEL_MAX_COST || ev->cost + n > CEL_MAX_COST) {
-        ev->cost = (uint64_t)CEL_MAX_COST + 1;
-        return -1;
-    }
-    ev->cost += n;
-    return 0;
+    return n > CEL_MAX_COST || ev->cost + n > CEL_MAX_COST ? -1 : 0;
 }
 
 static int sort_cmp(struct cel_eval *ev, const struct cel_value *x,
@@ -550,6 +545,48 @@ void cel_map_entry(struct cel_eval *ev, const struct cel_value *m, size_t i,
     }
     *k = cel_vnull();
     *v = cel_vnull();
+}
+
+int cel_map_has(const struct cel_value *m, const struct cel_value *key)
+{
+    const struct cel_device *d = m->x;
+    struct cel_value out;
+    size_t i;
+
+    if (m->kind == CEL_V_DEVMAP) {
+        /* compile.go overrides lookups of an unknown domain (an empty
+         * map), not membership: "d" in device.attributes is true only
+         * when the device has something in domain d */
+        if (key->kind != CEL_V_STRING)
+            return 0;
+        if (m->sub) {
+            for (i = 0; i < d->ncaps; i++)
+                if (dom_eq(d->caps[i].domain, key->v.s.p, key->v.s.n))
+                    return 1;
+        } else {
+            for (i = 0; i < d->nattrs; i++)
+                if (dom_eq(d->attrs[i].domain, key->v.s.p, key->v.s.n))
+                    return 1;
+        }
+        return 0;
+    }
+    if (m->kind == CEL_V_DEVDOM) {
+        if (key->kind != CEL_V_STRING)
+            return 0;
+        if (m->sub) {
+            for (i = 0; i < d->ncaps; i++)
+                if (dom_eq(d->caps[i].domain, m->v.s.p, m->v.s.n) &&
+                    same_cstr(d->caps[i].id, key))
+                    return 1;
+        } else {
+            for (i = 0; i < d->nattrs; i++)
+                if (dom_eq(d->attrs[i].domain, m->v.s.p, m->v.s.n) &&
+                    same_cstr(d->attrs[i].id, key))
+                    return 1;
+        }
+        return 0;
+    }
+    return cel_map_get(NULL, m, key, &out) == 1;
 }
 
 int cel_map_get(struct cel_eval *ev, const struct cel_value *m,

@@ -233,7 +233,7 @@ int main(int argc, char **argv)
     static struct gen devs[NDEV];
     struct cel_program *progs[NEXPR];
     struct arena keep;
-    struct cel_env env = { 0, 0, 0 };
+    struct cel_env env = { 0, 0, 0, 0, 0 };
     long matches[NEXPR], errors[NEXPR];
     double t0, t1, best_eval = 1e30, compile_ns;
     size_t i, j;
