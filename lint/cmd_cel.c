@@ -1,8 +1,14 @@
 /*
- * cmd_cel.c - `claimcheck cel [--device FILE] [-k X.Y] [-g K=V] EXPR`:
- * evaluates one CEL expression in the DRA environment of the target
- * version and gates and prints the result as a CEL literal, or
- * `error: <message>` (exit 1). --device binds `device` to one device
+ * cmd_cel.c - `claimcheck cel [--device FILE] [-k X.Y] [-g K=V] [--selector]
+ * [--stored] [--cost] EXPR`: evaluates one CEL expression in the DRA
+ * environment of the target version and gates (NewExpressions, or
+ * StoredExpressions with --stored) and prints the result as a CEL literal,
+ * or `error: <message>` (exit 1). An expression may have any type; with
+ * --selector it is compiled and evaluated as the apiserver and the
+ * scheduler treat a selector (bool or the unknown type, the cost limit,
+ * DeviceMatches' binding and bool conversion). --cost adds a line with
+ * Kubernetes' estimated cost range and the runtime cost. --device binds
+ * `device` to one device
  * written as ResourceSlice device YAML plus `driver:` (v1 flat shape, or
  * v1beta1 with `basic:`); it is read through the same device model as
  * inventories, so attributes and capacity behave as in the scheduler.
@@ -30,7 +36,7 @@
 #define CEL_DEVICE_FILE_MAX (1u << 20)
 #define CEL_OUT_MAX (64u * 1024)
 
-enum { O_DEVICE };
+enum { O_DEVICE, O_SELECTOR, O_STORED, O_COST };
 
 static const struct opt rows[] = {
     { "device", 0, OPT_VALUE, "FILE",
@@ -42,14 +48,28 @@ static const struct opt rows[] = {
     { "feature-gates", 'g', OPT_VALUE, "K=V",
       "gate overrides (DRAConsumableCapacity declares\n"
       "device.allowMultipleAllocations,\n"
-      "DRAListTypeAttributes enables includes())", CLI_FEATURE_GATES },
+      "DRAListTypeAttributes types attribute values\n"
+      "dyn, binds list values, declares includes())", CLI_FEATURE_GATES },
+    { "selector", 0, OPT_FLAG, NULL,
+      "EXPR is a selector: it must be bool (or an\n"
+      "attribute), its result is converted to bool\n"
+      "as the scheduler does, and an estimated cost\n"
+      "over the apiserver's limit is reported", O_SELECTOR },
+    { "stored", 0, OPT_FLAG, NULL,
+      "the StoredExpressions environment (a stored\n"
+      "selector, the scheduler): every library and\n"
+      "field whatever the version and features", O_STORED },
+    { "cost", 0, OPT_FLAG, NULL,
+      "also print `cost: estimated MIN..MAX,\n"
+      "runtime N` (Kubernetes' cost units)", O_COST },
     { "help", 'h', OPT_FLAG, NULL, "show this help", CLI_HELP },
 };
 const struct opt_table cel_options = OPT_TABLE(rows);
 
 const char cel_about[] =
 "Evaluates EXPR in the DRA CEL environment and prints the result as a CEL\n"
-"literal, or `error: <message>` with exit status 1.\n"
+"literal, or `error: <message>` with exit status 1 (a compile error:\n"
+"`error: compilation failed: <message> (column N)`).\n"
 "\n"
 "example:\n"
 "  claimcheck cel --device gpu.yaml \\\n"
@@ -175,6 +195,7 @@ struct cel_args {
     struct config cfg;
     const char *device_file, *expr;
     size_t nexprs;
+    int selector, stored, cost;
 };
 
 static int on_option(void *ctx, int id, const char *v, struct err *err)
@@ -184,6 +205,15 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
     switch (id) {
     case O_DEVICE:
         a->device_file = v;
+        return 0;
+    case O_SELECTOR:
+        a->selector = 1;
+        return 0;
+    case O_STORED:
+        a->stored = 1;
+        return 0;
+    case O_COST:
+        a->cost = 1;
         return 0;
     case OPT_OPERAND:
         a->expr = v;
@@ -206,7 +236,8 @@ int cmd_cel(const struct cli *cli, int argc, char **argv)
     struct cel_program *p;
     struct cel_error cerr;
     char *out = NULL;
-    int ret = 2;
+    int ret = 2, rc;
+    uint64_t cmin, cmax, used = 0;
 
     memset(&ca, 0, sizeof(ca));
     config_init(&ca.cfg);
@@ -230,18 +261,43 @@ int cmd_cel(const struct cli *cli, int argc, char **argv)
         devp = &dev;
     }
     target_cel_env(&t, &env);
+    env.stored = ca.stored;
     out = xmalloc(CEL_OUT_MAX);
-    if (cel_compile_expr(&a, &env, ca.expr, strlen(ca.expr), &p, &cerr) < 0
-        || cel_eval_to_string(p, devp, out, CEL_OUT_MAX, &cerr) < 0) {
-        if (cerr.kind == CEL_ERR_RUNTIME)
+    rc = ca.selector
+         ? cel_compile_selector(&a, &env, ca.expr, strlen(ca.expr), &p, &cerr)
+         : cel_compile_expr(&a, &env, ca.expr, strlen(ca.expr), &p, &cerr);
+    if (rc < 0) {
+        if (cerr.kind == CEL_ERR_LIMIT)
             printf("error: %s\n", cerr.msg);
         else
-            printf("error: %s (column %u)\n", cerr.msg, cerr.col);
+            printf("error: compilation failed: %s (column %u)\n", cerr.msg,
+                   cerr.col);
         ret = 1;
         goto out;
     }
-    printf("%s\n", out);
-    ret = 0;
+    cel_program_cost(p, &cmin, &cmax);
+    if (ca.selector && cmax > CEL_MAX_COST)
+        cli_error("the estimated cost %llu is over the limit %d: the "
+                  "apiserver rejects this selector (too complex)",
+                  (unsigned long long)cmax, CEL_MAX_COST);
+    if (ca.selector) {
+        rc = cel_eval_device_costed(p, devp, &used, &cerr);
+        if (rc >= 0)
+            snprintf(out, CEL_OUT_MAX, "%s", rc ? "true" : "false");
+    } else {
+        rc = cel_eval_to_string_costed(p, devp, out, CEL_OUT_MAX, &used,
+                                       &cerr);
+    }
+    if (rc < 0)
+        printf("error: %s\n", cerr.msg);
+    else
+        printf("%s\n", out);
+    if (ca.cost)
+        printf("cost: estimated %llu..%llu, runtime %llu\n",
+               (unsigned long long)cmin, (unsigned long long)cmax,
+               (unsigned long long)used);
+    cel_program_release(p);
+    ret = rc < 0 ? 1 : 0;
 out:
     free(out);
     devmodel_free(model);

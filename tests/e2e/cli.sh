@@ -126,6 +126,20 @@ expect_rc "cel unknown domain" 0 "$bin" cel --device "$tmp/dev.yaml" "device.att
 expect_rc "cel syntax" 1 "$bin" cel '1 +'; contains "cel syntax" '^error: .*column'
 expect_rc "cel gate off" 1 "$bin" cel -k 1.34 'device.allowMultipleAllocations'
 expect_rc "cel usage" 2 "$bin" cel
+# an expression prints any value; --selector wants bool (compile.go)
+expect_rc "cel int value" 0 "$bin" cel 'sign(quantity("-1"))'; contains "cel int value" '^-1$'
+expect_rc "cel selector not bool" 1 "$bin" cel --selector 'sign(quantity("-1"))'
+contains "cel selector not bool" '^error: compilation failed: must evaluate to bool or the unknown type, not int'
+expect_rc "cel selector on device" 0 "$bin" cel --selector --device "$tmp/dev.yaml" "'gpu.example.com' in device.attributes && !('other.example.com' in device.attributes)"
+contains "cel selector on device" '^true$'
+# --cost: Kubernetes' estimate (compile.go's sizes) and the runtime cost
+expect_rc "cel cost" 0 "$bin" cel --cost --device "$tmp/dev.yaml" "device.attributes.exists_one(x, x == 'gpu.example.com')"
+contains "cel cost" '^cost: estimated 4\.\.164, runtime 9$'
+# StoredExpressions declares includes() whatever DRAListTypeAttributes says
+expect_rc "cel new: includes gated" 1 "$bin" cel --selector "device.attributes['gpu.example.com'].model.includes('x')"
+contains "cel new: includes gated" "undeclared reference to 'includes'"
+expect_rc "cel stored: includes" 0 "$bin" cel --selector --stored --device "$tmp/dev.yaml" "device.attributes['gpu.example.com'].model.includes('LATEST-GPU-MODEL')"
+contains "cel stored: includes" '^true$'
 expect_rc "cel bad device" 2 "$bin" cel --device "$tmp/none.yaml" 'true'
 
 # ---- claimcheck completion: scripts generated from the command tables
