@@ -73,6 +73,7 @@ struct run {
     struct strmap strings;      /* kept trees' keys and scalars, shared */
     struct run_cleanup *cleanups;   /* cx_at_run_end(), run last first */
     uint64_t deadline;          /* admission budget (clock.h), 0 = none */
+    int stored_selectors;       /* objects added: selectors as stored */
     int expired;                /* ... passed: the findings are void */
 };
 
@@ -668,6 +669,7 @@ static void add_one(struct run *r, enum keep how, const struct tnode *root,
             BUG("a copied object reads differently");
     }
     o->derived = derived;
+    o->stored_selectors = r->stored_selectors;
     if (default_ns && *default_ns && !*o->ns)
         o->ns = arena_strdup(a, default_ns);
     if (how == CHECK_NOW) {
@@ -936,6 +938,15 @@ int engine_check_admission(const struct engine *e, const struct inventory *inv,
                            uint64_t deadline_ns, struct diag_list *out,
                            struct err *err)
 {
+    return engine_check_update(e, inv, object, ns, 0, deadline_ns, out,
+                               err);
+}
+
+int engine_check_update(const struct engine *e, const struct inventory *inv,
+                        const struct tnode *object, const char *ns,
+                        int stored_selectors, uint64_t deadline_ns,
+                        struct diag_list *out, struct err *err)
+{
     struct verdict_cache *vc = inv ? inv->verdicts : e->verdicts;
     struct verdict_key key;
     struct run *r;
@@ -945,7 +956,8 @@ int engine_check_admission(const struct engine *e, const struct inventory *inv,
     if (!tree_is_map(object))
         return err_set(err, "request.object is not an object");
     /* the pods of one ReplicaSet have one spec: judge it once */
-    cacheable = vc && verdict_key(out->arena, object, ns, &key) == 0;
+    cacheable = vc && !stored_selectors &&
+                verdict_key(out->arena, object, ns, &key) == 0;
     if (cacheable) {
         const struct tnode *md = tree_get(object, "metadata");
         const char *name = tree_str(tree_get(md, "name"));
@@ -958,6 +970,7 @@ int engine_check_admission(const struct engine *e, const struct inventory *inv,
     }
     r = run_new(e, inv, out->arena, out);
     r->deadline = deadline_ns;
+    r->stored_selectors = stored_selectors;
     run_add_root(r, object, NULL, 0, ns);
     run_check(r);
     run_free(r);

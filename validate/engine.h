@@ -52,6 +52,16 @@ int engine_check_admission(const struct engine *e, const struct inventory *inv,
                            uint64_t deadline_ns, struct diag_list *out,
                            struct err *err);
 
+/* The same for an UPDATE. stored_selectors: the object's CEL selectors are
+ * those already stored (a ResourceClaim's or template's immutable spec, a
+ * DeviceClass whose selectors did not change): Kubernetes validates them
+ * with the StoredExpressions environment, which accepts what an older or
+ * newer apiserver or other feature gates admitted. */
+int engine_check_update(const struct engine *e, const struct inventory *inv,
+                        const struct tnode *object, const char *ns,
+                        int stored_selectors, uint64_t deadline_ns,
+                        struct diag_list *out, struct err *err);
+
 /* Inventory snapshots. inventory_new() returns an empty snapshot that owns
  * its own arena; objects added are deep-copied into it. */
 struct inventory *inventory_new(void);

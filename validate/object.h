@@ -123,6 +123,10 @@ struct object {
                                        ReplicaSet, claims of a template):
                                        only live rules check it, the
                                        owner's checks cover the rest */
+    int stored_selectors;           /* its CEL selectors are as stored (an
+                                       UPDATE that kept them): validated
+                                       with Kubernetes' StoredExpressions
+                                       environment */
     long long replicas;             /* workloads: replicas / parallelism */
     const struct tnode *replicas_node;
     struct podspec *pod;            /* K_PODLIKE */

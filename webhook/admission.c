@@ -374,6 +374,63 @@ static void render_error(struct buf *resp, struct admission_out *out,
     out->error = arena_strdup(a, msg);
 }
 
+/* Structural equality of two JSON trees (maps by key), as
+ * apiequality.Semantic.DeepEqual compares selectors. */
+static int same_tree(const struct tnode *x, const struct tnode *y)
+{
+    unsigned i;
+
+    if (!x || !y)
+        return x == y;
+    if (x->kind != y->kind || x->n != y->n)
+        return 0;
+    switch (x->kind) {
+    case T_MAP:
+        for (i = 0; i < x->n; i++)
+            if (!same_tree(x->kids[i], tree_get(y, x->kids[i]->key)))
+                return 0;
+        return 1;
+    case T_SEQ:
+        for (i = 0; i < x->n; i++)
+            if (!same_tree(x->kids[i], y->kids[i]))
+                return 0;
+        return 1;
+    case T_NULL:
+        return 1;
+    default:
+        return x->str && y->str && strcmp(x->str, y->str) == 0;
+    }
+}
+
+/* Does an UPDATE keep the object's CEL selectors as stored? Kubernetes
+ * then validates them in its StoredExpressions environment: a claim's and
+ * a template's spec are immutable; a DeviceClass's when its selectors are
+ * exactly the old ones (validateDeviceClassSpec). Only then is the body
+ * read again with oldObject. */
+static int selectors_stored(struct arena *a, const char *body, size_t len,
+                            const struct review *rv)
+{
+    static const char *const keys[] = { "userInfo", "options", NULL };
+    static const struct json_skip less = { 2, keys };
+    struct tnode *root;
+    struct err err;
+    const struct tnode *rq;
+
+    if (strcmp(rv->operation, "UPDATE") != 0 ||
+        strcmp(rv->group, "resource.k8s.io") != 0)
+        return 0;
+    if (strcmp(rv->rkind, "ResourceClaim") == 0 ||
+        strcmp(rv->rkind, "ResourceClaimTemplate") == 0)
+        return 1;
+    if (strcmp(rv->rkind, "DeviceClass") != 0 ||
+        load_json_skipping(a, body, len, &less, &root, &err) < 0)
+        return 0;
+    rq = tree_get(root, "request");
+    return tree_is_map(tree_get(rq, "oldObject")) &&
+           same_tree(tree_at(tree_get(rq, "object"), "spec.selectors"),
+                     tree_at(tree_get(rq, "oldObject"), "spec.selectors"));
+}
+
 void admission_handle(const struct admission_cfg *c,
                       const struct inventory *inv, struct arena *a,
                       const char *body, size_t len, struct buf *resp,
@@ -410,8 +467,9 @@ void admission_handle(const struct admission_cfg *c,
     if (c->engine) {
         uint64_t deadline = c->deadline_ms
             ? clock_mono_ns() + (uint64_t)c->deadline_ms * 1000000u : 0;
-        cut = engine_check_admission(c->engine, inv, out->rv.object,
-                                     out->rv.ns, deadline, &diags, &err);
+        cut = engine_check_update(c->engine, inv, out->rv.object, out->rv.ns,
+                                  selectors_stored(a, body, len, &out->rv),
+                                  deadline, &diags, &err);
         if (cut < 0) {
             render_error(resp, out, a, err.msg);
             return;

@@ -305,8 +305,81 @@ static void test_engine(void)
     config_release(&c);
 }
 
+/* A DeviceClass UPDATE that keeps its selectors is validated in
+ * Kubernetes' StoredExpressions environment (validateDeviceClassSpec):
+ * includes() is declared there whatever DRAListTypeAttributes says, so the
+ * unchanged selector is allowed; a CREATE, or an UPDATE that changes the
+ * selectors, is validated as a new expression and denied with the gate
+ * named (issue 15). */
+static const char class_fmt[] =
+    "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\","
+    "\"metadata\":{\"name\":\"gpu.example.com\"},\"spec\":{"
+    "\"selectors\":[{\"cel\":{\"expression\":\"%s\"}}]}}";
+static const char update_fmt[] =
+    "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+    "\"request\":{\"uid\":\"u-2\",\"operation\":\"%s\","
+    "\"kind\":{\"group\":\"resource.k8s.io\",\"version\":\"v1\","
+    "\"kind\":\"DeviceClass\"},\"object\":%s%s%s}}";
+
+static int class_review(struct engine *e, const char *op, const char *expr,
+                        const char *old_expr, char *msg, size_t msgsz)
+{
+    struct admission_cfg cfg;
+    struct admission_out out;
+    struct arena a;
+    struct buf b;
+    char obj[1024], old[1024], body[4096];
+    int denied;
+
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.engine = e;
+    snprintf(obj, sizeof(obj), class_fmt, expr);
+    snprintf(old, sizeof(old), class_fmt, old_expr ? old_expr : "");
+    snprintf(body, sizeof(body), update_fmt, op, obj,
+             old_expr ? ",\"oldObject\":" : "", old_expr ? old : "");
+    arena_init(&a, 16 * 1024);
+    buf_init(&b, LIMIT_BODY_BYTES);
+    admission_handle(&cfg, NULL, &a, body, strlen(body), &b, &out);
+    denied = strstr(b.p, "\"allowed\":false") != NULL;
+    snprintf(msg, msgsz, "%s", b.p);
+    buf_release(&b);
+    arena_release(&a);
+    return denied;
+}
+
+static void test_stored_selectors(void)
+{
+    static const char *const inc = "device.attributes['gpu.example.com']"
+                                   ".ids.includes(1)";
+    struct config c;
+    struct err err = { "" };
+    struct engine *e;
+    char msg[4096];
+
+    config_init(&c);
+    CHECK(config_add_gates(&c, "DRAListTypeAttributes=false", &err) == 0);
+    e = engine_new(&c, &rules_builtin, &err);
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    CHECK_MSG(class_review(e, "CREATE", inc, NULL, msg, sizeof(msg)) &&
+              strstr(msg, "selector-invalid") &&
+              strstr(msg, "DRAListTypeAttributes"),
+              "CREATE: includes() is a new expression: %s", msg);
+    CHECK_MSG(!class_review(e, "UPDATE", inc, inc, msg, sizeof(msg)),
+              "UPDATE keeping the selectors: StoredExpressions: %s", msg);
+    CHECK_MSG(class_review(e, "UPDATE", inc, "device.driver == 'x'", msg,
+                           sizeof(msg)) && strstr(msg, "selector-invalid"),
+              "UPDATE changing the selectors: NewExpressions: %s", msg);
+    CHECK_MSG(class_review(e, "UPDATE", inc, NULL, msg, sizeof(msg)),
+              "UPDATE without oldObject: NewExpressions: %s", msg);
+    engine_free(e);
+    config_release(&c);
+}
+
 int main(void)
 {
+    test_stored_selectors();
     test_parse();
     test_render();
     test_warning_budget();
