@@ -126,6 +126,13 @@ static const struct row rows[] = {
     { "quantity('10Mm')", "!runtime unable to parse quantity's suffix" },
     { "quantity('9999999999999999999999999999999999999G').isInteger()",
       "false" },
+    /* resource.ParseQuantity's own errors; a valid quantity past 127 bits
+     * is claimcheck's limit, said so with the quantity (issue 15) */
+    { "quantity('10Mo')", "!runtime quantities must match the regular "
+      "expression" },
+    { "quantity('999999999999999999999999999999999999999')", "!runtime "
+      "'999999999999999999999999999999999999999': quantity too large for "
+      "claimcheck" },
     { "quantity('1.0000000001') > quantity('1')",
       "!compile found no matching overload" },
     { "quantity('1.0000000001').isGreaterThan(quantity('1'))", "true" },

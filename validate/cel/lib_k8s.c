@@ -23,7 +23,10 @@ F(f_quantity)
     if (a[0].kind != CEL_V_STRING)
         return cel_no_overload(ev, n, a, 1);
     r = quantity_parse(a[0].v.s.p, a[0].v.s.n, &q);
-    if (r < 0)
+    if (r == QE_RANGE)      /* valid, but past claimcheck's 127 bits */
+        return cel_verr(ev, "'%.*s': %s", (int)a[0].v.s.n,
+                        a[0].v.s.p, quantity_error(r));
+    if (r < 0)              /* resource.ParseQuantity's own words */
         return cel_verr(ev, "%s", quantity_error(r));
     return cel_vquantity(&q);
 }
