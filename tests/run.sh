@@ -59,6 +59,7 @@ run_suite "cli end-to-end" bash tests/e2e/cli.sh
 run_suite "match end-to-end" bash tests/e2e/match.sh
 [ -f tests/e2e/gates.sh ] && run_suite "gates end-to-end" bash tests/e2e/gates.sh
 [ -f tests/cel/run.sh ] && run_suite "cel conformance" bash tests/cel/run.sh
+[ -f tests/k8s/cel/run.sh ] && run_suite "kubernetes CEL tables" bash tests/k8s/cel/run.sh
 [ -f tests/certs/run.sh ] && run_suite "certs end-to-end" bash tests/certs/run.sh
 [ -f tests/e2e/webhook/run.sh ] && run_suite "webhook end-to-end" bash tests/e2e/webhook/run.sh
 [ -f tests/e2e/audit/run.sh ] && run_suite "audit end-to-end (stand-in apiserver)" bash tests/e2e/audit/run.sh
