@@ -334,9 +334,15 @@ struct cel_value cel_vlist(struct cel_eval *ev, const struct cel_value *v,
 struct cel_value cel_vopt(struct cel_eval *ev, const struct cel_value *inner);
 char *cel_ev_alloc(struct cel_eval *ev, size_t n);
 
-/* ================= cost.c ================= */
+/* ================= cost.c, callcost.c ================= */
 #define CEL_COST_MSG "operation cancelled: actual cost limit exceeded"
 #define CEL_COST_LIST 10            /* common.ListCreateBaseCost */
+#define CEL_COST_STR_FACTOR 0.1     /* common.StringTraversalCostFactor */
+#define CEL_COST_REGEX_FACTOR 0.25  /* common.RegexStringLengthCostFactor */
+static inline uint64_t cel_add_sat(uint64_t x, uint64_t y)
+{
+    return y > 0 && x > UINT64_MAX - y ? UINT64_MAX : x + y;
+}
 #define CEL_COST_MAP 30             /* common.MapCreateBaseCost */
 /* Kubernetes' cost estimate of a checked program into p->cost_min/max. */
 void cel_estimate_cost(struct cel_program *p, struct arena *a);

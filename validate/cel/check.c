@@ -818,6 +818,30 @@ static int macro_declared(struct checker *c, const struct cel_node *n)
     return 1;
 }
 
+/* The end of a comprehension that builds a list or map: the step
+ * (filter: p ? step : __result__) must suit the accumulator, whose type is
+ * the result. */
+static const struct cel_type *accumulate(struct checker *c,
+                                         const struct cel_node *n,
+                                         const struct cel_type *accu,
+                                         const struct cel_type *step,
+                                         const struct cel_type *filter)
+{
+    const struct cel_type *at[3];
+
+    if (step && filter) {
+        at[0] = filter;
+        at[1] = step;
+        at[2] = accu;
+        step = resolve(c, NULL, func_named("_?_:_"), 0, at, 3,
+                       n->args[3]->offset);
+    }
+    if (!step)
+        return &cel_ty_error;
+    assert_type(c, accu, step, n->offset);
+    return c->failed ? &cel_ty_error : cel_ty_subst(&c->m, accu, 0);
+}
+
 static const struct cel_type *check_compr(struct checker *c,
                                           struct cel_node *n)
 {
@@ -919,18 +943,8 @@ static const struct cel_type *check_compr(struct checker *c,
         at[0] = accu;
         at[1] = cel_ty_list(c->a, ft);
         step = resolve(c, NULL, plus, 0, at, 2, n->offset);
-        if (!step)
-            return &cel_ty_error;
-        if (m != CEL_M_MAP && m != CEL_M_TLIST) {
-            at[0] = t1;
-            at[1] = step;
-            at[2] = accu;
-            step = resolve(c, NULL, cond, 0, at, 3, off3);
-            if (!step)
-                return &cel_ty_error;
-        }
-        assert_type(c, accu, step, n->offset);
-        return c->failed ? &cel_ty_error : cel_ty_subst(&c->m, accu, 0);
+        return accumulate(c, n, accu, step, m != CEL_M_MAP &&
+                          m != CEL_M_TLIST ? t1 : NULL);
     }
     default: {
         /* transformMap(k, v, [p,] f): cel.@mapInsert(__result__, k, f);
@@ -949,18 +963,7 @@ static const struct cel_type *check_compr(struct checker *c,
         }
         step = resolve(c, NULL, func_named("cel.@mapInsert"), 0, at,
                        entry ? 2 : 3, n->offset);
-        if (!step)
-            return &cel_ty_error;
-        if (filt) {
-            at[0] = t1;
-            at[1] = step;
-            at[2] = accu;
-            step = resolve(c, NULL, cond, 0, at, 3, off3);
-            if (!step)
-                return &cel_ty_error;
-        }
-        assert_type(c, accu, step, n->offset);
-        return c->failed ? &cel_ty_error : cel_ty_subst(&c->m, accu, 0);
+        return accumulate(c, n, accu, step, filt ? t1 : NULL);
     }
     }
 }

@@ -126,23 +126,28 @@ static void param_name(const struct cel_type *t, char *out, size_t sz)
         snprintf(out, sz, "_var%u", t->id);
 }
 
-static void format(const struct cel_type *t, struct sbuf *b)
+/* go_string 0: FormatCELType (checker messages: "any", "duration");
+ * 1: Type.String() (compile.go's result message: "google.protobuf.Any",
+ * parameters as <T>) */
+static void render(const struct cel_type *t, struct sbuf *b, int go_string)
 {
     unsigned i;
     char tmp[32];
 
-    switch (t->kind) {
+    if (t->kind == CEL_TY_PARAM) {
+        param_name(t, tmp, sizeof(tmp));
+        put(b, go_string ? "<" : "");
+        put(b, tmp);
+        put(b, go_string ? ">" : "");
+        return;
+    }
+    switch (go_string ? CEL_TY_DYN : t->kind) {
     case CEL_TY_ANY: put(b, "any"); return;
     case CEL_TY_DURATION: put(b, "duration"); return;
     case CEL_TY_ERROR: put(b, "!error!"); return;
     case CEL_TY_NULL: put(b, "null"); return;
     case CEL_TY_TIMESTAMP: put(b, "timestamp"); return;
-    case CEL_TY_PARAM:
-        param_name(t, tmp, sizeof(tmp));
-        put(b, tmp);
-        return;
-    default:
-        break;
+    default: break;
     }
     put(b, type_name(t));
     if (!t->np)
@@ -151,7 +156,7 @@ static void format(const struct cel_type *t, struct sbuf *b)
     for (i = 0; i < t->np; i++) {
         if (i)
             put(b, ", ");
-        format(t->p[i], b);
+        render(t->p[i], b, go_string);
     }
     put(b, ")");
 }
@@ -162,31 +167,7 @@ void cel_ty_fmt(const struct cel_type *t, char *out, size_t sz)
 
     if (sz)
         out[0] = 0;
-    format(t, &b);
-}
-
-static void string_of(const struct cel_type *t, struct sbuf *b)
-{
-    unsigned i;
-    char tmp[32];
-
-    if (t->kind == CEL_TY_PARAM) {
-        param_name(t, tmp, sizeof(tmp));
-        put(b, "<");
-        put(b, tmp);
-        put(b, ">");
-        return;
-    }
-    put(b, type_name(t));
-    if (!t->np)
-        return;
-    put(b, "(");
-    for (i = 0; i < t->np; i++) {
-        if (i)
-            put(b, ", ");
-        string_of(t->p[i], b);
-    }
-    put(b, ")");
+    render(t, &b, 0);
 }
 
 void cel_ty_str(const struct cel_type *t, char *out, size_t sz)
@@ -195,7 +176,7 @@ void cel_ty_str(const struct cel_type *t, char *out, size_t sz)
 
     if (sz)
         out[0] = 0;
-    string_of(t, &b);
+    render(t, &b, 1);
 }
 
 int cel_ty_exact(const struct cel_type *a, const struct cel_type *b)
