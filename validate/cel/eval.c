@@ -498,6 +498,21 @@ static struct cel_value binop(struct cel_eval *ev, const struct cel_node *n)
     ab[1] = ev_node(ev, n->args[1]);
     if (is_err(&ab[1]))
         return ab[1];
+    if (ab[0].kind == CEL_V_INT && ab[1].kind == CEL_V_INT &&
+        n->op != CEL_OP_IN) {
+        /* the common case inline: an operator on ints costs 1 */
+        int64_t x = ab[0].v.i, y = ab[1].v.i;
+        charge(ev, 1);
+        switch (n->op) {
+        case CEL_OP_EQ: return cel_vbool(x == y);
+        case CEL_OP_NE: return cel_vbool(x != y);
+        case CEL_OP_LT: return cel_vbool(x < y);
+        case CEL_OP_LE: return cel_vbool(x <= y);
+        case CEL_OP_GT: return cel_vbool(x > y);
+        case CEL_OP_GE: return cel_vbool(x >= y);
+        default: return arith(ev, n->op, &ab[0], &ab[1]);
+        }
+    }
     if (n->op == CEL_OP_IN && ab[1].kind == CEL_V_LIST &&
         n->rtc != CEL_RT_FREE) {
         /* charged before the scan: it is proportional to the list */
@@ -641,7 +656,7 @@ static struct cel_value sort_by(struct cel_eval *ev, const struct cel_node *n,
     for (i = 0; i < cnt; i++) {
         ev->slots[s1] = l->v[i];
         /* __result__ + [key] */
-        charge(ev, 1 + (n->args[3]->konst && !ev->p->unoptimized
+        charge(ev, 1 + (rt_const(n->args[3]) && !ev->p->unoptimized
                         ? 0 : CEL_COST_LIST) + 1);
         keys[i] = ev_node(ev, n->args[3]);
         if (is_err(&keys[i]))
@@ -750,9 +765,9 @@ static struct cel_value compr(struct cel_eval *ev, const struct cel_node *n)
     if (m == CEL_M_FILTER)
         elem_list = CEL_COST_LIST;
     else if (e1 && (m == CEL_M_MAP || m == CEL_M_TLIST))
-        elem_list = e1->konst && !ev->p->unoptimized ? 0 : CEL_COST_LIST;
+        elem_list = rt_const(e1) && !ev->p->unoptimized ? 0 : CEL_COST_LIST;
     else if (e2 && (m == CEL_M_MAP_FILTER || m == CEL_M_TLIST_FILTER))
-        elem_list = e2->konst && !ev->p->unoptimized ? 0 : CEL_COST_LIST;
+        elem_list = rt_const(e2) && !ev->p->unoptimized ? 0 : CEL_COST_LIST;
     for (i = 0; i < cnt; i++) {
         struct cel_value key, val, r;
 
@@ -931,81 +946,87 @@ static struct cel_value call(struct cel_eval *ev, const struct cel_node *n)
     return r;
 }
 
-static struct cel_value eval(struct cel_eval *ev, const struct cel_node *n)
+/* a constant of the optimized program: built (once, or here without the
+ * cost), never charged */
+__attribute__((noinline))
+static struct cel_value eval_const(struct cel_eval *ev,
+                                   const struct cel_node *n)
 {
-    struct cel_value a, b;
+    uint64_t c = ev->cost;
+    struct cel_value a;
 
     if (n->konst == 2)
         return n->lit;      /* a literal built once (cel_plan) */
-    if (n->konst && n->kind != CEL_N_LIT) {
-        /* folded by the optimizer: no runtime cost */
-        uint64_t c = ev->cost;
-        a = n->kind == CEL_N_LIST ? list_lit(ev, n)
-            : n->kind == CEL_N_MAP ? map_lit(ev, n)
-            : n->kind == CEL_N_BINOP ? cel_vbool(0) : call(ev, n);
-        ev->cost = c;
+    a = n->kind == CEL_N_LIST ? list_lit(ev, n)
+        : n->kind == CEL_N_MAP ? map_lit(ev, n)
+        : n->kind == CEL_N_BINOP ? cel_vbool(0) : call(ev, n);
+    ev->cost = c;
+    return a;
+}
+
+__attribute__((noinline))
+static struct cel_value eval_select(struct cel_eval *ev,
+                                    const struct cel_node *n)
+{
+    struct cel_value a = ev_node(ev, n->args[0]);
+
+    if (is_err(&a))
         return a;
-    }
-    switch (n->kind) {
-    case CEL_N_LIT:
-        charge(ev, n->lit_cost);
-        return n->lit;
-    case CEL_N_IDENT:
-        charge(ev, 1);
-        if (n->slot < 0)
-            return cel_verr(ev, "undeclared reference to '%.*s'",
-                            (int)n->name_len, n->name);
-        return ev->slots[n->slot];
-    case CEL_N_SELECT:
-    case CEL_N_OPTSELECT:
-        a = ev_node(ev, n->args[0]);
-        if (is_err(&a))
-            return a;
-        charge(ev, rt_attr(n->args[0]) ? 1 : 2);
-        return select_field(ev, &a, n->name, n->name_len,
-                            n->kind == CEL_N_OPTSELECT);
-    case CEL_N_HAS:
-        a = ev_node(ev, n->args[0]);
-        if (is_err(&a))
-            return a;
+    if (n->kind == CEL_N_HAS) {
         charge(ev, rt_attr(n->args[0]) ? 0 : 1);
         return has_field(ev, &a, n->name, n->name_len);
-    case CEL_N_INDEX:
-    case CEL_N_OPTINDEX:
-        a = ev_node(ev, n->args[0]);
-        if (is_err(&a))
-            return a;
-        charge(ev, (rt_attr(n->args[0]) ? 0 : 1) + key_cost(n->args[1]));
-        b = ev_node(ev, n->args[1]);
-        if (is_err(&b))
-            return b;
-        return do_index(ev, &a, &b, n->kind == CEL_N_OPTINDEX);
-    case CEL_N_CALL:
-        return call(ev, n);
-    case CEL_N_LIST:
-        charge(ev, CEL_COST_LIST);
-        return list_lit(ev, n);
-    case CEL_N_MAP:
-        charge(ev, CEL_COST_MAP);
-        return map_lit(ev, n);
-    case CEL_N_AND:
-    case CEL_N_OR: {
-        int want = n->kind == CEL_N_OR;    /* the absorbing value */
-        a = ev_node(ev, n->args[0]);
-        if (a.kind == CEL_V_BOOL && a.v.b == want)
-            return a;
-        b = ev_node(ev, n->args[1]);
-        if (b.kind == CEL_V_BOOL && b.v.b == want)
-            return b;
-        if (a.kind == CEL_V_BOOL && b.kind == CEL_V_BOOL)
-            return b;
-        if (is_err(&a))
-            return a;
-        if (is_err(&b))
-            return b;
-        return no_overload(ev, want ? "||" : "&&",
-                           a.kind == CEL_V_BOOL ? &b : &a, NULL);
     }
+    charge(ev, rt_attr(n->args[0]) ? 1 : 2);
+    return select_field(ev, &a, n->name, n->name_len,
+                        n->kind == CEL_N_OPTSELECT);
+}
+
+__attribute__((noinline))
+static struct cel_value eval_index(struct cel_eval *ev,
+                                   const struct cel_node *n)
+{
+    struct cel_value a = ev_node(ev, n->args[0]), b;
+
+    if (is_err(&a))
+        return a;
+    charge(ev, (rt_attr(n->args[0]) ? 0 : 1) + key_cost(n->args[1]));
+    b = ev_node(ev, n->args[1]);
+    if (is_err(&b))
+        return b;
+    return do_index(ev, &a, &b, n->kind == CEL_N_OPTINDEX);
+}
+
+/* && and ||: error-absorbing, left to right */
+__attribute__((noinline))
+static struct cel_value eval_logic(struct cel_eval *ev,
+                                   const struct cel_node *n)
+{
+    int want = n->kind == CEL_N_OR;    /* the absorbing value */
+    struct cel_value a = ev_node(ev, n->args[0]), b;
+
+    if (a.kind == CEL_V_BOOL && a.v.b == want)
+        return a;
+    b = ev_node(ev, n->args[1]);
+    if (b.kind == CEL_V_BOOL && b.v.b == want)
+        return b;
+    if (a.kind == CEL_V_BOOL && b.kind == CEL_V_BOOL)
+        return b;
+    if (is_err(&a))
+        return a;
+    if (is_err(&b))
+        return b;
+    return no_overload(ev, want ? "||" : "&&",
+                       a.kind == CEL_V_BOOL ? &b : &a, NULL);
+}
+
+/* ?:, !, unary -, cel.bind */
+__attribute__((noinline))
+static struct cel_value eval_other(struct cel_eval *ev,
+                                   const struct cel_node *n)
+{
+    struct cel_value a;
+
+    switch (n->kind) {
     case CEL_N_COND:
         a = ev_node(ev, n->args[0]);
         if (is_err(&a))
@@ -1034,10 +1055,6 @@ static struct cel_value eval(struct cel_eval *ev, const struct cel_node *n)
         if (a.kind == CEL_V_DOUBLE)
             return cel_vdouble(-a.v.d);
         return no_overload(ev, "-", &a, NULL);
-    case CEL_N_BINOP:
-        return binop(ev, n);
-    case CEL_N_COMPR:
-        return compr(ev, n);
     case CEL_N_BIND:
         if (ev->p->unoptimized)
             charge(ev, CEL_COST_LIST);  /* its empty range, built */
@@ -1045,6 +1062,45 @@ static struct cel_value eval(struct cel_eval *ev, const struct cel_node *n)
         return ev_node(ev, n->args[2]);
     default:
         return cel_verr(ev, "unknown expression");
+    }
+}
+
+/* The dispatcher: small, since it runs for every node. */
+static struct cel_value eval(struct cel_eval *ev, const struct cel_node *n)
+{
+    if (n->konst)
+        return eval_const(ev, n);
+    switch (n->kind) {
+    case CEL_N_LIT:
+        if (n->lit_cost)
+            charge(ev, n->lit_cost);
+        return n->lit;
+    case CEL_N_IDENT:
+        charge(ev, 1);
+        if (n->slot < 0)
+            return cel_verr(ev, "undeclared reference to '%.*s'",
+                            (int)n->name_len, n->name);
+        return ev->slots[n->slot];
+    case CEL_N_SELECT: case CEL_N_OPTSELECT: case CEL_N_HAS:
+        return eval_select(ev, n);
+    case CEL_N_INDEX: case CEL_N_OPTINDEX:
+        return eval_index(ev, n);
+    case CEL_N_CALL:
+        return call(ev, n);
+    case CEL_N_LIST:
+        charge(ev, CEL_COST_LIST);
+        return list_lit(ev, n);
+    case CEL_N_MAP:
+        charge(ev, CEL_COST_MAP);
+        return map_lit(ev, n);
+    case CEL_N_AND: case CEL_N_OR:
+        return eval_logic(ev, n);
+    case CEL_N_BINOP:
+        return binop(ev, n);
+    case CEL_N_COMPR:
+        return compr(ev, n);
+    default:
+        return eval_other(ev, n);
     }
 }
 
@@ -1101,7 +1157,7 @@ void cel_plan(struct arena *a, struct cel_node *n)
         return;
     for (i = 0; i < n->nargs; i++)
         cel_plan(a, n->args[i]);
-    n->konst = (unsigned char)rt_const(n);
+    n->konst = (unsigned char)(n->kind != CEL_N_LIT && rt_const(n));
     if (rt_set_membership(n) && n->args[1]->nargs == 0)
         n->konst = 1;       /* x in []: the constant false */
     if (n->konst && !n->opt_elems &&
