@@ -182,7 +182,9 @@ static int load_device(struct arena *a, const char *path,
     o = arena_alloc(a, sizeof(*o));
     if (object_read(a, root, path, 0, o, &bad, &why) != OBJ_OK)
         return err_set(err, "%s: %s", path, why ? why : "not a device");
-    m = devmodel_build(a, (const struct object *const *)&o, 1);
+    /* list values kept: DeviceMatches itself refuses them with the gate
+     * off, as compile.go does */
+    m = devmodel_build(a, (const struct object *const *)&o, 1, 1);
     *model = m;     /* its caches are malloc'ed: the caller frees it */
     if (m->ndevs != 1)
         return err_set(err, "%s: not a ResourceSlice device (want name, "

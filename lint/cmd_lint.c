@@ -208,6 +208,8 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
             cli_error("inventory: %s", err.msg);
         goto out;
     }
+    if (inv)
+        inventory_set_list_attributes(inv, engine_list_attributes(eng));
     if (!o.npaths)
         inputs_add(&in, "-");
     for (i = 0; i < o.npaths; i++)

@@ -387,6 +387,7 @@ int cmd_match(const struct cli *cli, int argc, char **argv)
     if (texts.failed)
         goto out;
     inv = inventory_new();
+    inventory_set_list_attributes(inv, env.list_attributes);
     for (i = 0; i < texts.n; i++)
         if (inventory_add_text(inv, texts.v[i].name, texts.v[i].data,
                                texts.v[i].len, &err) < 0) {

@@ -26,6 +26,7 @@
 #include "../validate/limits.h"
 #include "../validate/object.h"
 #include "../validate/strmap.h"
+#include "../validate/target.h"
 #include "../validate/tree.h"
 #include "checks.h"
 #include "dra_util.h"
@@ -97,7 +98,8 @@ static struct sat *sat_get(struct check_ctx *cx)
     if (cx_input_has(cx, K_SLICE | K_NODE))
         cx_each(cx, K_SLICE | K_NODE, collect_fn, &c);
     if (c.input) {
-        struct devmodel *own = devmodel_build(cx_arena(cx), c.v, c.n);
+        struct devmodel *own = devmodel_build(cx_arena(cx), c.v, c.n,
+            target_gate_on(cx_target(cx), "DRAListTypeAttributes"));
         cx_at_run_end(cx, model_release, own);
         s->m = own;
         s->input_only = !cx_inventory_has(cx, K_SLICE);

@@ -287,6 +287,8 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
         split_qualified(m, v->key, d->driver, &av[k].domain, &av[k].id);
         if (read_attr(a, v, &av[k]) < 0)
             continue;
+        if (!m->list_attributes && av[k].type >= CEL_ATTR_INTS)
+            continue;               /* dropped by the apiserver */
         av[k].name = v->key;        /* CEL messages name it so */
         if (av[k].type == CEL_ATTR_STRING || av[k].type == CEL_ATTR_VERSION)
             av[k].s = intern_domain(m, av[k].s, strlen(av[k].s));
@@ -605,11 +607,14 @@ static void index_nodes(struct devmodel *m)
 }
 
 struct devmodel *devmodel_build(struct arena *a,
-                                const struct object *const *objs, size_t n)
+                                const struct object *const *objs, size_t n,
+                                int list_attributes)
 {
     struct devmodel *m = model_new(a);
     struct build b;
     size_t i, ndev;
+
+    m->list_attributes = list_attributes;
 
     memset(&b, 0, sizeof(b));
     b.m = m;

@@ -109,6 +109,9 @@ struct devmodel {
     struct strmap syms;         /* attribute / capacity id -> index + 1 */
     size_t nsyms;
     size_t nnode_objects;       /* Node objects seen */
+    int list_attributes;        /* DRAListTypeAttributes: list-valued
+                                   attributes kept; off, they are dropped
+                                   as the apiserver drops them from slices */
     size_t max_local;           /* most devices local to one node */
     struct strmap domains;      /* attribute domains and drivers, interned:
                                    equal names are equal pointers */
@@ -135,9 +138,12 @@ struct dm_ext {
 /* Builds a model from objects (ResourceSlices and Nodes are read, other
  * kinds ignored). Never NULL. With an arena a, everything lives in a and
  * devmodel_free() frees only the caches built on first use; with NULL the
- * model owns its memory. */
+ * model owns its memory. list_attributes is the DRAListTypeAttributes
+ * gate: off, list-valued attributes (ints, bools, strings, versions) are
+ * left out, as the apiserver drops them from a slice it stores. */
 struct devmodel *devmodel_build(struct arena *a,
-                                const struct object *const *objs, size_t n);
+                                const struct object *const *objs, size_t n,
+                                int list_attributes);
 void devmodel_free(struct devmodel *m);
 /* The extension installed on m, or NULL. */
 struct dm_ext *devmodel_ext(const struct devmodel *m);

@@ -153,6 +153,11 @@ const struct config *engine_config(const struct engine *e)
     return e->cfg;
 }
 
+int engine_list_attributes(const struct engine *e)
+{
+    return target_gate_on(&e->target, "DRAListTypeAttributes");
+}
+
 const struct ruleset *engine_rules(const struct engine *e)
 {
     return e->rules;

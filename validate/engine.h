@@ -75,6 +75,13 @@ int inventory_add_tree(struct inventory *inv, const struct tnode *obj,
                        struct err *err);
 /* Number of objects of inventory kinds held. */
 size_t inventory_size(const struct inventory *inv);
+/* The DRAListTypeAttributes gate of the cluster the snapshot is from
+ * (default on): off, its device model leaves out list-valued attributes,
+ * as the apiserver drops them from the slices it stores. Call before the
+ * model is built (inventory_prepare(), the first check). */
+void inventory_set_list_attributes(struct inventory *inv, int on);
+/* The gate as the engine's target has it. */
+int engine_list_attributes(const struct engine *e);
 /* Builds now what the checks derive from the snapshot (its device model)
  * instead of on first use, so that a snapshot is ready when published.
  * Optional; thread-safe. */

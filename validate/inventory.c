@@ -157,11 +157,16 @@ const struct devmodel *inventory_devices(const struct inventory *inv)
     m = atomic_load(&c->m);
     if (!m) {
         m = devmodel_build(NULL, (const struct object *const *)inv->objs,
-                           inv->n);
+                           inv->n, !inv->no_list_attributes);
         atomic_store(&c->m, m);
     }
     pthread_mutex_unlock(&c->mu);
     return m;
+}
+
+void inventory_set_list_attributes(struct inventory *inv, int on)
+{
+    inv->no_list_attributes = !on;
 }
 
 void inventory_prepare(const struct inventory *inv)

@@ -28,6 +28,8 @@ struct inventory {
                                    first use (a cell of its own: the
                                    snapshot itself is never written) */
     struct verdict_cache *verdicts; /* admission verdicts on this snapshot */
+    int no_list_attributes;     /* the model drops list-valued attributes
+                                   (inventory_set_list_attributes) */
 };
 
 /* "Kind\x1fns\x1fname" in a; ns "" for cluster-scoped kinds. */

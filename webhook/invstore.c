@@ -36,6 +36,7 @@ struct invstore {
     void *cluster_cls;
     struct metrics *metrics;
     atomic_size_t size;
+    int no_list_attributes;     /* invstore_set_list_attributes() */
 };
 
 struct invstore *invstore_new(struct metrics *m)
@@ -113,9 +114,16 @@ static void publish(struct invstore *s, struct inventory *inv)
         metrics_inventory(s->metrics, inventory_size(inv), time(NULL));
 }
 
+void invstore_set_list_attributes(struct invstore *s, int on)
+{
+    pthread_mutex_lock(&s->build_mu);
+    s->no_list_attributes = !on;
+    pthread_mutex_unlock(&s->build_mu);
+}
+
 static struct inventory *build(struct text *t, size_t n,
                                invstore_cluster_fn fn, void *cls,
-                               struct err *err)
+                               int lists, struct err *err)
 {
     struct inventory *inv = inventory_new();
     size_t i;
@@ -124,6 +132,7 @@ static struct inventory *build(struct text *t, size_t n,
         err_set(err, "cannot allocate an inventory");
         return NULL;
     }
+    inventory_set_list_attributes(inv, lists);
     for (i = 0; i < n; i++) {
         if (inventory_add_text(inv, t[i].file, t[i].data, t[i].len, err) < 0)
             goto fail;
@@ -142,7 +151,8 @@ int invstore_rebuild(struct invstore *s, struct err *err)
     struct inventory *inv;
 
     pthread_mutex_lock(&s->build_mu);
-    inv = build(s->texts, s->ntexts, s->cluster, s->cluster_cls, err);
+    inv = build(s->texts, s->ntexts, s->cluster, s->cluster_cls,
+                !s->no_list_attributes, err);
     if (inv)
         publish(s, inv);
     else if (s->metrics)
@@ -167,7 +177,8 @@ int invstore_set_files(struct invstore *s, size_t n,
         t[i].len = lens[i];
     }
     pthread_mutex_lock(&s->build_mu);
-    inv = build(t, n, s->cluster, s->cluster_cls, err);
+    inv = build(t, n, s->cluster, s->cluster_cls, !s->no_list_attributes,
+                err);
     if (inv) {
         texts_free(s->texts, s->ntexts);
         s->texts = t;

@@ -45,6 +45,10 @@ int invstore_set_files(struct invstore *s, size_t n,
                        const size_t *lens, struct err *err);
 void invstore_set_cluster(struct invstore *s, invstore_cluster_fn fn,
                           void *cls);
+/* The DRAListTypeAttributes gate of the target (default on): off, the
+ * snapshots' device models drop list-valued attributes, as the apiserver
+ * does. Set before the first rebuild. */
+void invstore_set_list_attributes(struct invstore *s, int on);
 /* Builds a snapshot from the current sources and publishes it. */
 int invstore_rebuild(struct invstore *s, struct err *err);
 size_t invstore_size(struct invstore *s);

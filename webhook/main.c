@@ -402,6 +402,7 @@ static int cmd_serve(int argc, char **argv)
     eng = engine_new(&cfg, &rules_builtin, &err);
     if (!eng)
         goto fail;
+    invstore_set_list_attributes(store, engine_list_attributes(eng));
     memset(&adm, 0, sizeof(adm));
     for (i = 0; i < cfg.nexcluded && adm.nexcluded < 256 + MAX_MULTI; i++)
         excluded[adm.nexcluded++] = cfg.excluded_ns[i];

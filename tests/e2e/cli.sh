@@ -142,6 +142,29 @@ expect_rc "cel stored: includes" 0 "$bin" cel --selector --stored --device "$tmp
 contains "cel stored: includes" '^true$'
 expect_rc "cel bad device" 2 "$bin" cel --device "$tmp/none.yaml" 'true'
 
+# ---- claimcheck match: with DRAListTypeAttributes off the apiserver drops
+# list-valued attributes from the slices it stores, so the device model has
+# none: the device matches on its other attributes (it used to raise
+# "attribute ids: unsupported attribute value" for every selector)
+cat > "$tmp/lists.yaml" <<'EOF'
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s1}
+spec:
+  driver: dra.example.com
+  nodeName: n1
+  pool: {name: p, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: d0
+    attributes:
+      ids: {ints: [1, 2]}
+      model: {string: a100}
+EOF
+expect_rc "match list attribute dropped" 0 "$bin" match -i "$tmp/lists.yaml" "device.attributes['dra.example.com'].model == 'a100'"
+contains "match list attribute dropped" '1 match, 0 do not, 0 raise an error'
+expect_rc "match list attribute absent" 1 "$bin" match -i "$tmp/lists.yaml" "'ids' in device.attributes['dra.example.com']"
+expect_rc "match list attribute gate on" 0 "$bin" match -g DRAListTypeAttributes=true -i "$tmp/lists.yaml" "'ids' in device.attributes['dra.example.com']"
+
 # ---- claimcheck completion: scripts generated from the command tables
 expect_rc "completion bash" 0 "$bin" completion bash; cp "$tmp/out" "$tmp/completion.bash"
 if bash -n "$tmp/completion.bash"; then ok; else bad "completion bash: not bash"; fi
