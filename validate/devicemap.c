@@ -50,7 +50,7 @@ static void collect(void *arg, const struct object *o)
 static void and_selector(struct arena *a, const struct devmodel *m,
                          const char *expr, unsigned char *v)
 {
-    struct cel_env env = {1, 1, 0};
+    struct cel_env env = {1, 1, 0, 1, 0};
     struct cel_error err;
     const struct alloc_match *mt;
     size_t i;
@@ -184,7 +184,7 @@ struct devicemap *devicemap_build(struct arena *a, const struct run *r)
     memset(&inv, 0, sizeof(inv));
     inv.a = a;
     run_each(r, K_SLICE | K_NODE, collect, &inv);
-    m = devmodel_build(a, inv.v, inv.n);
+    m = devmodel_build(a, inv.v, inv.n, run_list_attributes(r));
     if (!m->ndevs) {
         devmodel_free(m);
         return NULL;

@@ -564,6 +564,11 @@ const struct run_obj *run_checked(const struct run *r, size_t *n)
     return r->checked;
 }
 
+int run_list_attributes(const struct run *r)
+{
+    return engine_list_attributes(r->e);
+}
+
 int run_parse_errors(const struct run *r)
 {
     return r->parse_errors;
