@@ -57,10 +57,10 @@ void run_each(const struct run *r, unsigned kinds,
 /* The objects of checked kinds, in the order they were checked; valid
  * until run_free(). */
 const struct run_obj *run_checked(const struct run *r, size_t *n);
-int run_parse_errors(const struct run *r);
+int run_parse_errors(const struct run *r);  /* documents that did not parse */
 /* DRAListTypeAttributes at the run's target (a device model built
  * for the run drops list attributes without it) */
-int run_list_attributes(const struct run *r);  /* documents that did not parse */
+int run_list_attributes(const struct run *r);
 void run_free(struct run *r);
 
 #endif
