@@ -13,10 +13,15 @@ struct object;
 void check_unknown_field(struct check_ctx *cx, const struct object *o);
 void check_input_types(struct check_ctx *cx, const struct object *o);
 
-/* schema.c */
+/* schema_claim.c */
 void check_claim_schema(struct check_ctx *cx, const struct object *o);
+
+/* schema.c */
 void check_extended_resource_limits(struct check_ctx *cx,
                                     const struct object *o);
+
+/* metadata.c */
+void check_object_metadata(struct check_ctx *cx, const struct object *o);
 
 /* references.c */
 void check_pod_claim_undeclared(struct check_ctx *cx, const struct object *o);

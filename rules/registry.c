@@ -226,13 +226,23 @@ static const struct rule rules[] = {
                    "structure the apiserver rejects",
         .hint = "fix the field as the message says; see the resource.k8s.io "
                 "API reference for the version in apiVersion",
-        .why = "The apiserver validates device requests strictly: request "
-               "names are unique DNS labels; a v1 request has exactly one of "
-               "`exactly` and `firstAvailable`; deviceClassName is required; "
-               "count must be positive for ExactCount and unset for All; "
-               "lists have maximum sizes; constraints and config must name "
-               "existing requests; matchAttribute must be a fully qualified "
-               "name. Catching this before commit saves a failed apply.",
+        .why = "The apiserver validates device requests strictly, after "
+               "defaulting them (an empty allocationMode is ExactCount, a "
+               "zero count then 1, an empty toleration operator Equal): "
+               "request names are unique DNS labels; a request has exactly "
+               "one of `exactly` and `firstAvailable`; deviceClassName is a "
+               "DNS subdomain; count must be positive for ExactCount and "
+               "unset for All; tolerations have label keys and values, "
+               "operator Equal or Exists and effect NoSchedule, NoExecute "
+               "or None; lists have maximum sizes (past one, nothing inside "
+               "is checked); constraints and config must name existing "
+               "requests; matchAttribute and distinctAttribute are fully "
+               "qualified names; opaque config names a driver (a DNS "
+               "subdomain, any case) and parameters that are a JSON object "
+               "of at most 10 KiB; a class's extendedResourceName is an "
+               "extended resource name. Findings carry the apiserver's field "
+               "path (v1beta1 flat fields under `exactly`, as it prints "
+               "them). Catching this before commit saves a failed apply.",
         .bad = "requests:\n- name: gpu\n  exactly:\n"
                "    deviceClassName: gpu.example.com\n  firstAvailable:\n"
                "  - name: a\n    deviceClassName: gpu.example.com\n",
@@ -482,6 +492,35 @@ static const struct rule rules[] = {
                "  nodeName: gpu-1\n  devices: [...]\n",
         .good = "kind: Node\nmetadata: {name: gpu-1}\nstatus:\n"
                 "  allocatable:\n    cpu: \"64\"\n",
+    },
+    {
+        .id = "object-metadata",
+        .category = CAT_SCHEMA,
+        .default_sev = SEV_ERROR,
+        .kinds = K_ALL,
+        .check = check_object_metadata,
+        .summary = "metadata the apiserver rejects: name or generateName, "
+                   "labels, annotations, owner references, finalizers, a "
+                   "template's metadata",
+        .hint = "fix the metadata field as the message says (names are "
+                "lowercase DNS subdomains, label keys [prefix/]name, label "
+                "values at most 63 characters)",
+        .why = "Every object's metadata is validated as apimachinery's "
+               "ValidateObjectMeta does on create: a name (or the name "
+               "generated from generateName) in the kind's format - a DNS "
+               "subdomain, a DNS label for Namespaces, at most 52 characters "
+               "for CronJobs -, a namespace that is a DNS label, label keys "
+               "and values, annotation keys and at most 256 KiB of "
+               "annotations, owner references with apiVersion, kind, name "
+               "and uid and at most one controller, finalizer names. A pod "
+               "template's labels and annotations are checked the same way, "
+               "and a ResourceClaimTemplate's spec.metadata may only set "
+               "labels and annotations. A missing namespace is not "
+               "reported: kubectl takes it from the context.",
+        .bad = "metadata:\n  name: GPU_Job\n  labels:\n"
+               "    team: ml platform\n",
+        .good = "metadata:\n  name: gpu-job\n  labels:\n"
+                "    team: ml-platform\n",
     },
     {
         .id = "pod-claim-source",

@@ -242,9 +242,9 @@ static const struct tnode *suppression(const struct object *o, const char *id)
     return NULL;
 }
 
-/* pos_line/pos_col: 0 = the position of `at` */
+/* pos_line/pos_col: 0 = the position of `at`; path: NULL = at's */
 static void vreport(struct check_ctx *cx, const struct tnode *at,
-                    unsigned pos_line, unsigned pos_col,
+                    const char *path, unsigned pos_line, unsigned pos_col,
                     const char **details, size_t ndetails, const char *fmt,
                     va_list ap)
 {
@@ -265,7 +265,8 @@ static void vreport(struct check_ctx *cx, const struct tnode *at,
     }
     d = new_diag(r, cx->rule, cx->sev, o->file, line, col);
     fill_object(r->arena, d, o);
-    d->path = tree_path(r->arena, o->root, at);
+    d->path = path ? arena_strdup(r->arena, path)
+                   : tree_path(r->arena, o->root, at);
     d->msg = arena_vprintf(r->arena, fmt, ap);
     d->details = details;
     d->ndetails = ndetails;
@@ -284,7 +285,17 @@ void report(struct check_ctx *cx, const struct tnode *at, const char *fmt,
     va_list ap;
 
     va_start(ap, fmt);
-    vreport(cx, at, 0, 0, NULL, 0, fmt, ap);
+    vreport(cx, at, NULL, 0, 0, NULL, 0, fmt, ap);
+    va_end(ap);
+}
+
+void report_path(struct check_ctx *cx, const struct tnode *at,
+                 const char *path, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vreport(cx, at, path, 0, 0, NULL, 0, fmt, ap);
     va_end(ap);
 }
 
@@ -297,7 +308,7 @@ void report_capped(struct check_ctx *cx, enum sev max, const struct tnode *at,
     if (cx->sev > max)
         cx->sev = max;
     va_start(ap, fmt);
-    vreport(cx, at, 0, 0, NULL, 0, fmt, ap);
+    vreport(cx, at, NULL, 0, 0, NULL, 0, fmt, ap);
     va_end(ap);
     cx->sev = sev;
 }
@@ -309,7 +320,7 @@ void report_details(struct check_ctx *cx, const struct tnode *at,
     va_list ap;
 
     va_start(ap, fmt);
-    vreport(cx, at, 0, 0, details, ndetails, fmt, ap);
+    vreport(cx, at, NULL, 0, 0, details, ndetails, fmt, ap);
     va_end(ap);
 }
 
@@ -319,7 +330,7 @@ void report_at(struct check_ctx *cx, const struct tnode *at, unsigned line,
     va_list ap;
 
     va_start(ap, fmt);
-    vreport(cx, at, line, col, NULL, 0, fmt, ap);
+    vreport(cx, at, NULL, line, col, NULL, 0, fmt, ap);
     va_end(ap);
 }
 

@@ -1,5 +1,6 @@
 /*
- * names.c - Kubernetes name format checks.
+ * names.c - Kubernetes name format checks (apimachinery's
+ * pkg/util/validation rules, byte for byte: no locale, ASCII only).
  */
 #include "names.h"
 
@@ -10,11 +11,12 @@ static int alnum_lower(char c)
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-static int label_n(const char *s, size_t n)
+/* [a-z0-9]([-a-z0-9]*[a-z0-9])? of any length */
+static int label_chars(const char *s, size_t n)
 {
     size_t i;
 
-    if (n == 0 || n > 63 || !alnum_lower(s[0]) || !alnum_lower(s[n - 1]))
+    if (n == 0 || !alnum_lower(s[0]) || !alnum_lower(s[n - 1]))
         return 0;
     for (i = 0; i < n; i++)
         if (!alnum_lower(s[i]) && s[i] != '-')
@@ -22,28 +24,30 @@ static int label_n(const char *s, size_t n)
     return 1;
 }
 
+static int label_n(const char *s, size_t n)
+{
+    return n <= NAME_LABEL_MAX && label_chars(s, n);
+}
+
 int name_is_dns_label(const char *s)
 {
     return label_n(s, strlen(s));
 }
 
-/* IsDNS1123Subdomain: <= 253 and [a-z0-9]([-a-z0-9]*[a-z0-9])? parts
- * joined by '.'; the parts have no length limit of their own. */
 static int subdomain_n(const char *s, size_t n)
 {
-    size_t start = 0, i, j;
+    size_t start = 0, i;
 
-    if (n == 0 || n > 253)
+    /* the labels of a subdomain have no length limit of their own in
+     * apimachinery's regex: only the whole is limited */
+    if (n == 0 || n > NAME_SUBDOMAIN_MAX)
         return 0;
     for (i = 0; i <= n; i++) {
-        if (i < n && s[i] != '.')
-            continue;
-        if (i == start || !alnum_lower(s[start]) || !alnum_lower(s[i - 1]))
-            return 0;
-        for (j = start; j < i; j++)
-            if (!alnum_lower(s[j]) && s[j] != '-')
+        if (i == n || s[i] == '.') {
+            if (!label_chars(s + start, i - start))
                 return 0;
-        start = i + 1;
+            start = i + 1;
+        }
     }
     return 1;
 }
@@ -53,19 +57,28 @@ int name_is_dns_subdomain(const char *s)
     return subdomain_n(s, strlen(s));
 }
 
-static int alnum(char c)
+int name_is_dns_subdomain_n(const char *s, size_t n)
 {
-    return alnum_lower(c) || (c >= 'A' && c <= 'Z');
+    return subdomain_n(s, n);
 }
 
-/* ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], or empty when empty_ok */
-static int qname_part(const char *s, size_t n, int empty_ok)
+int name_is_dns1035_label(const char *s)
+{
+    return name_is_dns_label(s) && s[0] >= 'a' && s[0] <= 'z';
+}
+
+static int alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+           || (c >= '0' && c <= '9');
+}
+
+/* ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], at most 63 */
+static int qualified_part(const char *s, size_t n)
 {
     size_t i;
 
-    if (n == 0)
-        return empty_ok;
-    if (n > 63 || !alnum(s[0]) || !alnum(s[n - 1]))
+    if (n == 0 || n > NAME_LABEL_MAX || !alnum(s[0]) || !alnum(s[n - 1]))
         return 0;
     for (i = 0; i < n; i++)
         if (!alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
@@ -78,16 +91,27 @@ int name_is_label_key(const char *s)
     const char *slash = strchr(s, '/');
 
     if (!slash)
-        return qname_part(s, strlen(s), 0);
-    if (strchr(slash + 1, '/'))
+        return qualified_part(s, strlen(s));
+    if (strchr(slash + 1, '/') || slash == s)
         return 0;
     return subdomain_n(s, (size_t)(slash - s))
-           && qname_part(slash + 1, strlen(slash + 1), 0);
+           && qualified_part(slash + 1, strlen(slash + 1));
 }
 
 int name_is_label_value(const char *s)
 {
-    return qname_part(s, strlen(s), 1);
+    return !*s || qualified_part(s, strlen(s));
+}
+
+void name_mask_trailing_dash(const char *prefix, char *out)
+{
+    size_t n = strlen(prefix);
+
+    memcpy(out, prefix, n + 1);
+    if (n > 1 && prefix[n - 1] == '-') {
+        out[n - 2] = 'a';
+        out[n - 1] = '\0';
+    }
 }
 
 int name_is_c_identifier(const char *s)
@@ -132,5 +156,8 @@ int name_is_extended_resource(const char *s)
         return 1;
     if (ends_with(s, dl, "kubernetes.io"))
         return 0;
-    return 1;
+    /* the quota name "requests.<name>" must be a label key */
+    return subdomain_n(s, dl)
+           && qualified_part(slash + 1, strlen(slash + 1))
+           && dl + strlen("requests.") <= NAME_SUBDOMAIN_MAX;
 }

@@ -64,14 +64,54 @@ static void read_selectors(struct arena *a, const struct tnode *list,
     *n = k;
 }
 
-/* Fills the exact-request fields of r from mapping f. */
+static void read_tolerations(struct arena *a, struct devreq *r)
+{
+    const struct tnode *t = r->tolerations;
+    size_t i;
+
+    if (!tree_is_seq(t) || !t->n)
+        return;
+    r->tols = arena_alloc(a, t->n * sizeof(*r->tols));
+    r->ntols = t->n;
+    for (i = 0; i < t->n; i++) {
+        struct devtol *d = &r->tols[i];
+        d->node = t->kids[i];
+        d->key_node = tree_get(d->node, "key");
+        d->key = tree_str(d->key_node);
+        d->op_node = tree_get(d->node, "operator");
+        d->op = tree_str(d->op_node);
+        d->value_node = tree_get(d->node, "value");
+        d->value = tree_str(d->value_node);
+        d->effect_node = tree_get(d->node, "effect");
+        d->effect = tree_str(d->effect_node);
+        /* +default="Equal" (every served version) */
+        if (tree_is_map(d->node) && (!d->op_node || d->op_node->kind == T_NULL
+                                     || (d->op && !*d->op)))
+            d->op = "Equal";
+    }
+}
+
+/* SetDefaults_ExactDeviceRequest / _DeviceSubRequest / (v1alpha3,
+ * v1beta1) _DeviceRequest: an empty allocationMode becomes ExactCount,
+ * then a zero count with ExactCount becomes 1. */
+static void default_mode_count(struct devreq *r)
+{
+    if (!r->mode_node || r->mode_node->kind == T_NULL
+        || (r->mode && !*r->mode))
+        r->mode = "ExactCount";
+    if (r->mode && !strcmp(r->mode, "ExactCount") && r->count == 0)
+        r->count = 1;
+}
+
+/* Fills the exact-request fields of r from mapping f; dflt: apply the
+ * allocationMode/count defaults (see read_request). */
 static void read_exact(struct arena *a, struct devreq *r,
-                       const struct tnode *f)
+                       const struct tnode *f, int dflt)
 {
     long long c;
 
     r->fields = tree_is_map(f) ? f : NULL;
-    r->count = 1;
+    r->count = 0;
     if (!r->fields)
         return;
     r->class_node = tree_get(f, "deviceClassName");
@@ -86,7 +126,10 @@ static void read_exact(struct arena *a, struct devreq *r,
     r->admin_node = tree_get(f, "adminAccess");
     r->admin_access = tree_true(r->admin_node);
     r->tolerations = tree_get(f, "tolerations");
+    read_tolerations(a, r);
     r->capacity = tree_get(f, "capacity");
+    if (dflt)
+        default_mode_count(r);
 }
 
 static void read_request(struct arena *a, enum dra_shape shape,
@@ -98,13 +141,15 @@ static void read_request(struct arena *a, enum dra_shape shape,
     r->node = n;
     r->name_node = tree_get(n, "name");
     r->name = tree_str(r->name_node);
-    r->count = 1;
     fa = tree_get(n, "firstAvailable");
     r->first_available = fa;
+    /* v1alpha3/v1beta1 SetDefaults_DeviceRequest returns early when
+     * deviceClassName is empty (a firstAvailable request) */
     if (shape == DRA_EXACTLY)
-        read_exact(a, r, tree_get(n, "exactly"));
+        read_exact(a, r, tree_get(n, "exactly"), 1);
     else
-        read_exact(a, r, n);
+        read_exact(a, r, n, tree_str(tree_get(n, "deviceClassName"))
+                   && *tree_str(tree_get(n, "deviceClassName")));
     if (tree_is_seq(fa) && fa->n) {
         r->subs = arena_alloc(a, fa->n * sizeof(*r->subs));
         r->nsubs = fa->n;
@@ -114,7 +159,7 @@ static void read_request(struct arena *a, enum dra_shape shape,
             s->name_node = tree_get(s->node, "name");
             s->name = tree_str(s->name_node);
             s->parent = r;
-            read_exact(a, s, s->node);
+            read_exact(a, s, s->node, 1);
         }
     }
 }
@@ -159,8 +204,43 @@ static struct classspec *read_classspec(struct arena *a,
 
 /* ==== pods ============================================================== */
 
-static size_t add_containers(struct podspec *p, const struct tnode *list,
-                             int init, int ephemeral, size_t k)
+/* SetDefaults_Pod: a container's limit without a request becomes its
+ * request too (kind Pod only, not ephemeral containers; a template's
+ * containers are defaulted when the Pod is made). The map returned is
+ * not in the tree: its kids are the written requests, then the limits'
+ * own nodes (their parent stays `limits`). */
+static const struct tnode *default_requests(struct arena *a,
+                                            const struct tnode *res,
+                                            const struct tnode *req,
+                                            const struct tnode *lim)
+{
+    struct tnode *m;
+    size_t i, k = 0, add = 0;
+
+    if (!tree_is_map(lim) || (req && !tree_is_map(req)))
+        return req;
+    for (i = 0; i < lim->n; i++)
+        add += !tree_get(req, lim->kids[i]->key);
+    if (!add)
+        return req;
+    m = tree_new(a, T_MAP, lim->line, lim->col);
+    m->parent = res;
+    m->key = "requests";
+    m->key_line = lim->key_line;
+    m->key_col = lim->key_col;
+    m->n = (unsigned)((req ? req->n : 0) + add);
+    m->kids = arena_alloc(a, m->n * sizeof(*m->kids));
+    for (i = 0; req && i < req->n; i++)
+        m->kids[k++] = req->kids[i];
+    for (i = 0; i < lim->n; i++)
+        if (!tree_get(req, lim->kids[i]->key))
+            m->kids[k++] = lim->kids[i];
+    return m;
+}
+
+static size_t add_containers(struct arena *a, struct podspec *p,
+                             const struct tnode *list, int init,
+                             int ephemeral, int is_pod, size_t k)
 {
     size_t i;
 
@@ -174,14 +254,17 @@ static size_t add_containers(struct podspec *p, const struct tnode *list,
         c->init = init;
         c->ephemeral = ephemeral;
         c->limits = tree_get(res, "limits");
-        c->requests = tree_get(res, "requests");
+        c->requests_written = tree_get(res, "requests");
+        c->requests = c->requests_written;
+        if (is_pod && !ephemeral)
+            c->requests = default_requests(a, res, c->requests, c->limits);
         c->claims = tree_get(res, "claims");
     }
     return k;
 }
 
 static struct podspec *read_podspec(struct arena *a, const struct tnode *spec,
-                                    const struct tnode *meta)
+                                    const struct tnode *meta, int is_pod)
 {
     struct podspec *p = arena_alloc(a, sizeof(*p));
     const struct tnode *rc, *ic, *cc, *ec;
@@ -218,9 +301,9 @@ static struct podspec *read_podspec(struct arena *a, const struct tnode *spec,
     n += tree_is_seq(ec) ? ec->n : 0;
     if (n) {
         p->ctrs = arena_alloc(a, n * sizeof(*p->ctrs));
-        n = add_containers(p, ic, 1, 0, 0);
-        n = add_containers(p, cc, 0, 0, n);
-        n = add_containers(p, ec, 0, 1, n);
+        n = add_containers(a, p, ic, 1, 0, is_pod, 0);
+        n = add_containers(a, p, cc, 0, 0, is_pod, n);
+        n = add_containers(a, p, ec, 0, 1, is_pod, n);
         p->nctrs = n;
     }
     return p;
@@ -340,7 +423,8 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
             return OBJ_BAD;
         }
         o->pod = read_podspec(a, ps, d->meta_path
-                              ? tree_at(root, d->meta_path) : NULL);
+                              ? tree_at(root, d->meta_path) : NULL,
+                              d->bit == K_POD);
     }
     o->replicas = 1;
     if (d->bit == K_DAEMONSET) {

@@ -10,6 +10,13 @@
  * the tree node it came from, so findings point at the original key in the
  * original apiVersion's shape. Fields of the wrong type are left NULL here;
  * the schema rules report them. All memory is arena-owned.
+ *
+ * The view is DEFAULTED as the apiserver defaults the object's version
+ * before validating it (SetDefaults_* of resource.k8s.io and core/v1;
+ * tests/k8s/types/defaults.yaml): every rule sees what Kubernetes would
+ * store, while the tree stays as written so positions stay exact. The
+ * webhook receives objects the apiserver already defaulted; defaulting is
+ * idempotent, so both judge the same values.
  */
 #ifndef CLAIMCHECK_OBJECT_H
 #define CLAIMCHECK_OBJECT_H
@@ -34,6 +41,14 @@ struct selector {
     const struct tnode *node;       /* the selectors[] entry */
 };
 
+/* A DeviceToleration, defaulted: operator "Equal" when empty. Strings are
+ * NULL when absent or not a string. */
+struct devtol {
+    const struct tnode *node;       /* the tolerations[] entry */
+    const char *key, *op, *value, *effect;
+    const struct tnode *key_node, *op_node, *value_node, *effect_node;
+};
+
 /* A device request or a firstAvailable sub-request, normalised. */
 struct devreq {
     const char *name;               /* NULL if missing or not a string */
@@ -47,13 +62,18 @@ struct devreq {
     struct selector *sel;
     size_t nsel;
     const struct tnode *selectors_node;
-    const char *mode;               /* allocationMode as written, or NULL */
-    const struct tnode *mode_node;
-    long long count;                /* as written; 1 when absent */
+    const char *mode;               /* allocationMode, defaulted to
+                                       "ExactCount" when empty; NULL when
+                                       not defaulted and not a string */
+    const struct tnode *mode_node;  /* as written, NULL if absent */
+    long long count;                /* as written (0 when absent), then 1
+                                       when 0 with ExactCount (defaulted) */
     const struct tnode *count_node;
     int admin_access;               /* adminAccess: true */
     const struct tnode *admin_node;
     const struct tnode *tolerations;
+    struct devtol *tols;            /* tolerations, defaulted */
+    size_t ntols;
     const struct tnode *capacity;   /* capacity (with .requests) */
     struct devreq *subs;            /* firstAvailable alternatives */
     size_t nsubs;
@@ -92,7 +112,15 @@ struct container {
     const struct tnode *node;
     const char *name;
     int init, ephemeral;
-    const struct tnode *limits, *requests;  /* resources.limits/requests */
+    const struct tnode *limits;     /* resources.limits */
+    const struct tnode *requests;   /* resources.requests; for a Pod's
+                                       containers and init containers
+                                       defaulted as SetDefaults_Pod does:
+                                       a limit without a request adds that
+                                       limit's node (a map the tree does
+                                       not hold; its kids keep their own
+                                       parents and positions) */
+    const struct tnode *requests_written;   /* as written, or NULL */
     const struct tnode *claims;             /* resources.claims */
 };
 

@@ -74,6 +74,16 @@ void report_details(struct check_ctx *cx, const struct tnode *at,
                     const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* The same as report(), with the field path given instead of at's own:
+ * the path as the apiserver prints it (field.Path: "spec.devices.
+ * requests[0].exactly.count", map keys in brackets), where it differs from
+ * the tree's (a bad label key is reported on "metadata.labels", a v1beta1
+ * flat request field on its internal "...exactly.count"). The position is
+ * still at's. path is copied. */
+void report_path(struct check_ctx *cx, const struct tnode *at,
+                 const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* The same as report(), at severity max when the rule's is higher: for a
  * rule's lesser findings (unknown-field's duplicate keys, which kubectl
  * collapses, are warnings where unknown fields are errors). */

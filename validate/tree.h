@@ -106,7 +106,7 @@ int tree_to_json(struct buf *out, const struct tnode *n, const char **why);
 struct tnode *tree_clone(struct arena *a, struct strmap *intern,
                          const struct tnode *n);
 
-/* Builders, used by the loaders only. */
+/* Builders, used by the loaders (and object.c for defaulted maps). */
 struct tnode *tree_new(struct arena *a, enum tkind kind, unsigned line,
                        unsigned col);
 /* Resolves a YAML scalar whose text is in n->str exactly as go-yaml v2

@@ -309,6 +309,31 @@ static void test_names(void)
     CHECK(!name_is_extended_resource("cpu"));
     CHECK(!name_is_extended_resource("kubernetes.io/foo"));
     CHECK(!name_is_extended_resource("requests.nvidia.com/gpu"));
+    /* apimachinery's rules (issue 14) */
+    {
+        char long_label[80], masked[16];
+        memset(long_label, 'a', 70);
+        memcpy(long_label + 70, ".com", 5);
+        /* the labels of a subdomain have no limit of their own */
+        CHECK(name_is_dns_subdomain(long_label));
+        CHECK(!name_is_dns_label(long_label));
+        name_mask_trailing_dash("pvc-", masked);
+        CHECK(strcmp(masked, "pva") == 0);
+        name_mask_trailing_dash("-", masked);
+        CHECK(strcmp(masked, "-") == 0);
+    }
+    CHECK(name_is_label_key("example.com/My_Name.1"));
+    CHECK(name_is_label_key("team"));
+    CHECK(!name_is_label_key("/team"));
+    CHECK(!name_is_label_key("a/b/c"));
+    CHECK(!name_is_label_key("Example.com/x"));
+    CHECK(!name_is_label_key("team-"));
+    CHECK(name_is_label_value(""));
+    CHECK(!name_is_label_value("ml platform"));
+    CHECK(name_is_dns1035_label("a1"));
+    CHECK(!name_is_dns1035_label("1a"));
+    CHECK(!name_is_extended_resource("example.com/bad name"));
+    CHECK(!name_is_extended_resource("Example.com/gpu"));
 }
 
 /* The kinds table (validate/kinds.h): one row per K_* bit, consistent

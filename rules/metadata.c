@@ -1,0 +1,287 @@
+/*
+ * metadata.c - object-metadata: object metadata as apimachinery's
+ * ValidateObjectMeta judges it on create (v0.36.0
+ * pkg/api/validation/objectmeta.go, generic.go): the name (or the name a
+ * generateName yields) in the kind's format, generateName, namespace,
+ * generation, labels, annotations, ownerReferences, finalizers and
+ * managedFields; a pod template's metadata (labels, annotations) and a
+ * ResourceClaimTemplate's spec.metadata (ValidateTemplateObjectMeta: only
+ * labels and annotations). What the client or the apiserver fills in
+ * before validating is not reported: a missing namespace (kubectl uses
+ * the context's) and a namespace on a cluster-scoped kind (cleared).
+ */
+#include <string.h>
+
+#include "../validate/arena.h"
+#include "../validate/names.h"
+#include "../validate/object.h"
+#include "../validate/tree.h"
+#include "apival.h"
+#include "checks.h"
+#include "rules.h"
+
+#define FIELD_MANAGER_MAX 128       /* FieldManagerMaxLength */
+#define SUBRESOURCE_MAX 256         /* MaxSubresourceNameLength */
+#define CRONJOB_NAME_MAX 52         /* 63 - 11: the Job name suffix */
+
+enum name_fmt { NAME_SUBDOMAIN, NAME_LABEL };
+
+struct meta_rule {
+    unsigned kinds;             /* K_* bits */
+    enum name_fmt fmt;
+    size_t max;                 /* a stricter length, 0 = the format's */
+    int check_generate_name;    /* ValidateObjectMeta (not ...WithOpts) */
+};
+
+static const struct meta_rule meta_rules[] = {
+    { K_PODLIKE & ~K_CRONJOB, NAME_SUBDOMAIN, 0, 1 },
+    { K_CRONJOB, NAME_SUBDOMAIN, CRONJOB_NAME_MAX, 1 },
+    { K_CLAIM | K_TEMPLATE | K_SLICE | K_NODE, NAME_SUBDOMAIN, 0, 1 },
+    { K_CLASS, NAME_SUBDOMAIN, 0, 0 },  /* validate.LongName */
+    { K_NAMESPACE, NAME_LABEL, 0, 1 },
+};
+
+/* Where a kind keeps pod template metadata (ValidatePodTemplateSpec) */
+static const struct {
+    unsigned kind;
+    const char *path;
+} templates[] = {
+    { K_DEPLOYMENT | K_REPLICASET | K_STATEFULSET | K_DAEMONSET | K_JOB
+      | K_RC, "spec.template.metadata" },
+    { K_CRONJOB, "spec.jobTemplate.metadata" },
+    { K_CRONJOB, "spec.jobTemplate.spec.template.metadata" },
+};
+
+static const struct meta_rule *rule_for(unsigned kind)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(meta_rules) / sizeof(meta_rules[0]); i++)
+        if (meta_rules[i].kinds & kind)
+            return &meta_rules[i];
+    return NULL;
+}
+
+static int name_ok(const struct meta_rule *m, const char *s)
+{
+    if (m->max && strlen(s) > m->max)
+        return 0;
+    return m->fmt == NAME_LABEL ? name_is_dns_label(s)
+                                : name_is_dns_subdomain(s);
+}
+
+static void bad_name(struct check_ctx *cx, const struct meta_rule *m,
+                     const struct tnode *at, const char *path,
+                     const char *what, const char *s)
+{
+    if (m->max && strlen(s) > m->max)
+        report_path(cx, at, path, "%s %s is longer than %zu characters",
+                    what, av_show(cx, s), m->max);
+    else if (m->fmt == NAME_LABEL)
+        av_dns_label(cx, at, path, what, s);
+    else
+        av_dns_subdomain(cx, at, path, what, s);
+}
+
+static void check_names(struct check_ctx *cx, const struct object *o,
+                        const struct meta_rule *m)
+{
+    const struct tnode *md = o->metadata;
+    const struct tnode *nn = tree_get(md, "name");
+    const struct tnode *gn = tree_get(md, "generateName");
+    const char *name = av_str(cx, nn, "metadata.name", "name");
+    const char *gen = av_str(cx, gn, "metadata.generateName",
+                             "generateName");
+    int gen_bad = 0;
+
+    if (gen && *gen && m->check_generate_name) {
+        char *masked = arena_alloc(cx_arena(cx), strlen(gen) + 1);
+        name_mask_trailing_dash(gen, masked);
+        if (!name_ok(m, masked)) {
+            gen_bad = 1;
+            bad_name(cx, m, gn, "metadata.generateName", "generateName",
+                     gen);
+        }
+    }
+    if (name && *name) {
+        if (!name_ok(m, name))
+            bad_name(cx, m, nn, "metadata.name", "name", name);
+        return;
+    }
+    if (gen && *gen) {
+        /* the apiserver makes the name: generateName cut to 58 bytes and
+         * five random lowercase letters or digits */
+        if (!gen_bad) {
+            const char *made = arena_printf(cx_arena(cx), "%.*sxxxxx",
+                                            NAME_GENERATED_BASE, gen);
+            if (!name_ok(m, made))
+                bad_name(cx, m, gn, "metadata.name", "the name generated "
+                         "from generateName, e.g.", made);
+        }
+        return;
+    }
+    if (!nn || nn->kind == T_NULL || name)
+        report_path(cx, nn ? nn : md ? md : o->kind_node, "metadata.name",
+                    "%s needs metadata.name or metadata.generateName",
+                    o->kind_name);
+}
+
+static void check_owner_references(struct check_ctx *cx,
+                                   const struct tnode *refs)
+{
+    const char *path = "metadata.ownerReferences";
+    static const char *const need[] = {"apiVersion", "kind", "name", "uid"};
+    const char *controller = NULL;
+    size_t i, k;
+
+    if (!av_list(cx, refs, path, -1, "ownerReferences"))
+        return;
+    for (i = 0; i < refs->n; i++) {
+        const struct tnode *r = refs->kids[i];
+        const char *av, *kind;
+        if (!av_is_map(cx, r, fp_index(cx, path, i), "owner reference"))
+            continue;
+        /* validateOwnerReference reports on the list's path */
+        for (k = 0; k < sizeof(need) / sizeof(need[0]); k++) {
+            const char *s = tree_str(tree_get(r, need[k]));
+            const char *v = s && k == 0 ? strchr(s, '/') : NULL;
+            /* schema.ParseGroupVersion: "v", "g/v"; else no version */
+            if (!s || !*s || (v && (!v[1] || strchr(v + 1, '/'))))
+                report_path(cx, tree_get(r, need[k]) ? tree_get(r, need[k])
+                            : r, fp_child(cx, path, need[k]), "owner "
+                            "reference %zu has no %s", i,
+                            k == 0 ? "apiVersion version" : need[k]);
+        }
+        av = tree_str(tree_get(r, "apiVersion"));
+        kind = tree_str(tree_get(r, "kind"));
+        if (av && kind && !strcmp(av, "v1") && !strcmp(kind, "Event"))
+            report_path(cx, r, path, "an Event cannot be an owner");
+        if (tree_true(tree_get(r, "controller"))) {
+            const char *who = arena_printf(cx_arena(cx), "%s/%s",
+                                           kind ? kind : "",
+                                           tree_str(tree_get(r, "name"))
+                                           ? tree_str(tree_get(r, "name"))
+                                           : "");
+            if (controller)
+                report_path(cx, r, path, "only one owner reference can be "
+                            "the controller: %s and %s are", controller,
+                            who);
+            else
+                controller = who;
+        }
+    }
+}
+
+static void check_finalizers(struct check_ctx *cx, const struct tnode *f)
+{
+    const char *path = "metadata.finalizers";
+    int orphan = 0, foreground = 0;
+    size_t i;
+
+    if (!av_list(cx, f, path, -1, "finalizers"))
+        return;
+    for (i = 0; i < f->n; i++) {
+        const char *s = av_str(cx, f->kids[i], path, "finalizer");
+        if (!s)
+            continue;
+        av_label_key(cx, f->kids[i], path, "finalizer", s);
+        orphan |= !strcmp(s, "orphan");
+        foreground |= !strcmp(s, "foregroundDeletion");
+    }
+    if (orphan && foreground)
+        report_path(cx, f, path, "finalizers 'orphan' and "
+                    "'foregroundDeletion' cannot both be set");
+}
+
+static void check_managed_fields(struct check_ctx *cx, const struct tnode *mf)
+{
+    const char *path = "metadata.managedFields";
+    size_t i;
+
+    if (!av_list(cx, mf, path, -1, "managedFields"))
+        return;
+    for (i = 0; i < mf->n; i++) {
+        const struct tnode *e = mf->kids[i];
+        const char *p = fp_index(cx, path, i);
+        const char *op, *ft, *mgr, *sub;
+        if (!av_is_map(cx, e, p, "managedFields entry"))
+            continue;
+        op = tree_str(tree_get(e, "operation"));
+        if (!op || (strcmp(op, "Apply") && strcmp(op, "Update")))
+            report_path(cx, tree_get(e, "operation") ? tree_get(e,
+                        "operation") : e, fp_child(cx, p, "operation"),
+                        "managedFields operation must be 'Apply' or "
+                        "'Update'");
+        ft = tree_str(tree_get(e, "fieldsType"));
+        if (ft && *ft && strcmp(ft, "FieldsV1"))
+            report_path(cx, tree_get(e, "fieldsType"),
+                        fp_child(cx, p, "fieldsType"), "managedFields "
+                        "fieldsType must be 'FieldsV1'");
+        mgr = tree_str(tree_get(e, "manager"));
+        if (mgr && strlen(mgr) > FIELD_MANAGER_MAX)
+            report_path(cx, tree_get(e, "manager"), fp_child(cx, p,
+                        "manager"), "managedFields manager is longer than "
+                        "%d bytes", FIELD_MANAGER_MAX);
+        sub = tree_str(tree_get(e, "subresource"));
+        if (sub && strlen(sub) > SUBRESOURCE_MAX)
+            report_path(cx, tree_get(e, "subresource"), fp_child(cx, p,
+                        "subresource"), "managedFields subresource is "
+                        "longer than %d bytes", SUBRESOURCE_MAX);
+    }
+}
+
+/* ValidateTemplateObjectMeta: labels and annotations, nothing else set */
+static void check_template_meta(struct check_ctx *cx, const struct tnode *m,
+                                const char *path, int only_labels)
+{
+    size_t i;
+
+    if (!av_is_map(cx, m, path, "metadata"))
+        return;
+    av_labels(cx, tree_get(m, "labels"), fp_child(cx, path, "labels"));
+    av_annotations(cx, tree_get(m, "annotations"),
+                   fp_child(cx, path, "annotations"));
+    for (i = 0; only_labels && i < m->n; i++) {
+        const struct tnode *f = m->kids[i];
+        if (!strcmp(f->key, "labels") || !strcmp(f->key, "annotations")
+            || f->kind == T_NULL || (f->kind == T_STR && !*f->str)
+            || ((f->kind == T_MAP || f->kind == T_SEQ) && !f->n))
+            continue;
+        report_path(cx, f, fp_child(cx, path, f->key), "%s may only set "
+                    "labels and annotations, not '%s'", path, f->key);
+    }
+}
+
+void check_object_metadata(struct check_ctx *cx, const struct object *o)
+{
+    const struct meta_rule *m = rule_for(o->kind);
+    const struct tnode *md = o->metadata;
+    const struct tnode *ns = tree_get(md, "namespace");
+    const char *nss;
+    long long gen;
+    size_t i;
+
+    if (!m)
+        return;
+    check_names(cx, o, m);
+    nss = av_str(cx, ns, "metadata.namespace", "namespace");
+    if (nss && *nss && !(o->kind & (K_CLASS | K_SLICE | K_NODE
+                                    | K_NAMESPACE)))
+        av_dns_label(cx, ns, "metadata.namespace", "namespace", nss);
+    if (tree_int(tree_get(md, "generation"), &gen) == 0 && gen < 0)
+        report_path(cx, tree_get(md, "generation"), "metadata.generation",
+                    "generation must not be negative");
+    av_labels(cx, tree_get(md, "labels"), "metadata.labels");
+    av_annotations(cx, tree_get(md, "annotations"), "metadata.annotations");
+    check_owner_references(cx, tree_get(md, "ownerReferences"));
+    check_finalizers(cx, tree_get(md, "finalizers"));
+    check_managed_fields(cx, tree_get(md, "managedFields"));
+    if (o->kind == K_TEMPLATE && tree_get(o->spec, "metadata"))
+        check_template_meta(cx, tree_get(o->spec, "metadata"),
+                            "spec.metadata", 1);
+    for (i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
+        if ((templates[i].kind & o->kind)
+            && tree_at(o->root, templates[i].path))
+            check_template_meta(cx, tree_at(o->root, templates[i].path),
+                                templates[i].path, 0);
+}
