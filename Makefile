@@ -100,6 +100,8 @@ HUNIT_SRC := $(wildcard tests/unit/hook_test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HUNIT_BIN := $(HUNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
+# the admission handler without HTTP, for tests/k8s/validation/run.py
+ADMIT_BIN := $(BUILD)/tests/admit_driver
 LINT_BIN := $(BUILD)/claimcheck
 HOOK_BIN := $(BUILD)/claimcheck-webhook
 HAVE_HOOK_MAIN := $(wildcard webhook/main.c)
@@ -108,7 +110,7 @@ HAVE_HOOK_MAIN := $(wildcard webhook/main.c)
 # keep intermediate objects: no rebuilds, and no "rm ..." after the test
 # summary (`make test` must end with its "N passed, N failed" line)
 .SECONDARY:
-all: $(LINT_BIN) $(if $(HAVE_HOOK_MAIN),$(HOOK_BIN)) $(UNIT_BIN) $(HUNIT_BIN)
+all: $(LINT_BIN) $(if $(HAVE_HOOK_MAIN),$(HOOK_BIN)) $(UNIT_BIN) $(HUNIT_BIN) $(ADMIT_BIN)
 
 $(BUILD)/obj/validate/version.o: $(VERSION_STAMP)
 
@@ -139,6 +141,10 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CORE_LIBS) $(TEST_LIBS)
 
 $(BUILD)/tests/hook_test_%: $(BUILD)/obj/tests/unit/hook_test_%.o $(BUILD)/libhook.a $(BUILD)/liblint.a $(BUILD)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(HOOK_LIBS) $(CORE_LIBS)
+
+$(ADMIT_BIN): $(BUILD)/obj/tests/k8s/admit_driver.o $(BUILD)/libhook.a $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(HOOK_LIBS) $(CORE_LIBS)
 
