@@ -16,6 +16,9 @@ void check_input_types(struct check_ctx *cx, const struct object *o);
 /* schema_claim.c */
 void check_claim_schema(struct check_ctx *cx, const struct object *o);
 
+/* schema_slice.c */
+void check_slice_schema(struct check_ctx *cx, const struct object *o);
+
 /* schema.c */
 void check_extended_resource_limits(struct check_ctx *cx,
                                     const struct object *o);

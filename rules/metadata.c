@@ -36,7 +36,8 @@ struct meta_rule {
 static const struct meta_rule meta_rules[] = {
     { K_PODLIKE & ~K_CRONJOB, NAME_SUBDOMAIN, 0, 1 },
     { K_CRONJOB, NAME_SUBDOMAIN, CRONJOB_NAME_MAX, 1 },
-    { K_CLAIM | K_TEMPLATE | K_SLICE | K_NODE, NAME_SUBDOMAIN, 0, 1 },
+    { K_CLAIM | K_TEMPLATE | K_SLICE | K_NODE | K_TAINTRULE | K_POOLREQ,
+      NAME_SUBDOMAIN, 0, 1 },
     { K_CLASS, NAME_SUBDOMAIN, 0, 0 },  /* validate.LongName */
     { K_NAMESPACE, NAME_LABEL, 0, 1 },
 };
@@ -265,8 +266,8 @@ void check_object_metadata(struct check_ctx *cx, const struct object *o)
         return;
     check_names(cx, o, m);
     nss = av_str(cx, ns, "metadata.namespace", "namespace");
-    if (nss && *nss && !(o->kind & (K_CLASS | K_SLICE | K_NODE
-                                    | K_NAMESPACE)))
+    /* object_ns() is "" for a cluster-scoped kind (kinds.h) */
+    if (nss && *nss && *object_ns(o))
         av_dns_label(cx, ns, "metadata.namespace", "namespace", nss);
     if (tree_int(tree_get(md, "generation"), &gen) == 0 && gen < 0)
         report_path(cx, tree_get(md, "generation"), "metadata.generation",

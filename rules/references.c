@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../validate/arena.h"
+#include "../validate/names.h"
 #include "../validate/object.h"
 #include "../validate/tree.h"
 #include "checks.h"
@@ -68,6 +69,87 @@ void check_pod_claim_undeclared(struct check_ctx *cx, const struct object *o)
     }
 }
 
+/* A request reference of a container: "req" or "req/subrequest" (a
+ * firstAvailable alternative), each part a DNS label. */
+static int request_ref_ok(const char *s)
+{
+    const char *slash = strchr(s, '/');
+    char first[64];
+    size_t n;
+
+    if (!slash)
+        return name_is_dns_label(s);
+    n = (size_t)(slash - s);
+    if (n >= sizeof(first))
+        return 0;
+    memcpy(first, s, n);
+    first[n] = '\0';
+    return name_is_dns_label(first) && name_is_dns_label(slash + 1);
+}
+
+/* A container's resources.claims (validateResourceClaimNames): a name, a
+ * request that is a DNS label, no entry twice - an entry without request
+ * (the whole claim) repeats every entry of the same claim. */
+static void check_container_claims(struct check_ctx *cx,
+                                   const struct container *c)
+{
+    const struct tnode *cl = c->claims;
+    size_t i, j;
+
+    if (c->ephemeral && tree_is_seq(cl) && cl->n) {
+        report(cx, cl, "ephemeral container '%s' cannot have resources, so "
+               "no resources.claims", c->name ? c->name : "?");
+        return;
+    }
+    for (i = 0; tree_is_seq(cl) && i < cl->n; i++) {
+        const struct tnode *e = cl->kids[i];
+        const char *name = tree_str(tree_get(e, "name"));
+        const struct tnode *rq = tree_get(e, "request");
+        const char *req = tree_str(rq);
+        if (!name || !*name)
+            continue;           /* pod-claim-undeclared reports it */
+        if (req && *req && !request_ref_ok(req))
+            report(cx, rq, "request '%s' is not a request name or "
+                   "<request>/<subrequest> (DNS labels: lowercase letters, "
+                   "digits and '-', at most 63)", req);
+        for (j = 0; j < i; j++) {
+            const struct tnode *f = cl->kids[j];
+            const char *n2 = tree_str(tree_get(f, "name"));
+            const char *r2 = tree_str(tree_get(f, "request"));
+            if (!n2 || strcmp(n2, name))
+                continue;
+            if (!req || !*req || !r2 || !*r2 || !strcmp(req, r2)) {
+                const char *one = req && *req ? req : r2 && *r2 ? r2 : NULL;
+                const char *cn = c->name ? c->name : "?";
+                if (!one)
+                    report(cx, e, "container '%s' lists claim '%s' twice",
+                           cn, name);
+                else if ((!req || !*req) != (!r2 || !*r2))
+                    report(cx, e, "container '%s' lists claim '%s' both whole "
+                           "and for request '%s'", cn, name, one);
+                else
+                    report(cx, e, "container '%s' lists request '%s' of claim "
+                           "'%s' twice", cn, one, name);
+                break;
+            }
+        }
+    }
+}
+
+/* The name of a claim or template a pod refers to: a DNS subdomain. */
+static void check_ref_name(struct check_ctx *cx, const struct tnode *n,
+                           const char *field)
+{
+    const char *s = tree_str(n);
+
+    if (n && n->kind != T_NULL && !s)
+        report(cx, n, "%s must be a string, not %s", field,
+               tree_kind_desc(n));
+    else if (s && !name_is_dns_subdomain(s))
+        report(cx, n, "%s '%s' is not a valid object name (a lowercase DNS "
+               "subdomain)", field, s);
+}
+
 void check_pod_claim_source(struct check_ctx *cx, const struct object *o)
 {
     const struct podspec *p = o->pod;
@@ -80,23 +162,34 @@ void check_pod_claim_source(struct check_ctx *cx, const struct object *o)
                    "not %s", tree_kind_desc(c->node));
             continue;
         }
-        if (!c->name)
+        if (!c->name || !*c->name)
             report(cx, c->name_node ? c->name_node : c->node,
                    "resourceClaims entry has no name");
-        if (c->claim_name && c->template_name)
+        else if (!name_is_dns_label(c->name))
+            report(cx, c->name_node, "claim name '%s' is not a DNS label "
+                   "(lowercase letters, digits and '-', at most 63)",
+                   c->name);
+        if (c->claim_node && c->template_node
+            && c->claim_node->kind != T_NULL
+            && c->template_node->kind != T_NULL)
             report(cx, c->template_node, "claim '%s' sets both "
                    "resourceClaimName and resourceClaimTemplateName; exactly "
                    "one is allowed", c->name ? c->name : "?");
-        else if (!c->claim_name && !c->template_name)
+        else if ((!c->claim_node || c->claim_node->kind == T_NULL)
+                 && (!c->template_node || c->template_node->kind == T_NULL))
             report(cx, c->node, "claim '%s' needs resourceClaimName or "
                    "resourceClaimTemplateName", c->name ? c->name : "?");
-        for (j = 0; c->name && j < i; j++)
+        check_ref_name(cx, c->claim_node, "resourceClaimName");
+        check_ref_name(cx, c->template_node, "resourceClaimTemplateName");
+        for (j = 0; c->name && *c->name && j < i; j++)
             if (p->claims[j].name && !strcmp(p->claims[j].name, c->name)) {
                 report(cx, c->name_node, "claim name '%s' is declared "
                        "twice", c->name);
                 break;
             }
     }
+    for (i = 0; i < p->nctrs; i++)
+        check_container_claims(cx, &p->ctrs[i]);
 }
 
 /* 1 if the pod claim's devices are pod-level (network) devices */

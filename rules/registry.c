@@ -528,14 +528,22 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_PODLIKE,
         .check = check_pod_claim_source,
-        .summary = "a pod resourceClaims entry needs exactly one of "
-                   "resourceClaimName and resourceClaimTemplateName, and a "
-                   "unique name",
+        .summary = "a pod's claim entries the apiserver rejects: "
+                   "spec.resourceClaims (DNS-label names, unique, exactly "
+                   "one source that is an object name) or a container's "
+                   "resources.claims (request names, repeats)",
         .hint = "set exactly one of resourceClaimName (a shared claim) or "
                 "resourceClaimTemplateName (one claim per pod), and give "
                 "each entry a unique name",
         .why = "The apiserver rejects a Pod whose spec.resourceClaims entry "
-               "sets both or neither source, has no name, or repeats a name.",
+               "has no name or one that is not a DNS label, repeats a name, "
+               "sets both or neither of resourceClaimName and "
+               "resourceClaimTemplateName, or names a claim or template "
+               "that is not a DNS subdomain; and a container whose "
+               "resources.claims names a request that is not a DNS label or "
+               "lists a claim twice (the whole claim and one of its "
+               "requests count as twice). Ephemeral containers cannot have "
+               "resources at all.",
         .bad = "resourceClaims:\n- name: gpu\n  resourceClaimName: a\n"
                "  resourceClaimTemplateName: b\n",
         .good = "resourceClaims:\n- name: gpu\n"
@@ -711,6 +719,46 @@ static const struct rule rules[] = {
                "        resourceClaimName: shared-gpu\n",
         .good = "      resourceClaims:\n      - name: gpu\n"
                 "        resourceClaimTemplateName: single-gpu\n",
+    },
+    {
+        .id = "slice-schema",
+        .category = CAT_SCHEMA,
+        .default_sev = SEV_ERROR,
+        .kinds = K_SLICE | K_TAINTRULE | K_POOLREQ,
+        .check = check_slice_schema,
+        .summary = "ResourceSlice, DeviceTaintRule or "
+                   "ResourcePoolStatusRequest structure the apiserver "
+                   "rejects",
+        .hint = "fix the field as the message says; see the resource.k8s.io "
+                "API reference for the version in apiVersion",
+        .why = "Drivers publish ResourceSlices and administrators write "
+               "DeviceTaintRules; the apiserver validates both strictly, and "
+               "a slice it rejects leaves its devices unpublished. A slice "
+               "names a driver (a DNS subdomain) and a pool (name, "
+               "resourceSliceCount > 0, generation >= 0), selects nodes in "
+               "exactly one way (nodeName, one-term nodeSelector, allNodes "
+               "or perDeviceNodeSelection, and then each device in exactly "
+               "one way), has devices or sharedCounters but not both, at "
+               "most 128 devices (64 once one has taints, counters or list "
+               "attributes), device names that are unique DNS labels, "
+               "attribute and capacity names that are qualified names, one "
+               "value per attribute (versions in semver, strings at most 64 "
+               "bytes, at most 32 attributes and capacities and 48 values "
+               "per device), at most 16 taints with label keys and effect "
+               "NoSchedule, NoExecute or None, counter sets with DNS-label "
+               "names and at most 32 counters, request policies only on "
+               "devices that allow multiple allocations, and binding "
+               "conditions that pair up. A DeviceTaintRule's selector names "
+               "a driver, pool and device in those formats and its taint "
+               "needs a key and an effect; a ResourcePoolStatusRequest names "
+               "a driver and asks for 1 to 1000 pools. Paths are the "
+               "apiserver's (v1beta1 `basic` fields without `basic`).",
+        .bad = "spec:\n  driver: gpu.example.com\n  pool: {name: node-1, "
+               "resourceSliceCount: 1}\n  nodeName: node-1\n  allNodes: true"
+               "\n  devices:\n  - name: GPU_0\n",
+        .good = "spec:\n  driver: gpu.example.com\n  pool: {name: node-1, "
+                "resourceSliceCount: 1}\n  nodeName: node-1\n  devices:\n"
+                "  - name: gpu-0\n",
     },
     {
         .id = "suppression-invalid",

@@ -38,9 +38,14 @@ const struct kind_info kind_table[] = {
     {"DeviceClass", K_CLASS, "resource.k8s.io", "resource.k8s.io",
      "deviceclasses", 0, ADM | INV, NULL, NULL, NULL},
     {"ResourceSlice", K_SLICE, "resource.k8s.io", "resource.k8s.io",
-     "resourceslices", 0, INV, NULL, NULL, NULL},
+     "resourceslices", 0, ADM | INV, NULL, NULL, NULL},
     {"Node", K_NODE, "", "", "nodes", 0, INV, NULL, NULL, NULL},
     {"Namespace", K_NAMESPACE, "", "", "namespaces", 0, INV, NULL, NULL,
+     NULL},
+    {"DeviceTaintRule", K_TAINTRULE, "resource.k8s.io", "resource.k8s.io",
+     "devicetaintrules", 0, ADM, NULL, NULL, NULL},
+    {"ResourcePoolStatusRequest", K_POOLREQ, "resource.k8s.io",
+     "resource.k8s.io", "resourcepoolstatusrequests", 0, ADM, NULL, NULL,
      NULL},
 };
 const size_t kind_count = sizeof(kind_table) / sizeof(kind_table[0]);

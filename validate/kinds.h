@@ -27,13 +27,15 @@ enum kind_bit {
     K_SLICE = 1u << 11,
     K_NODE = 1u << 12,
     K_NAMESPACE = 1u << 13,
+    K_TAINTRULE = 1u << 14,         /* DeviceTaintRule */
+    K_POOLREQ = 1u << 15,           /* ResourcePoolStatusRequest */
 };
 #define K_WORKLOADS (K_DEPLOYMENT | K_REPLICASET | K_STATEFULSET | K_DAEMONSET \
                      | K_JOB | K_CRONJOB | K_RC)
 #define K_PODLIKE (K_POD | K_WORKLOADS)
 #define K_CLAIMLIKE (K_CLAIM | K_TEMPLATE)
 #define K_DRA (K_CLAIM | K_TEMPLATE | K_CLASS | K_SLICE)
-#define K_ALL 0x3fffu
+#define K_ALL 0xffffu
 /* A Kubernetes object of a kind claimcheck does not model (a ConfigMap, a
  * PodTemplate, a mistyped kind): only rules that read the tree itself see
  * it (strict decoding); it is no cross-object reference, no checked object

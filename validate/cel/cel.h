@@ -150,6 +150,12 @@ int cel_eval_to_string_costed(const struct cel_program *p,
                               size_t outsz, uint64_t *cost,
                               struct cel_error *err);
 
+/* 1 if s is a strict Semantic Versioning 2.0.0 string, the form the
+ * apiserver requires of a device's version attributes (semverRe):
+ * MAJOR.MINOR.PATCH without leading zeros, optional -prerelease and
+ * +build. (Components past 2^64 are refused; the regex would take them.) */
+int cel_semver_valid(const char *s);
+
 /* ---- static facts for the selector rules ---- */
 
 /* If every satisfying device must have device.driver == X (a top-level

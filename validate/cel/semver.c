@@ -131,6 +131,13 @@ int cel_semver_parse(const char *s, size_t n, int normalize,
     return 0;
 }
 
+int cel_semver_valid(const char *s)
+{
+    struct cel_semver v;
+
+    return cel_semver_parse(s, strlen(s), 0, &v) == 0;
+}
+
 static int cmp_u(uint64_t a, uint64_t b)
 {
     return a < b ? -1 : a > b;

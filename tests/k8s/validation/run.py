@@ -25,7 +25,8 @@ error.
 
 The two runs must also agree with each other: linting as written and
 admitting the defaulted object give the same verdict (deny iff an error
-finding of ANY rule) and the same schema-class paths.
+finding of any rule but those about what the apiserver does before
+validation, BEFORE_ADMISSION) and the same schema-class paths.
 
 One line per disagreement, `FAIL <file> <case>: ...`; every skipped case
 with its reason, `skipped: <file> <case>: ...` (the case's own `skip:`, or
@@ -55,6 +56,16 @@ SCHEMA_RULES = {
     "unknown-field", "input-object", "input-parse",
 }
 
+# Rules about what the apiserver does BEFORE validating: it drops fields
+# whose gate is off and refuses versions it does not serve. The linter
+# reports those on the object as written; a webhook never sees them (the
+# object arrives with the fields dropped, in a served version), so they are
+# left out of the lint/admission verdict comparison.
+BEFORE_ADMISSION = {
+    "feature-gate-disabled", "feature-gate-prerelease",
+    "api-version-unavailable", "api-version-deprecated",
+}
+
 # Cases a linter cannot judge as the table states them, with the reason.
 RUNNER_SKIPS = {
     "TestValidateClaim/missing-namespace":
@@ -64,6 +75,22 @@ RUNNER_SKIPS = {
         "kubectl fills metadata.namespace from its context, and a webhook "
         "always gets one: no manifest reaches validation without it",
 }
+# Not judged yet: request-policy values need Quantity arithmetic (compare,
+# Value(), milli values), which slice-schema takes from the one Quantity of
+# validate/quantity.[ch] that branch `core` is building.
+for _c in ("invalid-request-policy-zero-step",
+           "invalid-request-policy-negative-step",
+           "consumable-capacity-integer"):
+    RUNNER_SKIPS["TestValidateResourceSlice/" + _c] = (
+        "request-policy values need Quantity arithmetic, not judged until "
+        "validate/quantity.[ch] lands (slice-schema checks the policy's "
+        "shape only)")
+
+# Fields of the tables that Kubernetes 1.36 does not have (the tables were
+# read at a version newer than 1.36): a case whose object uses one is
+# skipped, since the 1.36 apiserver knows no such field.
+NOT_IN_TARGET = ("partitionTypeAttribute", "skipNodeOperations",
+                 "nodeAllocatableResources")
 
 # Expected errors the apiserver does not report because defaulting runs
 # first (the Go unit tests call the validation function directly).
@@ -258,12 +285,52 @@ def review(obj):
 
 # ==== the two runs =======================================================
 
+_KNOWN_GATES = []
+
+
+def known_gates():
+    """The feature gates the target version has."""
+    if not _KNOWN_GATES:
+        p = subprocess.run([LINT, "gates", "-k", KUBE, "-o", "json"],
+                           capture_output=True, text=True, check=True)
+        _KNOWN_GATES.extend(g["name"] for g in json.loads(p.stdout)["gates"])
+    return _KNOWN_GATES
+
+
 def gate_args(head):
-    gates = head.get("gates") or {}
+    """-g for the case's gates. A gate the target does not have yet is left
+    out when the case turns it off (its absence is the same as off)."""
+    gates = {k: v for k, v in (head.get("gates") or {}).items()
+             if k in known_gates() or v}
     if not gates:
         return []
     return ["-g", ",".join("%s=%s" % (k, "true" if v else "false")
                            for k, v in sorted(gates.items()))]
+
+
+def keys_used(node, out):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out.add(k)
+            keys_used(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            keys_used(v, out)
+    return out
+
+
+def target_skip(head, obj):
+    """Why the target version cannot judge this case, or None."""
+    for k, v in sorted((head.get("gates") or {}).items()):
+        if v and k not in known_gates():
+            return ("needs feature gate %s, which Kubernetes %s does not "
+                    "have" % (k, KUBE))
+    used = keys_used(obj, set())
+    for f in NOT_IN_TARGET:
+        if f in used:
+            return ("uses field '%s', which Kubernetes %s does not have (the "
+                    "table was read at a newer version)" % (f, KUBE))
+    return None
 
 
 def run_lint(src, head, work):
@@ -365,7 +432,8 @@ def main():
             name = os.path.basename(path)
             for head, obj, src in load_cases(path):
                 case = head["case"]
-                why = head.get("skip") or RUNNER_SKIPS.get(case)
+                why = head.get("skip") or RUNNER_SKIPS.get(case) or \
+                    target_skip(head, obj)
                 if why:
                     print("skipped: %s %s: %s" % (name, case, why))
                     nskip += 1
@@ -384,8 +452,10 @@ def main():
                     problems += ["lint: " + p for p in judge(case, head, lint)]
                     problems += ["admit: " + p
                                  for p in judge(case, head, admit)]
-                    lv = any(f[1] == "error" for f in lint)
-                    av = any(f[1] == "error" for f in admit)
+                    lv = any(f[1] == "error" and f[0] not in BEFORE_ADMISSION
+                             for f in lint)
+                    av = any(f[1] == "error" and f[0] not in BEFORE_ADMISSION
+                             for f in admit)
                     if lv != av:
                         problems.append("verdicts differ: lint %s, admission "
                                         "%s" % ("deny" if lv else "allow",
