@@ -361,6 +361,57 @@ static int is_resource_group(const struct object *o)
     return o->group && !strcmp(o->group, "resource.k8s.io") && o->version;
 }
 
+/* "v1alpha3 from 1.33, v1beta2 from 1.36" for a kind with its own
+ * timeline (kind_versions). Arena-owned. */
+static const char *kind_timeline(struct arena *a, const char *kind)
+{
+    const char *out = "";
+    size_t i;
+
+    for (i = 0; i < kind_version_count; i++)
+        if (!strcmp(kind_versions[i].kind, kind))
+            out = arena_printf(a, "%s%s%s from 1.%d", out, *out ? ", " : "",
+                               kind_versions[i].version,
+                               kind_versions[i].introduced);
+    return out;
+}
+
+/* A kind with its own timeline: served by its rows only, when the version
+ * is enabled and the kind's gate is on. */
+static void kind_unavailable(struct check_ctx *cx, const struct object *o,
+                             int k)
+{
+    const struct target *t = cx_target(cx);
+    struct arena *a = cx_arena(cx);
+    const struct kind_version *kv = kind_version_find(o->kind_name,
+                                                      o->version);
+    const struct tnode *at = o->api_node;
+    int g;
+
+    if (!kv || t->minor < kv->introduced) {
+        report(cx, at, "'%s' does not serve %s in Kubernetes %s: the "
+               "apiserver rejects it (%s is served in %s)", o->api_version,
+               o->kind_name, t->version, o->kind_name,
+               kind_timeline(a, o->kind_name));
+        return;
+    }
+    if (!t->api_on[k]) {
+        report(cx, at, "'%s' is not served by default in Kubernetes %s (%s "
+               "versions need --runtime-config=%s=true): the apiserver "
+               "rejects the %s", o->api_version, t->version,
+               strstr(o->version, "alpha") ? "alpha"
+               : strstr(o->version, "beta") ? "beta" : "these",
+               o->api_version, o->kind_name);
+        return;
+    }
+    g = kv->gate ? gate_find(kv->gate) : -1;
+    if (g >= 0 && !t->gate_on[g])
+        report(cx, at, "'%s' serves %s only with feature gate %s on, which "
+               "is off in Kubernetes %s: the apiserver rejects the %s",
+               o->api_version, o->kind_name, kv->gate, t->version,
+               o->kind_name);
+}
+
 void check_api_version_unavailable(struct check_ctx *cx,
                                    const struct object *o)
 {
@@ -377,6 +428,10 @@ void check_api_version_unavailable(struct check_ctx *cx,
         report(cx, at, "'%s' is not a resource.k8s.io version Kubernetes "
                "knows: the apiserver rejects the %s; %s", o->api_version,
                o->kind_name, instead(a, t, o));
+        return;
+    }
+    if (kind_has_versions(o->kind_name)) {
+        kind_unavailable(cx, o, k);
         return;
     }
     v = &api_versions[k];
@@ -410,6 +465,20 @@ void check_api_version_unavailable(struct check_ctx *cx,
                o->kind_name, instead(a, t, o));
 }
 
+/* 1 if a version newer than o's serves o's kind at minor */
+static int kind_newer_served(const struct object *o, int minor)
+{
+    int mine = api_version_find(o->version);
+    size_t i;
+
+    for (i = 0; i < kind_version_count; i++)
+        if (!strcmp(kind_versions[i].kind, o->kind_name)
+            && api_version_find(kind_versions[i].version) > mine
+            && minor >= kind_versions[i].introduced)
+            return 1;
+    return 0;
+}
+
 void check_api_version_deprecated(struct check_ctx *cx,
                                   const struct object *o)
 {
@@ -427,6 +496,8 @@ void check_api_version_deprecated(struct check_ctx *cx,
     v = &api_versions[k];
     if (!v->deprecated || t->minor < v->deprecated)
         return;
+    if (kind_has_versions(o->kind_name) && !kind_newer_served(o, t->minor))
+        return;     /* no newer version serves this kind yet */
     report(cx, o->api_node, "'%s' is deprecated since Kubernetes 1.%d%s: "
            "%s", o->api_version, v->deprecated, v->removal_planned
            ? arena_printf(a, " (removal planned for 1.%d)",

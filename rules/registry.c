@@ -66,7 +66,7 @@ static const struct rule rules[] = {
         .id = "api-version-deprecated",
         .category = CAT_API_VERSION,
         .default_sev = SEV_WARN,
-        .kinds = K_DRA,
+        .kinds = K_DRA | K_TAINTRULE | K_POOLREQ,
         .check = check_api_version_deprecated,
         .summary = "a resource.k8s.io apiVersion that is served but "
                    "deprecated at the target version",
@@ -87,7 +87,7 @@ static const struct rule rules[] = {
         .id = "api-version-unavailable",
         .category = CAT_API_VERSION,
         .default_sev = SEV_ERROR,
-        .kinds = K_DRA,
+        .kinds = K_DRA | K_TAINTRULE | K_POOLREQ,
         .check = check_api_version_unavailable,
         .summary = "a resource.k8s.io apiVersion the target apiserver does "
                    "not serve (not added yet, removed, or off by default)",

@@ -94,7 +94,8 @@ static int set_runtime(struct target *t, const char *key, const char *value,
         const char *kind = key + 4;
         for (i = 0; i < api_version_count; i++) {
             const char *v = api_versions[i].version;
-            if (!api_version_served(&api_versions[i], t->minor))
+            if (!api_version_served(&api_versions[i], t->minor)
+                && !kind_version_serves(v, t->minor))
                 continue;
             if (strcmp(kind, "all") && !strstr(v, kind))
                 continue;
@@ -108,7 +109,8 @@ static int set_runtime(struct target *t, const char *key, const char *value,
         if (k < 0)
             return err_set(err, "unknown API version '%s' in "
                            "--runtime-config", key);
-        if (!api_version_served(&api_versions[k], t->minor))
+        if (!api_version_served(&api_versions[k], t->minor)
+            && !kind_version_serves(api_versions[k].version, t->minor))
             return 0;   /* the finding says it is not served */
         t->api_on[k] = (unsigned char)on;
         t->api_set[k] = 1;

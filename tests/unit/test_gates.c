@@ -144,6 +144,30 @@ static void test_api_rows(void)
     CHECK(!api_version_served(&api_versions[api_version_find("v1")], 33));
 }
 
+/* kinds with their own timeline (DeviceTaintRule, ResourcePoolStatusRequest)
+ * outlive their version's `removed` (issue 14) */
+static void test_kind_rows(void)
+{
+    size_t i;
+    const struct kind_version *kv;
+
+    for (i = 0; i < kind_version_count; i++) {
+        const struct kind_version *k = &kind_versions[i];
+        int v = api_version_find(k->version);
+        CHECK_MSG(v >= 0, "kind %s in unknown version %s", k->kind,
+                  k->version);
+        CHECK(v < 0 || k->introduced >= api_versions[v].introduced);
+        CHECK(!k->gate || gate_find(k->gate) >= 0);
+    }
+    kv = kind_version_find("DeviceTaintRule", "v1beta2");
+    CHECK(kv && kv->introduced == 36);
+    CHECK(!kind_version_find("DeviceTaintRule", "v1beta1"));
+    CHECK(kind_has_versions("ResourcePoolStatusRequest"));
+    CHECK(!kind_has_versions("ResourceClaim"));
+    CHECK(kind_version_serves("v1alpha3", 36));
+    CHECK(!kind_version_serves("v1alpha3", 32));
+}
+
 static int dns_subdomain(const char *s)
 {
     size_t i, n = strlen(s);
@@ -422,6 +446,7 @@ int main(void)
     test_gate_rows();
     test_field_rows();
     test_api_rows();
+    test_kind_rows();
     test_plugin_map();
     test_target();
     test_paths_walk();

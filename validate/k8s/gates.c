@@ -135,6 +135,39 @@ int api_version_served(const struct api_version *v, int minor)
     return minor >= v->introduced && (!v->removed || minor < v->removed);
 }
 
+int kind_has_versions(const char *kind)
+{
+    size_t i;
+
+    for (i = 0; i < kind_version_count; i++)
+        if (!strcmp(kind_versions[i].kind, kind))
+            return 1;
+    return 0;
+}
+
+const struct kind_version *kind_version_find(const char *kind,
+                                             const char *version)
+{
+    size_t i;
+
+    for (i = 0; i < kind_version_count; i++)
+        if (!strcmp(kind_versions[i].kind, kind)
+            && !strcmp(kind_versions[i].version, version))
+            return &kind_versions[i];
+    return NULL;
+}
+
+int kind_version_serves(const char *version, int minor)
+{
+    size_t i;
+
+    for (i = 0; i < kind_version_count; i++)
+        if (!strcmp(kind_versions[i].version, version)
+            && minor >= kind_versions[i].introduced)
+            return 1;
+    return 0;
+}
+
 int plugin_pattern_match(const char *pattern, const char *resource)
 {
     size_t l = strlen(pattern);

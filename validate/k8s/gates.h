@@ -116,6 +116,31 @@ int api_version_find(const char *version);
 /* 1 if the version is part of kube-apiserver at minor (on or off). */
 int api_version_served(const struct api_version *v, int minor);
 
+/* ==== kinds served per version ======================================== */
+
+/* A resource.k8s.io kind that a version serves from a later minor than the
+ * version itself, or only with a gate on. A kind with rows here is served
+ * by exactly those rows (api_versions' `removed` is about the version's
+ * other kinds). */
+struct kind_version {
+    const char *kind;               /* "DeviceTaintRule" */
+    const char *version;            /* "v1beta2" */
+    int introduced;                 /* first minor that serves it */
+    const char *gate;               /* the gate that registers it, or NULL */
+};
+
+extern const struct kind_version kind_versions[];
+extern const size_t kind_version_count;
+
+/* 1 if kind has rows in kind_versions (its own timeline). */
+int kind_has_versions(const char *kind);
+/* The row of kind in version, or NULL. */
+const struct kind_version *kind_version_find(const char *kind,
+                                             const char *version);
+/* 1 if some listed kind is served by version at minor: the version stays
+ * enabled for it after api_versions' `removed`. */
+int kind_version_serves(const char *version, int minor);
+
 /* ==== device plugins <-> DRA drivers ================================== */
 
 struct plugin_map {

@@ -301,6 +301,15 @@ const struct api_version api_versions[] = {
 const size_t api_version_count = sizeof(api_versions)
                                  / sizeof(api_versions[0]);
 
+const struct kind_version kind_versions[] = {
+    {"DeviceTaintRule", "v1alpha3", 33, "DRADeviceTaintRules"},
+    {"DeviceTaintRule", "v1beta2", 36, "DRADeviceTaintRules"},
+    {"DeviceTaintRule", "v1", 37, "DRADeviceTaintRules"},
+    {"ResourcePoolStatusRequest", "v1alpha3", 36, "DRAResourcePoolStatus"},
+};
+const size_t kind_version_count = sizeof(kind_versions)
+                                 / sizeof(kind_versions[0]);
+
 const struct plugin_map plugin_maps[] = {
     {"nvidia.com/gpu", "gpu.nvidia.com", "NVIDIA GPUs"},
     {"nvidia.com/mig-*", "gpu.nvidia.com", "NVIDIA MIG devices"},

@@ -88,6 +88,20 @@ def gen_gates(d):
             1 if v["default_on"] else 0, c_str(v["note"])))
     c.append("};\nconst size_t api_version_count = sizeof(api_versions)\n"
              "                                 / sizeof(api_versions[0]);\n\n")
+    c.append("const struct kind_version kind_versions[] = {\n")
+    versions = {v["version"] for v in d["api_versions"]}
+    for k in d["kind_versions"]:
+        if k["version"] not in versions:
+            fail("gates.yaml: kind %s in unknown version %s" %
+                 (k["kind"], k["version"]))
+        if k.get("gate") is not None and k["gate"] not in names:
+            fail("gates.yaml: kind %s names unknown gate %s" %
+                 (k["kind"], k["gate"]))
+        c.append("    {%s, %s, %d, %s},\n" % (
+            c_str(k["kind"]), c_str(k["version"]), k["introduced"],
+            c_str(k.get("gate"))))
+    c.append("};\nconst size_t kind_version_count = sizeof(kind_versions)\n"
+             "                                 / sizeof(kind_versions[0]);\n\n")
     c.append("const struct plugin_map plugin_maps[] = {\n")
     for p in d["device_plugins"]:
         c.append("    {%s, %s, %s},\n" % (c_str(p["resource"]),
