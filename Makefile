@@ -101,7 +101,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HUNIT_BIN := $(HUNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 # the admission handler without HTTP, for tests/k8s/validation/run.py
-ADMIT_BIN := $(BUILD)/tests/admit_driver
+ADMIT_BIN := $(BUILD)/tests/hostile_driver
 LINT_BIN := $(BUILD)/claimcheck
 HOOK_BIN := $(BUILD)/claimcheck-webhook
 HAVE_HOOK_MAIN := $(wildcard webhook/main.c)
@@ -144,7 +144,11 @@ $(BUILD)/tests/hook_test_%: $(BUILD)/obj/tests/unit/hook_test_%.o $(BUILD)/libho
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(HOOK_LIBS) $(CORE_LIBS)
 
-$(ADMIT_BIN): $(BUILD)/obj/tests/k8s/admit_driver.o $(BUILD)/libhook.a $(BUILD)/libcore.a
+$(BUILD)/obj/tests/e2e/hostile_driver_admission.o: tests/e2e/hostile_driver.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CORE_CFLAGS) -DHAVE_ADMISSION -c $< -o $@
+
+$(ADMIT_BIN): $(BUILD)/obj/tests/e2e/hostile_driver_admission.o $(BUILD)/libhook.a $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(HOOK_LIBS) $(CORE_LIBS)
 

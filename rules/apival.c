@@ -669,6 +669,23 @@ void av_device_toleration(struct check_ctx *cx, const struct devtol *t,
                     "NoExecute or None)", av_show(cx, t->effect));
 }
 
+/* one list of binding conditions: <= 4 label keys, no repeats */
+static void condition_list(struct check_ctx *cx, const struct tnode *l,
+                           const char *path, const char *field,
+                           const char *what)
+{
+    size_t i;
+
+    if (av_list(cx, l, path, BINDING_CONDITIONS_MAX, field))
+        for (i = 0; i < l->n; i++) {
+            const char *s = av_str(cx, l->kids[i], fp_index(cx, path, i),
+                                   what);
+            if (s)
+                av_label_key(cx, l->kids[i], fp_index(cx, path, i), what, s);
+        }
+    av_unique(cx, l, path, NULL, what);
+}
+
 void av_binding_conditions(struct check_ctx *cx, const struct tnode *n,
                            const char *path)
 {
@@ -679,25 +696,9 @@ void av_binding_conditions(struct check_ctx *cx, const struct tnode *n,
     size_t nbc = tree_is_seq(bc) ? bc->n : 0, nbf = tree_is_seq(bf) ? bf->n : 0;
     size_t i, j;
 
-    if (av_list(cx, bc, bcp, BINDING_CONDITIONS_MAX, "bindingConditions"))
-        for (i = 0; i < bc->n; i++) {
-            const char *s = av_str(cx, bc->kids[i], fp_index(cx, bcp, i),
-                                   "binding condition");
-            if (s)
-                av_label_key(cx, bc->kids[i], fp_index(cx, bcp, i),
-                             "binding condition", s);
-        }
-    if (av_list(cx, bf, bfp, BINDING_CONDITIONS_MAX,
-                "bindingFailureConditions"))
-        for (i = 0; i < bf->n; i++) {
-            const char *s = av_str(cx, bf->kids[i], fp_index(cx, bfp, i),
-                                   "binding failure condition");
-            if (s)
-                av_label_key(cx, bf->kids[i], fp_index(cx, bfp, i),
-                             "binding failure condition", s);
-        }
-    av_unique(cx, bc, bcp, NULL, "binding condition");
-    av_unique(cx, bf, bfp, NULL, "binding failure condition");
+    condition_list(cx, bc, bcp, "bindingConditions", "binding condition");
+    condition_list(cx, bf, bfp, "bindingFailureConditions",
+                   "binding failure condition");
     for (i = 0; i < nbf; i++) {
         const char *s = tree_str(bf->kids[i]);
         for (j = 0; s && j < nbc; j++)

@@ -7,12 +7,15 @@
  *                              fixed device whose gpu.example.com/long
  *                              attribute is 100,000 'a's and a '!'
  *   hostile_driver json FILE   load_json() on it
- *   hostile_driver admission FILE...
- *                              the webhook's admission_handle() on each as a
- *                              request body (one default engine, no
- *                              inventory; only with -DHAVE_ADMISSION)
+ *   hostile_driver admission [-k X.Y] [-g K=V,..] [--runtime-config ..]
+ *                  FILE...     the webhook's admission_handle() on each as a
+ *                              request body (one engine for all, built from
+ *                              the options like the webhook's; no
+ *                              inventory; only with -DHAVE_ADMISSION). Also
+ *                              tests/k8s/validation/run.py's admission run
+ *                              (make builds it as build/tests/hostile_driver)
  * Prints "ok: ..." and exits 0, or "error: ..." and exits 2 (admission:
- * "ok: <decision> <HTTP status>" and the first 200 bytes of the response).
+ * "ok: <decision> <HTTP status> <the response body>", one line per file).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,15 +127,43 @@ static int run_json(const char *src, size_t len)
 /* Handles every file as one request body, with one engine for all of them
  * (as the webhook does): a memcheck run over many requests finds per-request
  * leaks. */
+/* -k, -g and --runtime-config before the files; *first: the first file */
+static int engine_options(struct config *cfg, char **argv, int argc,
+                          int *first, struct err *err)
+{
+    int i;
+
+    for (i = 0; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+        int r;
+        if (!strcmp(argv[i], "-k"))
+            r = config_set_kube_version(cfg, argv[i + 1], err);
+        else if (!strcmp(argv[i], "-g"))
+            r = config_add_gates(cfg, argv[i + 1], err);
+        else if (!strcmp(argv[i], "--runtime-config"))
+            r = config_add_runtime(cfg, argv[i + 1], err);
+        else
+            return err_set(err, "unknown option '%s'", argv[i]);
+        if (r < 0)
+            return -1;
+    }
+    *first = i;
+    return 0;
+}
+
 static int run_admission(char **files, int nfiles)
 {
     struct config cfg;
     struct engine *e;
     struct admission_cfg c;
     struct err err;
-    int i, ret = 0;
+    int i, first = 0, ret = 0;
 
     config_init(&cfg);
+    if (engine_options(&cfg, files, nfiles, &first, &err) < 0) {
+        printf("error: %s\n", err.msg);
+        config_release(&cfg);
+        return 2;
+    }
     e = engine_new(&cfg, &rules_builtin, &err);
     if (!e) {
         printf("error: engine: %s\n", err.msg);
@@ -141,7 +172,7 @@ static int run_admission(char **files, int nfiles)
     }
     memset(&c, 0, sizeof(c));
     c.engine = e;
-    for (i = 0; i < nfiles; i++) {
+    for (i = first; i < nfiles; i++) {
         struct admission_out out;
         struct arena a;
         struct buf resp;
@@ -156,8 +187,8 @@ static int run_admission(char **files, int nfiles)
         arena_init(&a, ARENA_CHUNK_BYTES);
         buf_init(&resp, LIMIT_BODY_BYTES);
         admission_handle(&c, NULL, &a, src, len, &resp, &out);
-        printf("ok: %s %d %.200s\n", out.decision ? out.decision : "-",
-               out.status, resp.p);
+        printf("ok: %s %d %.*s\n", out.decision ? out.decision : "-",
+               out.status, (int)resp.len, resp.p);
         buf_release(&resp);
         arena_release(&a);
         free(src);

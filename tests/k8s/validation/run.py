@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """run.py - Kubernetes' own validation tables (tests/k8s/validation/*.yaml,
-format: README*.md there) through claimcheck, twice per case:
+format: README*.md there) and the defaulting cases (tests/k8s/defaults/,
+same format) through claimcheck, twice per case:
 
   lint   the object as written, `claimcheck lint -k 1.36 -g <case gates>`
   admit  the object as the apiserver hands it to a validating webhook:
          defaulted for its version (SetDefaults_*, below, an implementation
          of tests/k8s/types/defaults.yaml independent of validate/object.c),
          name generated, in an AdmissionReview, through the webhook's
-         admission handler (build/tests/admit_driver)
+         admission handler (`build/tests/hostile_driver admission`)
 
 and compares each with the case's expectation. Only findings of the
 schema-class rules count (SCHEMA_RULES: what the apiserver's validation
@@ -47,7 +48,7 @@ import yaml
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 LINT = os.path.join(TOP, "build", "claimcheck")
-ADMIT = os.path.join(TOP, "build", "tests", "admit_driver")
+ADMIT = os.path.join(TOP, "build", "tests", "hostile_driver")
 KUBE = "1.36"
 
 SCHEMA_RULES = {
@@ -367,12 +368,13 @@ def run_admit(obj, head, work):
     path = os.path.join(work, "review.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(review(default_object(obj)), f)
-    p = subprocess.run([ADMIT, "-k", KUBE] + gate_args(head) + [path],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, "admit_driver exited %d: %s" % (
-            p.returncode, p.stderr.strip()[:300])
-    resp = json.loads(p.stdout)
+    p = subprocess.run([ADMIT, "admission", "-k", KUBE] + gate_args(head)
+                       + [path], capture_output=True, text=True)
+    parts = p.stdout.split(" ", 3)
+    if p.returncode != 0 or len(parts) < 4 or parts[0] != "ok:":
+        return None, "hostile_driver admission exited %d: %s" % (
+            p.returncode, (p.stdout + p.stderr).strip()[:300])
+    resp = json.loads(parts[3])
     if "response" not in resp:
         return None, "admission error: %s" % p.stdout.strip()[:300]
     r = resp["response"]
@@ -417,10 +419,11 @@ def judge(case, head, found):
 
 
 def main():
-    files = sys.argv[1:] or sorted(
-        os.path.join(TOP, "tests", "k8s", "validation", f)
-        for f in os.listdir(os.path.join(TOP, "tests", "k8s", "validation"))
-        if f.endswith(".yaml"))
+    files = sys.argv[1:] or [
+        os.path.join(TOP, "tests", "k8s", d, f)
+        for d in ("validation", "defaults")
+        for f in sorted(os.listdir(os.path.join(TOP, "tests", "k8s", d)))
+        if f.endswith(".yaml")]
     for tool in (LINT, ADMIT):
         if not os.access(tool, os.X_OK):
             print("FAIL %s is not built (make all)" % tool)
