@@ -194,6 +194,21 @@ static void check_finalizers(struct check_ctx *cx, const struct tnode *f)
                     "'foregroundDeletion' cannot both be set");
 }
 
+/* 1 if s has no control character (C0, DEL, C1 as UTF-8): what
+ * ValidateFieldManager's unicode.IsPrint check refuses in practice */
+static int printable(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    for (; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            return 0;
+        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+            return 0;
+    }
+    return 1;
+}
+
 static void check_managed_fields(struct check_ctx *cx, const struct tnode *mf)
 {
     const char *path = "metadata.managedFields";
@@ -223,6 +238,10 @@ static void check_managed_fields(struct check_ctx *cx, const struct tnode *mf)
             report_path(cx, tree_get(e, "manager"), fp_child(cx, p,
                         "manager"), "managedFields manager is longer than "
                         "%d bytes", FIELD_MANAGER_MAX);
+        if (mgr && !printable(mgr))
+            report_path(cx, tree_get(e, "manager"), fp_child(cx, p,
+                        "manager"), "managedFields manager must be printable "
+                        "characters only");
         sub = tree_str(tree_get(e, "subresource"));
         if (sub && strlen(sub) > SUBRESOURCE_MAX)
             report_path(cx, tree_get(e, "subresource"), fp_child(cx, p,

@@ -56,6 +56,7 @@ run_suite "house rules (checksrc)" bash tests/checksrc.sh
 run_suite "golden rules" bash tests/golden.sh
 run_suite "corpus" bash tests/corpus/run.sh
 [ -f tests/k8s/validation/run.py ] && run_suite "kubernetes validation tables (lint and admission)" python3 tests/k8s/validation/run.py
+[ -f tests/k8s/apimachinery/run_objectmeta.py ] && run_suite "apimachinery ObjectMeta table (object-metadata)" python3 tests/k8s/apimachinery/run_objectmeta.py
 run_suite "cli end-to-end" bash tests/e2e/cli.sh
 run_suite "match end-to-end" bash tests/e2e/match.sh
 [ -f tests/e2e/gates.sh ] && run_suite "gates end-to-end" bash tests/e2e/gates.sh
