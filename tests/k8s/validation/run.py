@@ -34,7 +34,8 @@ with its reason, `skipped: <file> <case>: ...` (the case's own `skip:`, or
 one of RUNNER_SKIPS); adjustments the runner makes to a table's
 expectation (the tables were written from unit tests that skip defaulting
 and the client) are listed as `adjusted: ...`. Last line:
-`N passed, N failed, N skipped`.
+`N passed, N failed, N skipped`. CLAIMCHECK_BUILD names another build
+directory (a sanitizer build: make BUILD=/tmp/asan SANITIZE=...).
 """
 import copy
 import json
@@ -47,8 +48,9 @@ import yaml
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
-LINT = os.path.join(TOP, "build", "claimcheck")
-ADMIT = os.path.join(TOP, "build", "tests", "hostile_driver")
+BUILD = os.environ.get("CLAIMCHECK_BUILD", os.path.join(TOP, "build"))
+LINT = os.path.join(BUILD, "claimcheck")
+ADMIT = os.path.join(BUILD, "tests", "hostile_driver")
 KUBE = "1.36"
 
 SCHEMA_RULES = {
