@@ -10,11 +10,14 @@
 #include "apival.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../validate/arena.h"
+#include "../validate/buf.h"
+#include "../validate/limits.h"
 #include "../validate/names.h"
 #include "../validate/object.h"
 #include "../validate/tree.h"
@@ -38,30 +41,56 @@
 
 /* ==== paths ============================================================= */
 
-const char *fp_child(struct check_ctx *cx, const char *path, const char *name)
+static void fp_put(struct buf *b, const struct fpath *p)
 {
-    if (!path || !*path)
-        return name;
-    return arena_printf(cx_arena(cx), "%s.%s", path, name);
+    size_t n, keep;
+
+    if (!p)
+        return;
+    fp_put(b, p->parent);
+    switch (p->kind) {
+    case FP_CHILD:
+        buf_addf(b, "%s%s", b->len ? "." : "", p->name);
+        break;
+    case FP_INDEX:
+        buf_addf(b, "[%zu]", p->index);
+        break;
+    case FP_KEY:
+        n = strlen(p->name);
+        keep = p->trunc && p->trunc < 16 ? 16 : p->trunc;
+        if (!keep || n <= keep) {
+            buf_addf(b, "[%s]", p->name);
+            break;
+        }
+        keep -= 3;
+        buf_addf(b, "[%.*s...%s]", (int)((keep + 1) / 2), p->name,
+                 p->name + n - keep / 2);
+        break;
+    }
 }
 
-const char *fp_index(struct check_ctx *cx, const char *path, size_t i)
+const char *fp_text(struct check_ctx *cx, const struct fpath *p)
 {
-    return arena_printf(cx_arena(cx), "%s[%zu]", path, i);
+    struct buf b;
+    const char *out;
+
+    buf_init(&b, LIMIT_PATH_BYTES);
+    fp_put(&b, p);
+    out = arena_strndup(cx_arena(cx), b.p ? b.p : "", b.len);
+    buf_release(&b);
+    return out;
 }
 
-const char *fp_key(struct check_ctx *cx, const char *path, const char *key,
-                   size_t trunc)
+void av_report(struct check_ctx *cx, const struct tnode *at,
+               const struct fpath *p, const char *fmt, ...)
 {
-    size_t n = strlen(key), keep;
+    va_list ap;
+    const char *msg;
 
-    if (trunc && trunc < 16)
-        trunc = 16;
-    if (!trunc || n <= trunc)
-        return arena_printf(cx_arena(cx), "%s[%s]", path, key);
-    keep = trunc - 3;
-    return arena_printf(cx_arena(cx), "%s[%.*s...%s]", path,
-                        (int)((keep + 1) / 2), key, key + n - keep / 2);
+    va_start(ap, fmt);
+    msg = arena_vprintf(cx_arena(cx), fmt, ap);
+    va_end(ap);
+    report_path(cx, at, fp_text(cx, p), "%s", msg);
 }
 
 const char *av_show(struct check_ctx *cx, const char *s)
@@ -81,63 +110,64 @@ static const char *type_name(int list)
 }
 
 const char *av_str(struct check_ctx *cx, const struct tnode *n,
-                   const char *path, const char *what)
+                   const struct fpath *path, const char *what)
 {
     if (!n || n->kind == T_NULL)
         return NULL;
     if (n->kind != T_STR) {
-        report_path(cx, n, path, "'%s' must be a string, not %s", what,
-                    tree_kind_desc(n));
+        av_report(cx, n, path, "'%s' must be a string, not %s", what,
+                  tree_kind_desc(n));
         return NULL;
     }
     return n->str;
 }
 
-int av_is_map(struct check_ctx *cx, const struct tnode *n, const char *path,
-              const char *what)
+int av_is_map(struct check_ctx *cx, const struct tnode *n,
+              const struct fpath *path, const char *what)
 {
     if (!n || n->kind == T_NULL)
         return 0;
     if (n->kind != T_MAP) {
-        report_path(cx, n, path, "'%s' must be a mapping, not %s", what,
-                    tree_kind_desc(n));
+        av_report(cx, n, path, "'%s' must be a mapping, not %s", what,
+                  tree_kind_desc(n));
         return 0;
     }
     return 1;
 }
 
 static int container(struct check_ctx *cx, const struct tnode *n,
-                     const char *path, long max, const char *what, int list)
+                     const struct fpath *path, long max, const char *what,
+                     int list)
 {
     if (!n || n->kind == T_NULL)
         return 0;
     if (n->kind != (list ? T_SEQ : T_MAP)) {
-        report_path(cx, n, path, "'%s' must be %s, not %s", what,
-                    type_name(list), tree_kind_desc(n));
+        av_report(cx, n, path, "'%s' must be %s, not %s", what,
+                  type_name(list), tree_kind_desc(n));
         return 0;
     }
     if (max >= 0 && n->n > (unsigned long)max) {
-        report_path(cx, n, path, "'%s' has %u %s; at most %ld are allowed",
-                    what, n->n, list ? "items" : "entries", max);
+        av_report(cx, n, path, "'%s' has %u %s; at most %ld are allowed",
+                  what, n->n, list ? "items" : "entries", max);
         return 0;
     }
     return n->n > 0;
 }
 
-int av_list(struct check_ctx *cx, const struct tnode *n, const char *path,
-            long max, const char *what)
+int av_list(struct check_ctx *cx, const struct tnode *n,
+            const struct fpath *path, long max, const char *what)
 {
     return container(cx, n, path, max, what, 1);
 }
 
-int av_map(struct check_ctx *cx, const struct tnode *n, const char *path,
-           long max, const char *what)
+int av_map(struct check_ctx *cx, const struct tnode *n,
+           const struct fpath *path, long max, const char *what)
 {
     return container(cx, n, path, max, what, 0);
 }
 
-void av_unique(struct check_ctx *cx, const struct tnode *n, const char *path,
-               const char *key, const char *what)
+void av_unique(struct check_ctx *cx, const struct tnode *n,
+               const struct fpath *path, const char *key, const char *what)
 {
     size_t i, j;
 
@@ -150,9 +180,10 @@ void av_unique(struct check_ctx *cx, const struct tnode *n, const char *path,
             const char *t = tree_str(key ? tree_get(n->kids[j], key)
                                          : n->kids[j]);
             if (t && !strcmp(s, t)) {
-                report_path(cx, key ? tree_get(n->kids[i], key) : n->kids[i],
-                            fp_index(cx, path, i), "%s %s is listed twice",
-                            what, av_show(cx, s));
+                struct fpath ip = fp_index(path, i);
+                av_report(cx, key ? tree_get(n->kids[i], key) : n->kids[i],
+                          &ip, "%s %s is listed twice", what,
+                          av_show(cx, s));
                 break;
             }
         }
@@ -162,43 +193,43 @@ void av_unique(struct check_ctx *cx, const struct tnode *n, const char *path,
 /* ==== formats =========================================================== */
 
 void av_required(struct check_ctx *cx, const struct tnode *at,
-                 const char *path, const char *what)
+                 const struct fpath *path, const char *what)
 {
-    report_path(cx, at, path, "'%s' is required", what);
+    av_report(cx, at, path, "'%s' is required", what);
 }
 
 void av_dns_label(struct check_ctx *cx, const struct tnode *at,
-                  const char *path, const char *what, const char *s)
+                  const struct fpath *path, const char *what, const char *s)
 {
     if (!name_is_dns_label(s))
-        report_path(cx, at, path, "%s %s is not a DNS label (" FMT_LABEL
-                    ")", what, av_show(cx, s));
+        av_report(cx, at, path, "%s %s is not a DNS label (" FMT_LABEL
+                  ")", what, av_show(cx, s));
 }
 
 void av_dns_subdomain(struct check_ctx *cx, const struct tnode *at,
-                      const char *path, const char *what, const char *s)
+                      const struct fpath *path, const char *what, const char *s)
 {
     if (!name_is_dns_subdomain(s))
-        report_path(cx, at, path, "%s %s is not a DNS subdomain ("
-                    FMT_SUBDOMAIN ")", what, av_show(cx, s));
+        av_report(cx, at, path, "%s %s is not a DNS subdomain ("
+                  FMT_SUBDOMAIN ")", what, av_show(cx, s));
 }
 
 void av_label_key(struct check_ctx *cx, const struct tnode *at,
-                  const char *path, const char *what, const char *s)
+                  const struct fpath *path, const char *what, const char *s)
 {
     if (!name_is_label_key(s))
-        report_path(cx, at, path, "%s %s is not a valid label key ("
-                    FMT_QNAME ")", what, av_show(cx, s));
+        av_report(cx, at, path, "%s %s is not a valid label key ("
+                  FMT_QNAME ")", what, av_show(cx, s));
 }
 
 void av_label_value(struct check_ctx *cx, const struct tnode *at,
-                    const char *path, const char *what, const char *s)
+                    const struct fpath *path, const char *what, const char *s)
 {
     if (!name_is_label_value(s))
-        report_path(cx, at, path, "%s %s is not a valid label value "
-                    "(empty, or at most 63 letters, digits, '-', '_' or '.' "
-                    "starting and ending with a letter or digit)", what,
-                    av_show(cx, s));
+        av_report(cx, at, path, "%s %s is not a valid label value "
+                  "(empty, or at most 63 letters, digits, '-', '_' or '.' "
+                  "starting and ending with a letter or digit)", what,
+                  av_show(cx, s));
 }
 
 /* The DNS subdomain check of s[0..n) after lower-casing. */
@@ -215,42 +246,43 @@ static int subdomain_caseless(const char *s, size_t n)
 }
 
 static void driver_name_n(struct check_ctx *cx, const struct tnode *at,
-                          const char *path, const char *what, const char *s,
-                          size_t n)
+                          const struct fpath *path, const char *what,
+                          const char *s, size_t n)
 {
     if (n == 0) {
         av_required(cx, at, path, what);
         return;
     }
     if (n > DRIVER_NAME_MAX)
-        report_path(cx, at, path, "%s %s is longer than %d bytes", what,
-                    av_show(cx, s), DRIVER_NAME_MAX);
+        av_report(cx, at, path, "%s %s is longer than %d bytes", what,
+                  av_show(cx, s), DRIVER_NAME_MAX);
     if (!subdomain_caseless(s, n))
-        report_path(cx, at, path, "%s %s is not a DNS subdomain (letters, "
-                    "digits, '-' and '.', starting and ending with a letter "
-                    "or digit; case does not matter)", what, av_show(cx, s));
+        av_report(cx, at, path, "%s %s is not a DNS subdomain (letters, "
+                  "digits, '-' and '.', starting and ending with a letter "
+                  "or digit; case does not matter)", what, av_show(cx, s));
 }
 
 void av_driver_name(struct check_ctx *cx, const struct tnode *at,
-                    const char *path, const char *what, const char *s)
+                    const struct fpath *path, const char *what, const char *s)
 {
     driver_name_n(cx, at, path, what, s ? s : "", s ? strlen(s) : 0);
 }
 
 static void c_identifier(struct check_ctx *cx, const struct tnode *at,
-                         const char *path, const char *what, const char *full,
-                         const char *id)
+                         const struct fpath *path, const char *what,
+                         const char *full, const char *id)
 {
     if (strlen(id) > DEVICE_ID_MAX)
-        report_path(cx, at, path, "%s %s: the name is longer than %d bytes",
-                    what, av_show(cx, full), DEVICE_ID_MAX);
+        av_report(cx, at, path, "%s %s: the name is longer than %d bytes",
+                  what, av_show(cx, full), DEVICE_ID_MAX);
     if (!name_is_c_identifier(id))
-        report_path(cx, at, path, "%s %s: the name must be " FMT_CID, what,
-                    av_show(cx, full));
+        av_report(cx, at, path, "%s %s: the name must be " FMT_CID, what,
+                  av_show(cx, full));
 }
 
 void av_qualified_name(struct check_ctx *cx, const struct tnode *at,
-                       const char *path, const char *what, const char *s)
+                       const struct fpath *path, const char *what,
+                       const char *s)
 {
     const char *slash = strchr(s, '/');
 
@@ -259,35 +291,35 @@ void av_qualified_name(struct check_ctx *cx, const struct tnode *at,
         return;
     }
     if (strchr(slash + 1, '/')) {
-        report_path(cx, at, path, "%s %s must not contain more than one "
-                    "slash", what, av_show(cx, s));
+        av_report(cx, at, path, "%s %s must not contain more than one "
+                  "slash", what, av_show(cx, s));
         return;
     }
     if (slash == s)
-        report_path(cx, at, path, "%s %s: the domain must not be empty",
-                    what, av_show(cx, s));
+        av_report(cx, at, path, "%s %s: the domain must not be empty",
+                  what, av_show(cx, s));
     else
         driver_name_n(cx, at, path, what, s, (size_t)(slash - s));
     if (!slash[1])
-        report_path(cx, at, path, "%s %s: the name must not be empty", what,
-                    av_show(cx, s));
+        av_report(cx, at, path, "%s %s: the name must not be empty", what,
+                  av_show(cx, s));
     else
         c_identifier(cx, at, path, what, s, slash + 1);
 }
 
 void av_fully_qualified_name(struct check_ctx *cx, const struct tnode *at,
-                             const char *path, const char *what,
+                             const struct fpath *path, const char *what,
                              const char *s)
 {
     av_qualified_name(cx, at, path, what, s);
     if (!strchr(s, '/'))
-        report_path(cx, at, path, "%s %s is not a fully qualified name "
-                    "(<domain>/<name>, e.g. gpu.example.com/pcieRoot)", what,
-                    av_show(cx, s));
+        av_report(cx, at, path, "%s %s is not a fully qualified name "
+                  "(<domain>/<name>, e.g. gpu.example.com/pcieRoot)", what,
+                  av_show(cx, s));
 }
 
 void av_pool_name(struct check_ctx *cx, const struct tnode *at,
-                  const char *path, const char *what, const char *s)
+                  const struct fpath *path, const char *what, const char *s)
 {
     const char *p = s;
 
@@ -296,15 +328,15 @@ void av_pool_name(struct check_ctx *cx, const struct tnode *at,
         return;
     }
     if (strlen(s) > POOL_NAME_MAX)
-        report_path(cx, at, path, "%s %s is longer than %d bytes", what,
-                    av_show(cx, s), POOL_NAME_MAX);
+        av_report(cx, at, path, "%s %s is longer than %d bytes", what,
+                  av_show(cx, s), POOL_NAME_MAX);
     for (;;) {
         const char *slash = strchr(p, '/');
         size_t n = slash ? (size_t)(slash - p) : strlen(p);
         if (!name_is_dns_subdomain_n(p, n))
-            report_path(cx, at, path, "%s %s: each '/'-separated part must "
-                        "be a DNS subdomain (" FMT_SUBDOMAIN ")", what,
-                        av_show(cx, s));
+            av_report(cx, at, path, "%s %s: each '/'-separated part must "
+                      "be a DNS subdomain (" FMT_SUBDOMAIN ")", what,
+                      av_show(cx, s));
         if (!slash)
             break;
         p = slash + 1;
@@ -313,7 +345,8 @@ void av_pool_name(struct check_ctx *cx, const struct tnode *at,
 
 /* ==== composites ======================================================== */
 
-void av_labels(struct check_ctx *cx, const struct tnode *n, const char *path)
+void av_labels(struct check_ctx *cx, const struct tnode *n,
+               const struct fpath *path)
 {
     size_t i;
 
@@ -325,13 +358,13 @@ void av_labels(struct check_ctx *cx, const struct tnode *n, const char *path)
         if (v->kind == T_STR)
             av_label_value(cx, v, path, "label value", v->str);
         else if (v->kind != T_NULL)
-            report_path(cx, v, path, "label '%s' must have a string value, "
-                        "not %s", v->key, tree_kind_desc(v));
+            av_report(cx, v, path, "label '%s' must have a string value, "
+                      "not %s", v->key, tree_kind_desc(v));
     }
 }
 
 void av_annotations(struct check_ctx *cx, const struct tnode *n,
-                    const char *path)
+                    const struct fpath *path)
 {
     size_t i, total = 0;
 
@@ -346,133 +379,138 @@ void av_annotations(struct check_ctx *cx, const struct tnode *n,
             low[j] = (char)(v->key[j] >= 'A' && v->key[j] <= 'Z'
                             ? v->key[j] - 'A' + 'a' : v->key[j]);
         if (!name_is_label_key(low))
-            report_path(cx, v, path, "annotation key %s is not a valid key "
-                        "(" FMT_QNAME "; case does not matter)",
-                        av_show(cx, v->key));
+            av_report(cx, v, path, "annotation key %s is not a valid key "
+                      "(" FMT_QNAME "; case does not matter)",
+                      av_show(cx, v->key));
         if (v->kind != T_STR && v->kind != T_NULL)
-            report_path(cx, v, path, "annotation '%s' must have a string "
-                        "value, not %s", v->key, tree_kind_desc(v));
+            av_report(cx, v, path, "annotation '%s' must have a string "
+                      "value, not %s", v->key, tree_kind_desc(v));
         total += kl + (v->kind == T_STR ? strlen(v->str) : 0);
     }
     if (total > ANNOTATIONS_MAX)
-        report_path(cx, n, path, "annotations take %zu bytes (keys and "
-                    "values); at most %d are allowed", total,
-                    ANNOTATIONS_MAX);
+        av_report(cx, n, path, "annotations take %zu bytes (keys and "
+                  "values); at most %d are allowed", total,
+                  ANNOTATIONS_MAX);
 }
 
 static void selector_values(struct check_ctx *cx, const struct tnode *vals,
-                            const char *path, int field)
+                            const struct fpath *path, int field)
 {
     size_t i;
 
     for (i = 0; tree_is_seq(vals) && i < vals->n; i++) {
-        const char *v = av_str(cx, vals->kids[i], fp_index(cx, path, i),
-                               "value");
+        struct fpath ip = fp_index(path, i);
+        const char *v = av_str(cx, vals->kids[i], &ip, "value");
         if (!v)
             continue;
-        if (field && !name_is_dns_subdomain(v))
-            av_dns_subdomain(cx, vals->kids[i], fp_index(cx, path, i),
-                             "node name", v);
-        else if (!field)
-            av_label_value(cx, vals->kids[i], fp_index(cx, path, i),
-                           "value", v);
+        if (field)
+            av_dns_subdomain(cx, vals->kids[i], &ip, "node name", v);
+        else
+            av_label_value(cx, vals->kids[i], &ip, "value", v);
     }
 }
 
 static void selector_requirement(struct check_ctx *cx, const struct tnode *r,
-                                 const char *path, int field)
+                                 const struct fpath *path, int field)
 {
     const struct tnode *vals = tree_get(r, "values");
-    const char *vpath = fp_child(cx, path, "values");
+    const struct tnode *opn = tree_get(r, "operator");
+    const struct tnode *kn = tree_get(r, "key");
+    struct fpath vp = fp_child(path, "values");
+    struct fpath op_p = fp_child(path, "operator");
+    struct fpath kp = fp_child(path, "key");
     const char *op, *key;
     size_t nv;
 
     if (!av_is_map(cx, r, path, "requirement"))
         return;
     if (vals && vals->kind != T_NULL && vals->kind != T_SEQ)
-        report_path(cx, vals, vpath, "'values' must be a list, not %s",
-                    tree_kind_desc(vals));
+        av_report(cx, vals, &vp, "'values' must be a list, not %s",
+                  tree_kind_desc(vals));
     nv = tree_is_seq(vals) ? vals->n : 0;
-    op = av_str(cx, tree_get(r, "operator"), fp_child(cx, path, "operator"),
-                "operator");
+    op = av_str(cx, opn, &op_p, "operator");
     if (!op)
         op = "";
     if (field) {
         if (strcmp(op, "In") && strcmp(op, "NotIn"))
-            report_path(cx, tree_get(r, "operator") ? tree_get(r, "operator")
-                        : r, fp_child(cx, path, "operator"), "operator %s is "
-                        "not valid for a node field selector (In or NotIn)",
-                        av_show(cx, op));
+            av_report(cx, opn ? opn : r, &op_p, "operator %s is not valid "
+                      "for a node field selector (In or NotIn)",
+                      av_show(cx, op));
         else if (nv != 1)
-            report_path(cx, vals ? vals : r, vpath, "a node field selector "
-                        "with operator '%s' needs exactly one value", op);
+            av_report(cx, vals ? vals : r, &vp, "a node field selector with "
+                      "operator '%s' needs exactly one value", op);
     } else if (!strcmp(op, "In") || !strcmp(op, "NotIn")) {
         if (!nv)
-            report_path(cx, vals ? vals : r, vpath, "values are required "
-                        "with operator '%s'", op);
+            av_report(cx, vals ? vals : r, &vp, "values are required with "
+                      "operator '%s'", op);
     } else if (!strcmp(op, "Exists") || !strcmp(op, "DoesNotExist")) {
         if (nv)
-            report_path(cx, vals, vpath, "values are not allowed with "
-                        "operator '%s'", op);
+            av_report(cx, vals, &vp, "values are not allowed with operator "
+                      "'%s'", op);
     } else if (!strcmp(op, "Gt") || !strcmp(op, "Lt")) {
         if (nv != 1)
-            report_path(cx, vals ? vals : r, vpath, "operator '%s' needs "
-                        "exactly one value", op);
+            av_report(cx, vals ? vals : r, &vp, "operator '%s' needs exactly "
+                      "one value", op);
     } else {
-        report_path(cx, tree_get(r, "operator") ? tree_get(r, "operator") : r,
-                    fp_child(cx, path, "operator"), "operator %s is not a "
-                    "valid selector operator (In, NotIn, Exists, "
-                    "DoesNotExist, Gt, Lt)", av_show(cx, op));
+        av_report(cx, opn ? opn : r, &op_p, "operator %s is not a valid "
+                  "selector operator (In, NotIn, Exists, DoesNotExist, Gt, "
+                  "Lt)", av_show(cx, op));
     }
-    key = av_str(cx, tree_get(r, "key"), fp_child(cx, path, "key"), "key");
+    key = av_str(cx, kn, &kp, "key");
     if (field) {
         if (!key || strcmp(key, "metadata.name"))
-            report_path(cx, tree_get(r, "key") ? tree_get(r, "key") : r,
-                        fp_child(cx, path, "key"), "%s is not a valid field "
-                        "selector key (metadata.name)",
-                        av_show(cx, key ? key : ""));
+            av_report(cx, kn ? kn : r, &kp, "%s is not a valid field "
+                      "selector key (metadata.name)",
+                      av_show(cx, key ? key : ""));
         else
-            selector_values(cx, vals, vpath, 1);
+            selector_values(cx, vals, &vp, 1);
         return;
     }
-    av_label_key(cx, tree_get(r, "key") ? tree_get(r, "key") : r,
-                 fp_child(cx, path, "key"), "key", key ? key : "");
-    selector_values(cx, vals, vpath, 0);
+    av_label_key(cx, kn ? kn : r, &kp, "key", key ? key : "");
+    selector_values(cx, vals, &vp, 0);
+}
+
+/* the requirements of one node selector term's list (matchExpressions or
+ * matchFields) */
+static void selector_list(struct check_ctx *cx, const struct tnode *t,
+                          const struct fpath *term, const char *list,
+                          int field)
+{
+    const struct tnode *l = tree_get(t, list);
+    struct fpath lp = fp_child(term, list);
+    size_t j;
+
+    if (!av_list(cx, l, &lp, -1, list))
+        return;
+    for (j = 0; j < l->n; j++) {
+        struct fpath rp = fp_index(&lp, j);
+        selector_requirement(cx, l->kids[j], &rp, field);
+    }
 }
 
 void av_node_selector(struct check_ctx *cx, const struct tnode *n,
-                      const char *path)
+                      const struct fpath *path)
 {
     const struct tnode *terms = tree_get(n, "nodeSelectorTerms");
-    const char *tpath = fp_child(cx, path, "nodeSelectorTerms");
-    size_t i, j;
+    struct fpath tp = fp_child(path, "nodeSelectorTerms");
+    size_t i;
 
     if (!av_is_map(cx, n, path, "nodeSelector"))
         return;
     if (!terms || terms->kind == T_NULL || (tree_is_seq(terms) && !terms->n)) {
-        report_path(cx, terms ? terms : n, tpath, "a node selector needs at "
-                    "least one term in 'nodeSelectorTerms'");
+        av_report(cx, terms ? terms : n, &tp, "a node selector needs at "
+                  "least one term in 'nodeSelectorTerms'");
         return;
     }
-    if (!av_list(cx, terms, tpath, -1, "nodeSelectorTerms"))
+    if (!av_list(cx, terms, &tp, -1, "nodeSelectorTerms"))
         return;
     for (i = 0; i < terms->n; i++) {
         const struct tnode *t = terms->kids[i];
-        const char *p = fp_index(cx, tpath, i);
-        const struct tnode *me = tree_get(t, "matchExpressions");
-        const struct tnode *mf = tree_get(t, "matchFields");
-        const char *mep = fp_child(cx, p, "matchExpressions");
-        const char *mfp = fp_child(cx, p, "matchFields");
-        if (t->kind == T_NULL || !av_is_map(cx, t, p, "node selector term"))
+        struct fpath ip = fp_index(&tp, i);
+        if (t->kind == T_NULL || !av_is_map(cx, t, &ip, "node selector term"))
             continue;
-        if (av_list(cx, me, mep, -1, "matchExpressions"))
-            for (j = 0; j < me->n; j++)
-                selector_requirement(cx, me->kids[j], fp_index(cx, mep, j),
-                                     0);
-        if (av_list(cx, mf, mfp, -1, "matchFields"))
-            for (j = 0; j < mf->n; j++)
-                selector_requirement(cx, mf->kids[j], fp_index(cx, mfp, j),
-                                     1);
+        selector_list(cx, t, &ip, "matchExpressions", 0);
+        selector_list(cx, t, &ip, "matchFields", 1);
     }
 }
 
@@ -585,7 +623,8 @@ static size_t json_len(const struct tnode *n)
 }
 
 void av_raw_extension(struct check_ctx *cx, const struct tnode *parent,
-                      const struct tnode *n, const char *path, size_t max)
+                      const struct tnode *n, const struct fpath *path,
+                      size_t max)
 {
     size_t len;
 
@@ -595,11 +634,11 @@ void av_raw_extension(struct check_ctx *cx, const struct tnode *parent,
     }
     len = json_len(n);
     if (len > max)
-        report_path(cx, n, path, "parameters take %zu bytes as JSON; at "
-                    "most %zu are allowed", len, max);
+        av_report(cx, n, path, "parameters take %zu bytes as JSON; at "
+                  "most %zu are allowed", len, max);
     else if (n->kind != T_MAP)
-        report_path(cx, n, path, "parameters must be a JSON object, not %s",
-                    tree_kind_desc(n));
+        av_report(cx, n, path, "parameters must be a JSON object, not %s",
+                  tree_kind_desc(n));
 }
 
 /* ---- taints and tolerations -------------------------------------------- */
@@ -611,108 +650,108 @@ static int effect_ok(const char *e)
 }
 
 void av_device_taint(struct check_ctx *cx, const struct tnode *n,
-                     const char *path)
+                     const struct fpath *path)
 {
     const struct tnode *k = tree_get(n, "key"), *v = tree_get(n, "value");
     const struct tnode *e = tree_get(n, "effect");
+    struct fpath kp = fp_child(path, "key"), vp = fp_child(path, "value");
+    struct fpath ep = fp_child(path, "effect");
     const char *key, *value, *effect;
 
     if (!av_is_map(cx, n, path, "taint"))
         return;
-    key = av_str(cx, k, fp_child(cx, path, "key"), "key");
+    key = av_str(cx, k, &kp, "key");
     if (!k || k->kind == T_STR)
-        av_label_key(cx, k ? k : n, fp_child(cx, path, "key"), "taint key",
-                     key ? key : "");
-    value = av_str(cx, v, fp_child(cx, path, "value"), "value");
+        av_label_key(cx, k ? k : n, &kp, "taint key", key ? key : "");
+    value = av_str(cx, v, &vp, "value");
     if (value && *value)
-        av_label_value(cx, v, fp_child(cx, path, "value"), "taint value",
-                       value);
-    effect = av_str(cx, e, fp_child(cx, path, "effect"), "effect");
+        av_label_value(cx, v, &vp, "taint value", value);
+    effect = av_str(cx, e, &ep, "effect");
     if ((!e || e->kind == T_NULL || (effect && !*effect)))
-        av_required(cx, e ? e : n, fp_child(cx, path, "effect"), "effect");
+        av_required(cx, e ? e : n, &ep, "effect");
     else if (effect && !effect_ok(effect))
-        report_path(cx, e, fp_child(cx, path, "effect"), "taint effect %s is "
-                    "not supported (NoSchedule, NoExecute or None)",
-                    av_show(cx, effect));
+        av_report(cx, e, &ep, "taint effect %s is not supported "
+                  "(NoSchedule, NoExecute or None)", av_show(cx, effect));
 }
 
 void av_device_toleration(struct check_ctx *cx, const struct devtol *t,
-                          const char *path)
+                          const struct fpath *path)
 {
+    struct fpath kp = fp_child(path, "key"), vp = fp_child(path, "value");
+    struct fpath ep = fp_child(path, "effect");
+    struct fpath op = fp_child(path, "operator");
+
     if (!av_is_map(cx, t->node, path, "toleration"))
         return;
-    av_str(cx, t->key_node, fp_child(cx, path, "key"), "key");
-    av_str(cx, t->value_node, fp_child(cx, path, "value"), "value");
-    av_str(cx, t->effect_node, fp_child(cx, path, "effect"), "effect");
+    av_str(cx, t->key_node, &kp, "key");
+    av_str(cx, t->value_node, &vp, "value");
+    av_str(cx, t->effect_node, &ep, "effect");
     if (t->key && *t->key)
-        av_label_key(cx, t->key_node, fp_child(cx, path, "key"),
-                     "toleration key", t->key);
+        av_label_key(cx, t->key_node, &kp, "toleration key", t->key);
     if (!t->op) {
-        av_str(cx, t->op_node, fp_child(cx, path, "operator"), "operator");
+        av_str(cx, t->op_node, &op, "operator");
     } else if (!strcmp(t->op, "Exists")) {
         if (t->value && *t->value)
-            report_path(cx, t->value_node, fp_child(cx, path, "value"),
-                        "a toleration with operator 'Exists' must not have "
-                        "a value");
+            av_report(cx, t->value_node, &vp, "a toleration with operator "
+                      "'Exists' must not have a value");
     } else if (!strcmp(t->op, "Equal")) {
         if (t->value)
-            av_label_value(cx, t->value_node, fp_child(cx, path, "value"),
-                           "toleration value", t->value);
+            av_label_value(cx, t->value_node, &vp, "toleration value",
+                           t->value);
     } else {
-        report_path(cx, t->op_node, fp_child(cx, path, "operator"),
-                    "toleration operator %s is not supported (Equal or "
-                    "Exists)", av_show(cx, t->op));
+        av_report(cx, t->op_node, &op, "toleration operator %s is not "
+                  "supported (Equal or Exists)", av_show(cx, t->op));
     }
     if (t->effect && *t->effect && !effect_ok(t->effect))
-        report_path(cx, t->effect_node, fp_child(cx, path, "effect"),
-                    "toleration effect %s is not supported (NoSchedule, "
-                    "NoExecute or None)", av_show(cx, t->effect));
+        av_report(cx, t->effect_node, &ep, "toleration effect %s is not "
+                  "supported (NoSchedule, NoExecute or None)",
+                  av_show(cx, t->effect));
 }
 
 /* one list of binding conditions: <= 4 label keys, no repeats */
 static void condition_list(struct check_ctx *cx, const struct tnode *l,
-                           const char *path, const char *field,
+                           const struct fpath *path, const char *field,
                            const char *what)
 {
     size_t i;
 
     if (av_list(cx, l, path, BINDING_CONDITIONS_MAX, field))
         for (i = 0; i < l->n; i++) {
-            const char *s = av_str(cx, l->kids[i], fp_index(cx, path, i),
-                                   what);
+            struct fpath ip = fp_index(path, i);
+            const char *s = av_str(cx, l->kids[i], &ip, what);
             if (s)
-                av_label_key(cx, l->kids[i], fp_index(cx, path, i), what, s);
+                av_label_key(cx, l->kids[i], &ip, what, s);
         }
     av_unique(cx, l, path, NULL, what);
 }
 
 void av_binding_conditions(struct check_ctx *cx, const struct tnode *n,
-                           const char *path)
+                           const struct fpath *path)
 {
     const struct tnode *bc = tree_get(n, "bindingConditions");
     const struct tnode *bf = tree_get(n, "bindingFailureConditions");
-    const char *bcp = fp_child(cx, path, "bindingConditions");
-    const char *bfp = fp_child(cx, path, "bindingFailureConditions");
+    struct fpath bcp = fp_child(path, "bindingConditions");
+    struct fpath bfp = fp_child(path, "bindingFailureConditions");
     size_t nbc = tree_is_seq(bc) ? bc->n : 0, nbf = tree_is_seq(bf) ? bf->n : 0;
     size_t i, j;
 
-    condition_list(cx, bc, bcp, "bindingConditions", "binding condition");
-    condition_list(cx, bf, bfp, "bindingFailureConditions",
+    condition_list(cx, bc, &bcp, "bindingConditions", "binding condition");
+    condition_list(cx, bf, &bfp, "bindingFailureConditions",
                    "binding failure condition");
     for (i = 0; i < nbf; i++) {
         const char *s = tree_str(bf->kids[i]);
         for (j = 0; s && j < nbc; j++)
             if (tree_str(bc->kids[j]) && !strcmp(s, bc->kids[j]->str)) {
-                report_path(cx, bf->kids[i], fp_index(cx, bfp, i), "binding "
-                            "failure condition %s is also a binding "
-                            "condition", av_show(cx, s));
+                struct fpath ip = fp_index(&bfp, i);
+                av_report(cx, bf->kids[i], &ip, "binding failure condition "
+                          "%s is also a binding condition", av_show(cx, s));
                 break;
             }
     }
     if (!nbc && nbf)
-        report_path(cx, bf, bcp, "bindingFailureConditions need "
-                    "bindingConditions");
+        av_report(cx, bf, &bcp, "bindingFailureConditions need "
+                  "bindingConditions");
     if (!nbf && nbc)
-        report_path(cx, bc, bfp, "bindingConditions need "
-                    "bindingFailureConditions");
+        av_report(cx, bc, &bfp, "bindingConditions need "
+                  "bindingFailureConditions");
 }

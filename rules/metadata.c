@@ -72,12 +72,12 @@ static int name_ok(const struct meta_rule *m, const char *s)
 }
 
 static void bad_name(struct check_ctx *cx, const struct meta_rule *m,
-                     const struct tnode *at, const char *path,
+                     const struct tnode *at, const struct fpath *path,
                      const char *what, const char *s)
 {
     if (m->max && strlen(s) > m->max)
-        report_path(cx, at, path, "%s %s is longer than %zu characters",
-                    what, av_show(cx, s), m->max);
+        av_report(cx, at, path, "%s %s is longer than %zu characters", what,
+                  av_show(cx, s), m->max);
     else if (m->fmt == NAME_LABEL)
         av_dns_label(cx, at, path, what, s);
     else
@@ -90,9 +90,11 @@ static void check_names(struct check_ctx *cx, const struct object *o,
     const struct tnode *md = o->metadata;
     const struct tnode *nn = tree_get(md, "name");
     const struct tnode *gn = tree_get(md, "generateName");
-    const char *name = av_str(cx, nn, "metadata.name", "name");
-    const char *gen = av_str(cx, gn, "metadata.generateName",
-                             "generateName");
+    struct fpath mp = fp_child(NULL, "metadata");
+    struct fpath np = fp_child(&mp, "name");
+    struct fpath gp = fp_child(&mp, "generateName");
+    const char *name = av_str(cx, nn, &np, "name");
+    const char *gen = av_str(cx, gn, &gp, "generateName");
     int gen_bad = 0;
 
     if (gen && *gen && m->check_generate_name) {
@@ -100,13 +102,12 @@ static void check_names(struct check_ctx *cx, const struct object *o,
         name_mask_trailing_dash(gen, masked);
         if (!name_ok(m, masked)) {
             gen_bad = 1;
-            bad_name(cx, m, gn, "metadata.generateName", "generateName",
-                     gen);
+            bad_name(cx, m, gn, &gp, "generateName", gen);
         }
     }
     if (name && *name) {
         if (!name_ok(m, name))
-            bad_name(cx, m, nn, "metadata.name", "name", name);
+            bad_name(cx, m, nn, &np, "name", name);
         return;
     }
     if (gen && *gen) {
@@ -116,47 +117,48 @@ static void check_names(struct check_ctx *cx, const struct object *o,
             const char *made = arena_printf(cx_arena(cx), "%.*sxxxxx",
                                             NAME_GENERATED_BASE, gen);
             if (!name_ok(m, made))
-                bad_name(cx, m, gn, "metadata.name", "the name generated "
-                         "from generateName, e.g.", made);
+                bad_name(cx, m, gn, &np, "the name generated from "
+                         "generateName, e.g.", made);
         }
         return;
     }
     if (!nn || nn->kind == T_NULL || name)
-        report_path(cx, nn ? nn : md ? md : o->kind_node, "metadata.name",
-                    "%s needs metadata.name or metadata.generateName",
-                    o->kind_name);
+        av_report(cx, nn ? nn : md ? md : o->kind_node, &np, "%s needs "
+                  "metadata.name or metadata.generateName", o->kind_name);
 }
 
 static void check_owner_references(struct check_ctx *cx,
                                    const struct tnode *refs)
 {
-    const char *path = "metadata.ownerReferences";
     static const char *const need[] = {"apiVersion", "kind", "name", "uid"};
+    struct fpath mp = fp_child(NULL, "metadata");
+    struct fpath path = fp_child(&mp, "ownerReferences");
     const char *controller = NULL;
     size_t i, k;
 
-    if (!av_list(cx, refs, path, -1, "ownerReferences"))
+    if (!av_list(cx, refs, &path, -1, "ownerReferences"))
         return;
     for (i = 0; i < refs->n; i++) {
         const struct tnode *r = refs->kids[i];
         const char *av, *kind;
-        if (!av_is_map(cx, r, fp_index(cx, path, i), "owner reference"))
+        struct fpath ip = fp_index(&path, i);
+        if (!av_is_map(cx, r, &ip, "owner reference"))
             continue;
         /* validateOwnerReference reports on the list's path */
         for (k = 0; k < sizeof(need) / sizeof(need[0]); k++) {
             const char *s = tree_str(tree_get(r, need[k]));
             const char *v = s && k == 0 ? strchr(s, '/') : NULL;
+            struct fpath fp = fp_child(&path, need[k]);
             /* schema.ParseGroupVersion: "v", "g/v"; else no version */
             if (!s || !*s || (v && (!v[1] || strchr(v + 1, '/'))))
-                report_path(cx, tree_get(r, need[k]) ? tree_get(r, need[k])
-                            : r, fp_child(cx, path, need[k]), "owner "
-                            "reference %zu has no %s", i,
-                            k == 0 ? "apiVersion version" : need[k]);
+                av_report(cx, tree_get(r, need[k]) ? tree_get(r, need[k])
+                          : r, &fp, "owner reference %zu has no %s", i,
+                          k == 0 ? "apiVersion version" : need[k]);
         }
         av = tree_str(tree_get(r, "apiVersion"));
         kind = tree_str(tree_get(r, "kind"));
         if (av && kind && !strcmp(av, "v1") && !strcmp(kind, "Event"))
-            report_path(cx, r, path, "an Event cannot be an owner");
+            av_report(cx, r, &path, "an Event cannot be an owner");
         if (tree_true(tree_get(r, "controller"))) {
             const char *who = arena_printf(cx_arena(cx), "%s/%s",
                                            kind ? kind : "",
@@ -164,9 +166,9 @@ static void check_owner_references(struct check_ctx *cx,
                                            ? tree_str(tree_get(r, "name"))
                                            : "");
             if (controller)
-                report_path(cx, r, path, "only one owner reference can be "
-                            "the controller: %s and %s are", controller,
-                            who);
+                av_report(cx, r, &path, "only one owner reference can be "
+                          "the controller: %s and %s are", controller,
+                          who);
             else
                 controller = who;
         }
@@ -175,23 +177,24 @@ static void check_owner_references(struct check_ctx *cx,
 
 static void check_finalizers(struct check_ctx *cx, const struct tnode *f)
 {
-    const char *path = "metadata.finalizers";
+    struct fpath mp = fp_child(NULL, "metadata");
+    struct fpath path = fp_child(&mp, "finalizers");
     int orphan = 0, foreground = 0;
     size_t i;
 
-    if (!av_list(cx, f, path, -1, "finalizers"))
+    if (!av_list(cx, f, &path, -1, "finalizers"))
         return;
     for (i = 0; i < f->n; i++) {
-        const char *s = av_str(cx, f->kids[i], path, "finalizer");
+        const char *s = av_str(cx, f->kids[i], &path, "finalizer");
         if (!s)
             continue;
-        av_label_key(cx, f->kids[i], path, "finalizer", s);
+        av_label_key(cx, f->kids[i], &path, "finalizer", s);
         orphan |= !strcmp(s, "orphan");
         foreground |= !strcmp(s, "foregroundDeletion");
     }
     if (orphan && foreground)
-        report_path(cx, f, path, "finalizers 'orphan' and "
-                    "'foregroundDeletion' cannot both be set");
+        av_report(cx, f, &path, "finalizers 'orphan' and "
+                  "'foregroundDeletion' cannot both be set");
 }
 
 /* 1 if s has no control character (C0, DEL, C1 as UTF-8): what
@@ -211,64 +214,67 @@ static int printable(const char *s)
 
 static void check_managed_fields(struct check_ctx *cx, const struct tnode *mf)
 {
-    const char *path = "metadata.managedFields";
+    struct fpath mp = fp_child(NULL, "metadata");
+    struct fpath path = fp_child(&mp, "managedFields");
     size_t i;
 
-    if (!av_list(cx, mf, path, -1, "managedFields"))
+    if (!av_list(cx, mf, &path, -1, "managedFields"))
         return;
     for (i = 0; i < mf->n; i++) {
         const struct tnode *e = mf->kids[i];
-        const char *p = fp_index(cx, path, i);
+        struct fpath p = fp_index(&path, i);
+        struct fpath op_p = fp_child(&p, "operation");
+        struct fpath ft_p = fp_child(&p, "fieldsType");
+        struct fpath mg_p = fp_child(&p, "manager");
+        struct fpath sr_p = fp_child(&p, "subresource");
         const char *op, *ft, *mgr, *sub;
-        if (!av_is_map(cx, e, p, "managedFields entry"))
+        if (!av_is_map(cx, e, &p, "managedFields entry"))
             continue;
         op = tree_str(tree_get(e, "operation"));
         if (!op || (strcmp(op, "Apply") && strcmp(op, "Update")))
-            report_path(cx, tree_get(e, "operation") ? tree_get(e,
-                        "operation") : e, fp_child(cx, p, "operation"),
-                        "managedFields operation must be 'Apply' or "
-                        "'Update'");
+            av_report(cx, tree_get(e, "operation") ? tree_get(e, "operation")
+                      : e, &op_p, "managedFields operation must be 'Apply' "
+                      "or 'Update'");
         ft = tree_str(tree_get(e, "fieldsType"));
         if (ft && *ft && strcmp(ft, "FieldsV1"))
-            report_path(cx, tree_get(e, "fieldsType"),
-                        fp_child(cx, p, "fieldsType"), "managedFields "
-                        "fieldsType must be 'FieldsV1'");
+            av_report(cx, tree_get(e, "fieldsType"), &ft_p, "managedFields "
+                      "fieldsType must be 'FieldsV1'");
         mgr = tree_str(tree_get(e, "manager"));
         if (mgr && strlen(mgr) > FIELD_MANAGER_MAX)
-            report_path(cx, tree_get(e, "manager"), fp_child(cx, p,
-                        "manager"), "managedFields manager is longer than "
-                        "%d bytes", FIELD_MANAGER_MAX);
+            av_report(cx, tree_get(e, "manager"), &mg_p, "managedFields "
+                      "manager is longer than %d bytes", FIELD_MANAGER_MAX);
         if (mgr && !printable(mgr))
-            report_path(cx, tree_get(e, "manager"), fp_child(cx, p,
-                        "manager"), "managedFields manager must be printable "
-                        "characters only");
+            av_report(cx, tree_get(e, "manager"), &mg_p, "managedFields "
+                      "manager must be printable characters only");
         sub = tree_str(tree_get(e, "subresource"));
         if (sub && strlen(sub) > SUBRESOURCE_MAX)
-            report_path(cx, tree_get(e, "subresource"), fp_child(cx, p,
-                        "subresource"), "managedFields subresource is "
-                        "longer than %d bytes", SUBRESOURCE_MAX);
+            av_report(cx, tree_get(e, "subresource"), &sr_p, "managedFields "
+                      "subresource is longer than %d bytes",
+                      SUBRESOURCE_MAX);
     }
 }
 
 /* ValidateTemplateObjectMeta: labels and annotations, nothing else set */
 static void check_template_meta(struct check_ctx *cx, const struct tnode *m,
-                                const char *path, int only_labels)
+                                const struct fpath *path, int only_labels)
 {
+    struct fpath lp = fp_child(path, "labels");
+    struct fpath ap = fp_child(path, "annotations");
     size_t i;
 
     if (!av_is_map(cx, m, path, "metadata"))
         return;
-    av_labels(cx, tree_get(m, "labels"), fp_child(cx, path, "labels"));
-    av_annotations(cx, tree_get(m, "annotations"),
-                   fp_child(cx, path, "annotations"));
+    av_labels(cx, tree_get(m, "labels"), &lp);
+    av_annotations(cx, tree_get(m, "annotations"), &ap);
     for (i = 0; only_labels && i < m->n; i++) {
         const struct tnode *f = m->kids[i];
         if (!strcmp(f->key, "labels") || !strcmp(f->key, "annotations")
             || f->kind == T_NULL || (f->kind == T_STR && !*f->str)
             || ((f->kind == T_MAP || f->kind == T_SEQ) && !f->n))
             continue;
-        report_path(cx, f, fp_child(cx, path, f->key), "%s may only set "
-                    "labels and annotations, not '%s'", path, f->key);
+        struct fpath fp = fp_child(path, f->key);
+        av_report(cx, f, &fp, "%s may only set labels and annotations, not "
+                  "'%s'", fp_text(cx, path), f->key);
     }
 }
 
@@ -277,6 +283,11 @@ void check_object_metadata(struct check_ctx *cx, const struct object *o)
     const struct meta_rule *m = rule_for(o->kind);
     const struct tnode *md = o->metadata;
     const struct tnode *ns = tree_get(md, "namespace");
+    struct fpath mp = fp_child(NULL, "metadata");
+    struct fpath nsp = fp_child(&mp, "namespace");
+    struct fpath gp = fp_child(&mp, "generation");
+    struct fpath lp = fp_child(&mp, "labels");
+    struct fpath ap = fp_child(&mp, "annotations");
     const char *nss;
     long long gen;
     size_t i;
@@ -284,24 +295,27 @@ void check_object_metadata(struct check_ctx *cx, const struct object *o)
     if (!m)
         return;
     check_names(cx, o, m);
-    nss = av_str(cx, ns, "metadata.namespace", "namespace");
+    nss = av_str(cx, ns, &nsp, "namespace");
     /* object_ns() is "" for a cluster-scoped kind (kinds.h) */
     if (nss && *nss && *object_ns(o))
-        av_dns_label(cx, ns, "metadata.namespace", "namespace", nss);
+        av_dns_label(cx, ns, &nsp, "namespace", nss);
     if (tree_int(tree_get(md, "generation"), &gen) == 0 && gen < 0)
-        report_path(cx, tree_get(md, "generation"), "metadata.generation",
-                    "generation must not be negative");
-    av_labels(cx, tree_get(md, "labels"), "metadata.labels");
-    av_annotations(cx, tree_get(md, "annotations"), "metadata.annotations");
+        av_report(cx, tree_get(md, "generation"), &gp, "generation must not "
+                  "be negative");
+    av_labels(cx, tree_get(md, "labels"), &lp);
+    av_annotations(cx, tree_get(md, "annotations"), &ap);
     check_owner_references(cx, tree_get(md, "ownerReferences"));
     check_finalizers(cx, tree_get(md, "finalizers"));
     check_managed_fields(cx, tree_get(md, "managedFields"));
-    if (o->kind == K_TEMPLATE && tree_get(o->spec, "metadata"))
-        check_template_meta(cx, tree_get(o->spec, "metadata"),
-                            "spec.metadata", 1);
+    if (o->kind == K_TEMPLATE && tree_get(o->spec, "metadata")) {
+        struct fpath tp = fp_child(NULL, "spec.metadata");
+        check_template_meta(cx, tree_get(o->spec, "metadata"), &tp, 1);
+    }
     for (i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
         if ((templates[i].kind & o->kind)
-            && tree_at(o->root, templates[i].path))
-            check_template_meta(cx, tree_at(o->root, templates[i].path),
-                                templates[i].path, 0);
+            && tree_at(o->root, templates[i].path)) {
+            struct fpath tp = fp_child(NULL, templates[i].path);
+            check_template_meta(cx, tree_at(o->root, templates[i].path), &tp,
+                                0);
+        }
 }

@@ -37,7 +37,7 @@ static const char *const flat_fields[] = {
 /* ==== selectors ========================================================= */
 
 static void check_selectors(struct check_ctx *cx, const struct tnode *list,
-                            const char *path)
+                            const struct fpath *path)
 {
     size_t i;
 
@@ -45,29 +45,29 @@ static void check_selectors(struct check_ctx *cx, const struct tnode *list,
         return;
     for (i = 0; i < list->n; i++) {
         const struct tnode *s = list->kids[i];
-        const char *p = fp_index(cx, path, i);
+        struct fpath p = fp_index(path, i);
         const struct tnode *cel = tree_get(s, "cel");
         const struct tnode *x = tree_get(cel, "expression");
-        const char *cp = fp_child(cx, p, "cel");
-        const char *xp = fp_child(cx, cp, "expression");
+        struct fpath cp = fp_child(&p, "cel");
+        struct fpath xp = fp_child(&cp, "expression");
         if (!tree_is_map(s)) {
-            report_path(cx, s, p, "a selector must be a mapping with 'cel', "
-                        "not %s", tree_kind_desc(s));
+            av_report(cx, s, &p, "a selector must be a mapping with 'cel', "
+                      "not %s", tree_kind_desc(s));
         } else if (!cel || cel->kind == T_NULL) {
-            report_path(cx, cel ? cel : s, cp, "selector has no 'cel' with "
-                        "an expression%s", tree_get(s, "expression")
-                        ? " ('expression' is indented at the level of 'cel')"
-                        : "");
+            av_report(cx, cel ? cel : s, &cp, "selector has no 'cel' with "
+                      "an expression%s", tree_get(s, "expression")
+                      ? " ('expression' is indented at the level of 'cel')"
+                      : "");
         } else if (!tree_is_map(cel)) {
-            report_path(cx, cel, cp, "'cel' must be a mapping with "
-                        "'expression', not %s", tree_kind_desc(cel));
+            av_report(cx, cel, &cp, "'cel' must be a mapping with "
+                      "'expression', not %s", tree_kind_desc(cel));
         } else if (!x) {
-            report_path(cx, cel, xp, "'cel' has no 'expression'");
+            av_report(cx, cel, &xp, "'cel' has no 'expression'");
         } else if (!tree_str(x)) {
-            report_path(cx, x, xp, "'expression' must be a string, not %s",
-                        tree_kind_desc(x));
+            av_report(cx, x, &xp, "'expression' must be a string, not %s",
+                      tree_kind_desc(x));
         } else if (!*x->str) {
-            report_path(cx, x, xp, "'expression' is empty");
+            av_report(cx, x, &xp, "'expression' is empty");
         }
     }
 }
@@ -76,10 +76,10 @@ static void check_selectors(struct check_ctx *cx, const struct tnode *list,
 
 /* validateDeviceAllocationMode on the defaulted mode and count */
 static void check_mode_count(struct check_ctx *cx, const struct devreq *r,
-                             const char *path)
+                             const struct fpath *path)
 {
-    const char *mp = fp_child(cx, path, "allocationMode");
-    const char *cp = fp_child(cx, path, "count");
+    struct fpath mp = fp_child(path, "allocationMode");
+    struct fpath cp = fp_child(path, "count");
     const struct tnode *at = r->mode_node ? r->mode_node : r->fields;
 
     long long v;
@@ -93,52 +93,57 @@ static void check_mode_count(struct check_ctx *cx, const struct devreq *r,
         return;
     if (r->mode && !strcmp(r->mode, "All")) {
         if (r->count != 0)
-            report_path(cx, r->count_node, cp, "count must not be set with "
-                        "allocationMode: All");
+            av_report(cx, r->count_node, &cp, "count must not be set with "
+                      "allocationMode: All");
     } else if (r->mode && !strcmp(r->mode, "ExactCount")) {
         if (r->count <= 0)
-            report_path(cx, r->count_node, cp, "count must be greater than "
-                        "zero with allocationMode: ExactCount, not %lld",
-                        r->count);
+            av_report(cx, r->count_node, &cp, "count must be greater than "
+                      "zero with allocationMode: ExactCount, not %lld",
+                      r->count);
     } else if (!r->mode || !*r->mode) {
         /* v1alpha3/v1beta1 default it only for a request with a class */
-        report_path(cx, at, mp, "allocationMode is not set, and is not "
-                    "defaulted for a request without deviceClassName "
-                    "(ExactCount or All)");
+        av_report(cx, at, &mp, "allocationMode is not set, and is not "
+                  "defaulted for a request without deviceClassName "
+                  "(ExactCount or All)");
     } else {
-        report_path(cx, at, mp, "allocationMode %s is not supported "
-                    "(ExactCount or All)", av_show(cx, r->mode));
+        av_report(cx, at, &mp, "allocationMode %s is not supported "
+                  "(ExactCount or All)", av_show(cx, r->mode));
     }
 }
 
 /* The fields ExactDeviceRequest and DeviceSubRequest share. */
 static void check_exact(struct check_ctx *cx, const struct devreq *r,
-                        const char *path)
+                        const struct fpath *path)
 {
-    const char *cp = fp_child(cx, path, "deviceClassName");
-    const char *tp = fp_child(cx, path, "tolerations");
+    struct fpath cp = fp_child(path, "deviceClassName");
+    struct fpath tp = fp_child(path, "tolerations");
+    struct fpath sp = fp_child(path, "selectors");
+    struct fpath kp = fp_child(path, "capacity");
     const char *cls;
     size_t i;
 
-    cls = av_str(cx, r->class_node, cp, "deviceClassName");
+    cls = av_str(cx, r->class_node, &cp, "deviceClassName");
     if (cls && *cls)
-        av_dns_subdomain(cx, r->class_node, cp, "deviceClassName", cls);
+        av_dns_subdomain(cx, r->class_node, &cp, "deviceClassName", cls);
     else if (!r->class_node || r->class_node->kind == T_NULL || cls)
-        report_path(cx, r->class_node ? r->class_node : r->fields, cp,
-                    "request '%s' has no deviceClassName",
-                    r->name ? r->name : "");
-    check_selectors(cx, r->selectors_node, fp_child(cx, path, "selectors"));
+        av_report(cx, r->class_node ? r->class_node : r->fields, &cp,
+                  "request '%s' has no deviceClassName",
+                  r->name ? r->name : "");
+    check_selectors(cx, r->selectors_node, &sp);
     check_mode_count(cx, r, path);
-    if (av_list(cx, r->tolerations, tp, -1, "tolerations"))
-        for (i = 0; i < r->ntols; i++)
-            av_device_toleration(cx, &r->tols[i], fp_index(cx, tp, i));
-    av_is_map(cx, r->capacity, fp_child(cx, path, "capacity"), "capacity");
+    if (av_list(cx, r->tolerations, &tp, -1, "tolerations"))
+        for (i = 0; i < r->ntols; i++) {
+            struct fpath ip = fp_index(&tp, i);
+            av_device_toleration(cx, &r->tols[i], &ip);
+        }
+    av_is_map(cx, r->capacity, &kp, "capacity");
 }
 
 /* Duplicate names among the items of list (requests, firstAvailable):
  * reported on the item, as validateSet does. */
 static void check_unique_names(struct check_ctx *cx, const struct devreq *v,
-                               size_t n, const char *path, const char *what)
+                               size_t n, const struct fpath *path,
+                               const char *what)
 {
     size_t i, j;
 
@@ -146,24 +151,25 @@ static void check_unique_names(struct check_ctx *cx, const struct devreq *v,
         for (j = 0; j < i; j++)
             if (!strcmp(v[i].name ? v[i].name : "", v[j].name ? v[j].name
                                                               : "")) {
-                report_path(cx, v[i].name_node ? v[i].name_node : v[i].node,
-                            fp_index(cx, path, i), "%s name %s is used twice",
-                            what, av_show(cx, v[i].name ? v[i].name : ""));
+                struct fpath ip = fp_index(path, i);
+                av_report(cx, v[i].name_node ? v[i].name_node : v[i].node,
+                          &ip, "%s name %s is used twice", what,
+                          av_show(cx, v[i].name ? v[i].name : ""));
                 break;
             }
 }
 
 static void check_name(struct check_ctx *cx, const struct devreq *r,
-                       const char *path)
+                       const struct fpath *path)
 {
-    const char *np = fp_child(cx, path, "name");
-    const char *s = av_str(cx, r->name_node, np, "name");
+    struct fpath np = fp_child(path, "name");
+    const char *s = av_str(cx, r->name_node, &np, "name");
 
     if (s && *s)
-        av_dns_label(cx, r->name_node, np, "request name", s);
+        av_dns_label(cx, r->name_node, &np, "request name", s);
     else if (!r->name_node || r->name_node->kind == T_NULL || s)
-        report_path(cx, r->name_node ? r->name_node : r->node, np,
-                    "request has no name");
+        av_report(cx, r->name_node ? r->name_node : r->node, &np,
+                  "request has no name");
 }
 
 /* 1 if a flat (v1alpha3/v1beta1) request sets any field of `exactly`
@@ -186,22 +192,23 @@ static int flat_has_exact(const struct tnode *n)
 }
 
 static void check_request(struct check_ctx *cx, const struct claimspec *c,
-                          const struct devreq *r, const char *path)
+                          const struct devreq *r, const struct fpath *path)
 {
     const struct tnode *fa = r->first_available;
-    const char *fp = fp_child(cx, path, "firstAvailable");
+    struct fpath fp = fp_child(path, "firstAvailable");
+    struct fpath ep = fp_child(path, "exactly");
     int has_fa, has_ex;
     size_t i;
 
     if (!tree_is_map(r->node)) {
-        report_path(cx, r->node, path, "a request must be a mapping, not %s",
-                    tree_kind_desc(r->node));
+        av_report(cx, r->node, path, "a request must be a mapping, not %s",
+                  tree_kind_desc(r->node));
         return;
     }
     check_name(cx, r, path);
     if (fa && fa->kind != T_NULL && fa->kind != T_SEQ) {
-        report_path(cx, fa, fp, "'firstAvailable' must be a list, not %s",
-                    tree_kind_desc(fa));
+        av_report(cx, fa, &fp, "'firstAvailable' must be a list, not %s",
+                  tree_kind_desc(fa));
         return;
     }
     has_fa = tree_is_seq(fa) && fa->n > 0;
@@ -209,64 +216,65 @@ static void check_request(struct check_ctx *cx, const struct claimspec *c,
         const struct tnode *ex = tree_get(r->node, "exactly");
         has_ex = ex && ex->kind != T_NULL;
         if (has_ex && !tree_is_map(ex)) {
-            report_path(cx, ex, fp_child(cx, path, "exactly"), "'exactly' "
-                        "must be a mapping, not %s", tree_kind_desc(ex));
+            av_report(cx, ex, &ep, "'exactly' "
+                      "must be a mapping, not %s", tree_kind_desc(ex));
             return;
         }
     } else {
         has_ex = flat_has_exact(r->node);
     }
     if (!has_fa && !has_ex && c->shape == DRA_FLAT) {
-        report_path(cx, r->node, path, "request '%s' sets neither "
-                    "deviceClassName (with the other fields of an exact "
-                    "request) nor firstAvailable", r->name ? r->name : "");
+        av_report(cx, r->node, path, "request '%s' sets neither "
+                  "deviceClassName (with the other fields of an exact "
+                  "request) nor firstAvailable", r->name ? r->name : "");
         return;
     }
     if (!has_fa && !has_ex) {
-        report_path(cx, r->node, path, "request '%s' needs exactly one of "
-                    "exactly and firstAvailable%s", r->name ? r->name : "",
-                    tree_get(r->node, "deviceClassName")
-                    ? " (deviceClassName belongs under exactly in this "
-                      "apiVersion)" : "");
+        av_report(cx, r->node, path, "request '%s' needs exactly one of "
+                  "exactly and firstAvailable%s", r->name ? r->name : "",
+                  tree_get(r->node, "deviceClassName")
+                  ? " (deviceClassName belongs under exactly in this "
+                  "apiVersion)" : "");
         return;
     }
     if (has_fa && has_ex) {
-        report_path(cx, c->shape == DRA_EXACTLY ? tree_get(r->node, "exactly")
-                    : fa, path, "request '%s' sets both %s and "
-                    "firstAvailable; exactly one is allowed",
-                    r->name ? r->name : "", c->shape == DRA_EXACTLY
-                    ? "exactly" : "exact-request fields");
+        av_report(cx, c->shape == DRA_EXACTLY ? tree_get(r->node, "exactly")
+                  : fa, path, "request '%s' sets both %s and "
+                  "firstAvailable; exactly one is allowed",
+                  r->name ? r->name : "", c->shape == DRA_EXACTLY
+                  ? "exactly" : "exact-request fields");
         return;
     }
     if (has_ex) {
-        check_exact(cx, r, fp_child(cx, path, "exactly"));
+        check_exact(cx, r, &ep);
         return;
     }
-    if (!av_list(cx, fa, fp, MAX_SUBREQUESTS, "firstAvailable"))
+    if (!av_list(cx, fa, &fp, MAX_SUBREQUESTS, "firstAvailable"))
         return;
     for (i = 0; i < r->nsubs; i++) {
         const struct devreq *s = &r->subs[i];
-        const char *sp = fp_index(cx, fp, i);
+        struct fpath sp = fp_index(&fp, i);
+        struct fpath ap = fp_child(&sp, "adminAccess");
         if (!tree_is_map(s->node)) {
-            report_path(cx, s->node, sp, "a firstAvailable entry must be a "
-                        "mapping, not %s", tree_kind_desc(s->node));
+            av_report(cx, s->node, &sp, "a firstAvailable entry must be a "
+                      "mapping, not %s", tree_kind_desc(s->node));
             continue;
         }
-        check_name(cx, s, sp);
+        check_name(cx, s, &sp);
         if (tree_get(s->node, "adminAccess"))
-            report_path(cx, tree_get(s->node, "adminAccess"),
-                        fp_child(cx, sp, "adminAccess"), "adminAccess is not "
-                        "a field of firstAvailable entries");
-        check_exact(cx, s, sp);
+            av_report(cx, tree_get(s->node, "adminAccess"), &ap,
+                      "adminAccess is not a field of firstAvailable "
+                      "entries");
+        check_exact(cx, s, &sp);
     }
-    check_unique_names(cx, r->subs, r->nsubs, fp, "subrequest");
+    check_unique_names(cx, r->subs, r->nsubs, &fp, "subrequest");
 }
 
 /* ==== constraints and config ============================================ */
 
 /* validateRequestNameRef on each entry of list (a set, <= 32) */
 static void check_refs(struct check_ctx *cx, const struct claimspec *c,
-                       const struct tnode *list, const char *path)
+                       const struct tnode *list, const struct fpath *path)
 {
     size_t i;
 
@@ -274,15 +282,15 @@ static void check_refs(struct check_ctx *cx, const struct claimspec *c,
         return;
     for (i = 0; i < list->n; i++) {
         const struct tnode *e = list->kids[i];
-        const char *p = fp_index(cx, path, i);
-        const char *ref = av_str(cx, e, p, "request reference");
+        struct fpath p = fp_index(path, i);
+        const char *ref = av_str(cx, e, &p, "request reference");
         const char *slash;
         if (!ref)
             continue;
         slash = strchr(ref, '/');
         if (slash && strchr(slash + 1, '/')) {
-            report_path(cx, e, p, "%s is not a request name or "
-                        "<request>/<subrequest>", av_show(cx, ref));
+            av_report(cx, e, &p, "%s is not a request name or "
+                      "<request>/<subrequest>", av_show(cx, ref));
             continue;
         }
         if (slash) {
@@ -291,25 +299,25 @@ static void check_refs(struct check_ctx *cx, const struct claimspec *c,
             if (l < sizeof(first)) {
                 memcpy(first, ref, l);
                 first[l] = '\0';
-                av_dns_label(cx, e, p, "request name", first);
+                av_dns_label(cx, e, &p, "request name", first);
             } else {
-                report_path(cx, e, p, "request name in %s is not a DNS "
-                            "label (at most 63)", av_show(cx, ref));
+                av_report(cx, e, &p, "request name in %s is not a DNS "
+                          "label (at most 63)", av_show(cx, ref));
             }
-            av_dns_label(cx, e, p, "subrequest name", slash + 1);
+            av_dns_label(cx, e, &p, "subrequest name", slash + 1);
         } else {
-            av_dns_label(cx, e, p, "request name", ref);
+            av_dns_label(cx, e, &p, "request name", ref);
         }
         if (!claimspec_has_request(c, ref))
-            report_path(cx, e, p, "request %s is not a request of the "
-                        "claim (nor <request>/<subrequest> of one with "
-                        "firstAvailable)", av_show(cx, ref));
+            av_report(cx, e, &p, "request %s is not a request of the "
+                      "claim (nor <request>/<subrequest> of one with "
+                      "firstAvailable)", av_show(cx, ref));
     }
     av_unique(cx, list, path, NULL, "request");
 }
 
 static void check_constraints(struct check_ctx *cx, const struct claimspec *c,
-                              const char *path)
+                              const struct fpath *path)
 {
     const struct tnode *cs = c->constraints;
     size_t i;
@@ -318,14 +326,16 @@ static void check_constraints(struct check_ctx *cx, const struct claimspec *c,
         return;
     for (i = 0; i < cs->n; i++) {
         const struct tnode *e = cs->kids[i];
-        const char *p = fp_index(cx, path, i);
+        struct fpath p = fp_index(path, i);
+        struct fpath rp = fp_child(&p, "requests");
+        struct fpath mp = fp_child(&p, "matchAttribute");
+        struct fpath dp = fp_child(&p, "distinctAttribute");
         const struct tnode *ma = tree_get(e, "matchAttribute");
         const struct tnode *da = tree_get(e, "distinctAttribute");
         const char *s;
-        if (!av_is_map(cx, e, p, "constraint"))
+        if (!av_is_map(cx, e, &p, "constraint"))
             continue;
-        check_refs(cx, c, tree_get(e, "requests"), fp_child(cx, p,
-                                                            "requests"));
+        check_refs(cx, c, tree_get(e, "requests"), &rp);
         if (ma && ma->kind == T_NULL)
             ma = NULL;
         if (da && da->kind == T_NULL)
@@ -333,16 +343,15 @@ static void check_constraints(struct check_ctx *cx, const struct claimspec *c,
         /* with both, only matchAttribute is validated */
         if (ma || da) {
             const char *f = ma ? "matchAttribute" : "distinctAttribute";
-            s = av_str(cx, ma ? ma : da, fp_child(cx, p, f), f);
+            s = av_str(cx, ma ? ma : da, ma ? &mp : &dp, f);
             if (s)
-                av_fully_qualified_name(cx, ma ? ma : da, fp_child(cx, p, f),
-                                        f, s);
+                av_fully_qualified_name(cx, ma ? ma : da, ma ? &mp : &dp, f,
+                                        s);
         } else if (target_gate_on(cx_target(cx), "DRAConsumableCapacity")) {
-            report_path(cx, e, p, "a constraint needs matchAttribute or "
-                        "distinctAttribute");
+            av_report(cx, e, &p, "a constraint needs matchAttribute or "
+                      "distinctAttribute");
         } else {
-            report_path(cx, e, fp_child(cx, p, "matchAttribute"), "a "
-                        "constraint needs matchAttribute");
+            av_report(cx, e, &mp, "a constraint needs matchAttribute");
         }
     }
 }
@@ -350,7 +359,7 @@ static void check_constraints(struct check_ctx *cx, const struct claimspec *c,
 /* validateDeviceConfiguration (opaque driver and parameters) and, for
  * claims (c not NULL), the requests the entry applies to. */
 static void check_config(struct check_ctx *cx, const struct claimspec *c,
-                         const struct tnode *cfg, const char *path)
+                         const struct tnode *cfg, const struct fpath *path)
 {
     size_t i;
 
@@ -358,30 +367,30 @@ static void check_config(struct check_ctx *cx, const struct claimspec *c,
         return;
     for (i = 0; i < cfg->n; i++) {
         const struct tnode *e = cfg->kids[i];
-        const char *p = fp_index(cx, path, i);
+        struct fpath p = fp_index(path, i);
         const struct tnode *op = tree_get(e, "opaque");
-        const char *opp = fp_child(cx, p, "opaque");
+        struct fpath opp = fp_child(&p, "opaque");
+        struct fpath rp = fp_child(&p, "requests");
+        struct fpath dp = fp_child(&opp, "driver");
+        struct fpath pp = fp_child(&opp, "parameters");
+        const struct tnode *d = tree_get(op, "driver");
         const char *drv;
-        if (!av_is_map(cx, e, p, "config entry"))
+        if (!av_is_map(cx, e, &p, "config entry"))
             continue;
         if (c)
-            check_refs(cx, c, tree_get(e, "requests"),
-                       fp_child(cx, p, "requests"));
+            check_refs(cx, c, tree_get(e, "requests"), &rp);
         if (!op || op->kind == T_NULL) {
-            report_path(cx, op ? op : e, opp, "a config entry needs 'opaque' "
-                        "(the only configuration type)");
+            av_report(cx, op ? op : e, &opp, "a config entry needs 'opaque' "
+                      "(the only configuration type)");
             continue;
         }
-        if (!av_is_map(cx, op, opp, "opaque"))
+        if (!av_is_map(cx, op, &opp, "opaque"))
             continue;
-        drv = av_str(cx, tree_get(op, "driver"), fp_child(cx, opp, "driver"),
-                     "driver");
-        if (drv || !tree_get(op, "driver")
-            || tree_get(op, "driver")->kind == T_NULL)
-            av_driver_name(cx, tree_get(op, "driver") ? tree_get(op, "driver")
-                           : op, fp_child(cx, opp, "driver"), "driver", drv);
-        av_raw_extension(cx, op, tree_get(op, "parameters"),
-                         fp_child(cx, opp, "parameters"), MAX_PARAMETERS);
+        drv = av_str(cx, d, &dp, "driver");
+        if (drv || !d || d->kind == T_NULL)
+            av_driver_name(cx, d ? d : op, &dp, "driver", drv);
+        av_raw_extension(cx, op, tree_get(op, "parameters"), &pp,
+                         MAX_PARAMETERS);
     }
 }
 
@@ -390,9 +399,12 @@ static void check_config(struct check_ctx *cx, const struct claimspec *c,
 static void check_claimspec(struct check_ctx *cx, const struct object *o)
 {
     const struct claimspec *c = o->claim;
-    const char *base = o->kind == K_TEMPLATE ? "spec.spec" : "spec";
-    const char *dp = fp_child(cx, base, "devices");
-    const char *rp = fp_child(cx, dp, "requests");
+    struct fpath base = fp_child(NULL, o->kind == K_TEMPLATE ? "spec.spec"
+                                                            : "spec");
+    struct fpath dp = fp_child(&base, "devices");
+    struct fpath rp = fp_child(&dp, "requests");
+    struct fpath cp = fp_child(&dp, "constraints");
+    struct fpath gp = fp_child(&dp, "config");
     size_t i;
 
     if (!c->spec) {
@@ -401,21 +413,26 @@ static void check_claimspec(struct check_ctx *cx, const struct object *o)
                "%s has no spec", o->kind_name);
         return;
     }
-    if (!c->devices || !av_is_map(cx, c->devices, dp, "devices"))
+    if (!c->devices || !av_is_map(cx, c->devices, &dp, "devices"))
         return;
-    if (av_list(cx, c->requests_node, rp, MAX_REQUESTS, "requests")) {
-        for (i = 0; i < c->nreqs; i++)
-            check_request(cx, c, &c->reqs[i], fp_index(cx, rp, i));
-        check_unique_names(cx, c->reqs, c->nreqs, rp, "request");
+    if (av_list(cx, c->requests_node, &rp, MAX_REQUESTS, "requests")) {
+        for (i = 0; i < c->nreqs; i++) {
+            struct fpath ip = fp_index(&rp, i);
+            check_request(cx, c, &c->reqs[i], &ip);
+        }
+        check_unique_names(cx, c->reqs, c->nreqs, &rp, "request");
     }
-    check_constraints(cx, c, fp_child(cx, dp, "constraints"));
-    check_config(cx, c, c->config, fp_child(cx, dp, "config"));
+    check_constraints(cx, c, &cp);
+    check_config(cx, c, c->config, &gp);
 }
 
 static void check_classspec(struct check_ctx *cx, const struct object *o)
 {
     const struct classspec *k = o->cls;
-    const char *ep = "spec.extendedResourceName";
+    struct fpath spec = fp_child(NULL, "spec");
+    struct fpath ep = fp_child(&spec, "extendedResourceName");
+    struct fpath sp = fp_child(&spec, "selectors");
+    struct fpath cp = fp_child(&spec, "config");
     const char *ext;
 
     if (!k->spec) {
@@ -423,15 +440,15 @@ static void check_classspec(struct check_ctx *cx, const struct object *o)
             report(cx, NULL, "DeviceClass has no spec");
         return;
     }
-    check_selectors(cx, k->selectors_node, "spec.selectors");
-    check_config(cx, NULL, tree_get(k->spec, "config"), "spec.config");
-    ext = av_str(cx, k->extended_node, ep, "extendedResourceName");
+    check_selectors(cx, k->selectors_node, &sp);
+    check_config(cx, NULL, tree_get(k->spec, "config"), &cp);
+    ext = av_str(cx, k->extended_node, &ep, "extendedResourceName");
     /* v1helper.IsExtendedResourceName: no kubernetes.io/ prefix at all */
     if (ext && (!name_is_extended_resource(ext)
                 || strstr(ext, "kubernetes.io/")))
-        report_path(cx, k->extended_node, ep, "extendedResourceName %s is "
-                    "not an extended resource name (<domain>/<name>, not in "
-                    "the kubernetes.io domain)", av_show(cx, ext));
+        av_report(cx, k->extended_node, &ep, "extendedResourceName %s is "
+                  "not an extended resource name (<domain>/<name>, not in "
+                  "the kubernetes.io domain)", av_show(cx, ext));
 }
 
 void check_claim_schema(struct check_ctx *cx, const struct object *o)

@@ -60,25 +60,25 @@ static size_t len_of(const struct tnode *n)
 /* ==== attributes ======================================================== */
 
 static void check_string_value(struct check_ctx *cx, const struct tnode *v,
-                               const char *path, int version)
+                               const struct fpath *path, int version)
 {
     const char *s = av_str(cx, v, path, version ? "version" : "string");
 
     if (!s)
         return;
     if (version && !cel_semver_valid(s))
-        report_path(cx, v, path, "version %s is not a semantic version "
-                    "(semver.org 2.0.0: MAJOR.MINOR.PATCH[-pre][+build])",
-                    av_show(cx, s));
+        av_report(cx, v, path, "version %s is not a semantic version "
+                  "(semver.org 2.0.0: MAJOR.MINOR.PATCH[-pre][+build])",
+                  av_show(cx, s));
     if (strlen(s) > MAX_ATTR_VALUE_BYTES)
-        report_path(cx, v, path, "%s %s is longer than %d bytes",
-                    version ? "version" : "string", av_show(cx, s),
-                    MAX_ATTR_VALUE_BYTES);
+        av_report(cx, v, path, "%s %s is longer than %d bytes",
+                  version ? "version" : "string", av_show(cx, s),
+                  MAX_ATTR_VALUE_BYTES);
 }
 
 /* validateDeviceAttribute: exactly one value; strings and versions */
 static void check_attribute(struct check_ctx *cx, const struct tnode *a,
-                            const char *path)
+                            const struct fpath *path)
 {
     static const char *const scalars[] = {"bool", "int", "string",
                                           "version", NULL};
@@ -86,40 +86,41 @@ static void check_attribute(struct check_ctx *cx, const struct tnode *a,
 
     if (!av_is_map(cx, a, path, "attribute")) {
         if (!present(a))
-            report_path(cx, a, path, "attribute has no value: exactly one "
-                        "of int, bool, string, version, ints, bools, "
-                        "strings, versions must be set");
+            av_report(cx, a, path, "attribute has no value: exactly one of "
+                      "int, bool, string, version, ints, bools, strings, "
+                      "versions must be set");
         return;
     }
     for (i = 0; scalars[i]; i++) {
         const struct tnode *v = tree_get(a, scalars[i]);
+        struct fpath vp = fp_child(path, scalars[i]);
         if (!present(v))
             continue;
         nset++;
         if (i >= 2)
-            check_string_value(cx, v, fp_child(cx, path, scalars[i]), i == 3);
+            check_string_value(cx, v, &vp, i == 3);
     }
     for (i = 0; list_fields[i]; i++) {
         const struct tnode *v = tree_get(a, list_fields[i]);
-        const char *lp = fp_child(cx, path, list_fields[i]);
+        struct fpath lp = fp_child(path, list_fields[i]);
         if (!present(v))
             continue;
         nset++;
-        if (!av_list(cx, v, lp, -1, list_fields[i])) {
+        if (!av_list(cx, v, &lp, -1, list_fields[i])) {
             if (tree_is_seq(v))
-                report_path(cx, v, lp, "'%s' must not be empty if set",
-                            list_fields[i]);
+                av_report(cx, v, &lp, "'%s' must not be empty if set",
+                          list_fields[i]);
             continue;
         }
-        if (i >= 2)
-            for (j = 0; j < v->n; j++)
-                check_string_value(cx, v->kids[j], fp_index(cx, lp, j),
-                                   i == 3);
+        for (j = 0; i >= 2 && j < v->n; j++) {
+            struct fpath ip = fp_index(&lp, j);
+            check_string_value(cx, v->kids[j], &ip, i == 3);
+        }
     }
     if (nset != 1)
-        report_path(cx, a, path, "an attribute needs exactly one value (int, "
-                    "bool, string, version, ints, bools, strings or "
-                    "versions), not %zu", nset);
+        av_report(cx, a, path, "an attribute needs exactly one value (int, "
+                  "bool, string, version, ints, bools, strings or "
+                  "versions), not %zu", nset);
 }
 
 /* numEntriesDeviceAttribute: a scalar counts 1, list values count each
@@ -152,34 +153,35 @@ static int has_list_attribute(const struct tnode *attrs)
 
 /* The parts of validateRequestPolicy that need no quantity arithmetic. */
 static void check_request_policy(struct check_ctx *cx, const struct tnode *p,
-                                 const char *path)
+                                 const struct fpath *path)
 {
     const struct tnode *vv = tree_get(p, "validValues");
     const struct tnode *vr = tree_get(p, "validRange");
+    struct fpath dp = fp_child(path, "default");
+    struct fpath rp = fp_child(path, "validRange");
+    struct fpath mp = fp_child(&rp, "min");
 
     if (!av_is_map(cx, p, path, "requestPolicy"))
         return;
     if (len_of(vv) && present(vr)) {
-        report_path(cx, p, path, "a request policy sets either validValues "
-                    "or validRange, not both");
+        av_report(cx, p, path, "a request policy sets either validValues or "
+                  "validRange, not both");
         return;
     }
     if (len_of(vv) && !present(tree_get(p, "default")))
-        report_path(cx, vv, fp_child(cx, path, "default"), "'default' is "
-                    "required when validValues is set");
-    if (present(vr) && av_is_map(cx, vr, fp_child(cx, path, "validRange"),
-                                 "validRange")) {
+        av_report(cx, vv, &dp, "'default' is required when validValues is "
+                  "set");
+    if (present(vr) && av_is_map(cx, vr, &rp, "validRange")) {
         if (!present(tree_get(p, "default")))
-            report_path(cx, vr, fp_child(cx, path, "default"), "'default' "
-                        "is required when validRange is set");
+            av_report(cx, vr, &dp, "'default' is required when validRange "
+                      "is set");
         else if (!present(tree_get(vr, "min")))
-            report_path(cx, vr, fp_child(cx, fp_child(cx, path, "validRange"),
-                        "min"), "'min' is required in validRange");
+            av_report(cx, vr, &mp, "'min' is required in validRange");
     }
 }
 
 static void check_capacity(struct check_ctx *cx, const struct tnode *caps,
-                           const char *path, int multi)
+                           const struct fpath *path, int multi)
 {
     size_t i;
 
@@ -187,29 +189,29 @@ static void check_capacity(struct check_ctx *cx, const struct tnode *caps,
         return;
     for (i = 0; i < caps->n; i++) {
         const struct tnode *c = caps->kids[i];
-        const char *kp = fp_key(cx, path, c->key, MAX_KEY_PATH);
+        struct fpath kp = fp_key(path, c->key, MAX_KEY_PATH);
+        struct fpath pp = fp_child(&kp, "requestPolicy");
         const struct tnode *rp = tree_get(c, "requestPolicy");
         av_qualified_name(cx, c, path, "capacity name", c->key);
         if (!present(rp))
             continue;
         if (!multi)
-            report_path(cx, rp, fp_child(cx, kp, "requestPolicy"), "a "
-                        "request policy needs allowMultipleAllocations: "
-                        "true on the device");
+            av_report(cx, rp, &pp, "a request policy needs "
+                      "allowMultipleAllocations: true on the device");
         else
-            check_request_policy(cx, rp, fp_child(cx, kp, "requestPolicy"));
+            check_request_policy(cx, rp, &pp);
     }
 }
 
 /* ==== counters ========================================================== */
 
 static void check_counters(struct check_ctx *cx, const struct tnode *parent,
-                           const struct tnode *m, const char *path)
+                           const struct tnode *m, const struct fpath *path)
 {
     size_t i;
 
     if (!len_of(m) && !(m && m->kind != T_NULL && m->kind != T_MAP)) {
-        report_path(cx, m ? m : parent, path, "'counters' is required");
+        av_report(cx, m ? m : parent, path, "'counters' is required");
         return;
     }
     if (!av_map(cx, m, path, MAX_COUNTERS, "counters"))
@@ -221,139 +223,192 @@ static void check_counters(struct check_ctx *cx, const struct tnode *parent,
 /* A counter set (sharedCounters[]) or a consumption (consumesCounters[]):
  * its name field is `key`. */
 static void check_counter_set(struct check_ctx *cx, const struct tnode *s,
-                              const char *path, const char *key)
+                              const struct fpath *path, const char *key)
 {
     const struct tnode *nm = tree_get(s, key);
-    const char *np = fp_child(cx, path, key);
+    struct fpath np = fp_child(path, key);
+    struct fpath cp = fp_child(path, "counters");
     const char *name;
 
     if (!av_is_map(cx, s, path, key))
         return;
-    name = av_str(cx, nm, np, key);
+    name = av_str(cx, nm, &np, key);
     if (name && *name)
-        av_dns_label(cx, nm, np, key, name);
+        av_dns_label(cx, nm, &np, key, name);
     else if (!present(nm) || name)
-        av_required(cx, nm ? nm : s, np, key);
-    check_counters(cx, s, tree_get(s, "counters"),
-                   fp_child(cx, path, "counters"));
+        av_required(cx, nm ? nm : s, &np, key);
+    check_counters(cx, s, tree_get(s, "counters"), &cp);
 }
 
 static void check_counter_list(struct check_ctx *cx, const struct tnode *l,
-                               const char *path, long max, const char *key)
+                               const struct fpath *path, long max,
+                               const char *key)
 {
     size_t i;
 
     if (!av_list(cx, l, path, max, key[0] == 'n' ? "sharedCounters"
                                                  : "consumesCounters"))
         return;
-    for (i = 0; i < l->n; i++)
-        check_counter_set(cx, l->kids[i], fp_index(cx, path, i), key);
+    for (i = 0; i < l->n; i++) {
+        struct fpath ip = fp_index(path, i);
+        check_counter_set(cx, l->kids[i], &ip, key);
+    }
     av_unique(cx, l, path, key, key[0] == 'n' ? "counter set"
                                               : "counter set consumed");
 }
 
-/* ==== devices =========================================================== */
+/* ==== node selection ==================================================== */
+
+/* One of the node-selection fields of a slice or a device: 1 if it counts
+ * as set. An empty nodeName or a false flag is an error of its own. */
+static int node_field(struct check_ctx *cx, const struct tnode *f,
+                      const struct fpath *path, const char *name,
+                      const char *empty_msg)
+{
+    struct fpath fp = fp_child(path, name);
+    const char *s;
+
+    if (!present(f))
+        return 0;
+    if (!strcmp(name, "nodeName")) {
+        s = av_str(cx, f, &fp, name);
+        if (s && !*s) {
+            av_report(cx, f, &fp, "%s", empty_msg);
+            return 0;
+        }
+        if (s)
+            av_dns_subdomain(cx, f, &fp, "node name", s);
+        return s != NULL;
+    }
+    if (!strcmp(name, "nodeSelector")) {
+        av_node_selector(cx, f, &fp);
+        return 1;
+    }
+    if (tree_true(f))
+        return 1;
+    av_report(cx, f, &fp, "%s must be unset or true", name);
+    return 0;
+}
 
 /* exactly one of nodeName, nodeSelector, allNodes: true (per device) */
 static void check_device_node(struct check_ctx *cx, const struct tnode *dev,
-                              const struct tnode *b, const char *path,
+                              const struct tnode *b, const struct fpath *path,
                               int per_device)
 {
     const struct tnode *nn = tree_get(b, "nodeName");
     const struct tnode *ns = tree_get(b, "nodeSelector");
     const struct tnode *an = tree_get(b, "allNodes");
-    int set = 0;
+    int set;
 
     if (!per_device) {
         if (present(nn) || present(ns) || present(an))
-            report_path(cx, present(nn) ? nn : present(ns) ? ns : an, path,
-                        "nodeName, nodeSelector and allNodes of a device "
-                        "need perDeviceNodeSelection: true in the slice");
+            av_report(cx, present(nn) ? nn : present(ns) ? ns : an, path,
+                      "nodeName, nodeSelector and allNodes of a device need "
+                      "perDeviceNodeSelection: true in the slice");
         return;
     }
-    if (present(nn)) {
-        const char *s = av_str(cx, nn, fp_child(cx, path, "nodeName"),
-                               "nodeName");
-        if (s && !*s) {
-            report_path(cx, nn, fp_child(cx, path, "nodeName"), "nodeName "
-                        "must not be empty");
-        } else if (s) {
-            set++;
-            av_dns_subdomain(cx, nn, fp_child(cx, path, "nodeName"),
-                             "node name", s);
-        }
-    }
-    if (present(ns)) {
-        set++;
-        av_node_selector(cx, ns, fp_child(cx, path, "nodeSelector"));
-    }
-    if (present(an)) {
-        if (tree_true(an))
-            set++;
-        else
-            report_path(cx, an, fp_child(cx, path, "allNodes"), "allNodes "
-                        "must be unset or true");
-    }
+    set = node_field(cx, nn, path, "nodeName", "nodeName must not be empty");
+    set += node_field(cx, ns, path, "nodeSelector", NULL);
+    set += node_field(cx, an, path, "allNodes", NULL);
     if (set == 0)
-        report_path(cx, dev, path, "with perDeviceNodeSelection the device "
-                    "needs exactly one of nodeName, nodeSelector and "
-                    "allNodes: true");
+        av_report(cx, dev, path, "with perDeviceNodeSelection the device "
+                  "needs exactly one of nodeName, nodeSelector and "
+                  "allNodes: true");
     else if (set > 1)
-        report_path(cx, dev, path, "the device sets more than one of "
-                    "nodeName, nodeSelector and allNodes");
+        av_report(cx, dev, path, "the device sets more than one of "
+                  "nodeName, nodeSelector and allNodes");
 }
 
+/* exactly one of nodeName, nodeSelector, allNodes: true,
+ * perDeviceNodeSelection: true */
+static void check_node_selection(struct check_ctx *cx,
+                                 const struct tnode *spec,
+                                 const struct fpath *path)
+{
+    static const char *const fields[] = {"nodeName", "nodeSelector",
+                                         "allNodes", "perDeviceNodeSelection"};
+    const struct tnode *ns = tree_get(spec, "nodeSelector");
+    const struct tnode *terms = tree_get(ns, "nodeSelectorTerms");
+    struct fpath nsp = fp_child(path, "nodeSelector");
+    struct fpath tp = fp_child(&nsp, "nodeSelectorTerms");
+    const char *set[4];
+    size_t nset = 0, i;
+
+    for (i = 0; i < 4; i++)
+        if (node_field(cx, tree_get(spec, fields[i]), path, fields[i],
+                       "nodeName must be unset or a non-empty string"))
+            set[nset++] = fields[i];
+    if (tree_is_map(ns) && len_of(terms) != 1)
+        av_report(cx, terms ? terms : ns, &tp, "a slice's node selector "
+                  "must have exactly one term");
+    if (nset == 0)
+        av_report(cx, spec, path, "the slice needs exactly one of nodeName, "
+                  "nodeSelector, allNodes: true and perDeviceNodeSelection: "
+                  "true");
+    else if (nset > 1)
+        av_report(cx, spec, path, "the slice sets %s%s%s%s%s and %s; exactly "
+                  "one of nodeName, nodeSelector, allNodes and "
+                  "perDeviceNodeSelection is allowed", set[0],
+                  nset > 2 ? ", " : "", nset > 2 ? set[1] : "",
+                  nset > 3 ? ", " : "", nset > 3 ? set[2] : "",
+                  set[nset - 1]);
+}
+
+/* ==== devices =========================================================== */
+
 static void check_device(struct check_ctx *cx, const struct object *o,
-                         const struct tnode *dev, const char *path,
+                         const struct tnode *dev, const struct fpath *path,
                          int per_device)
 {
     const struct tnode *b = device_body(o, dev);
     const struct tnode *nm = tree_get(dev, "name");
     const struct tnode *attrs, *caps, *taints;
-    const char *name, *tp;
+    struct fpath np = fp_child(path, "name");
+    struct fpath bp = fp_child(path, "basic");
+    struct fpath ap = fp_child(path, "attributes");
+    struct fpath cp = fp_child(path, "capacity");
+    struct fpath tp = fp_child(path, "taints");
+    struct fpath kp = fp_child(path, "consumesCounters");
+    const char *name;
     size_t n, i;
 
     if (!av_is_map(cx, dev, path, "device"))
         return;
-    name = av_str(cx, nm, fp_child(cx, path, "name"), "name");
+    name = av_str(cx, nm, &np, "name");
     if (name && *name)
-        av_dns_label(cx, nm, fp_child(cx, path, "name"), "device name", name);
+        av_dns_label(cx, nm, &np, "device name", name);
     else if (!present(nm) || name)
-        report_path(cx, nm ? nm : dev, fp_child(cx, path, "name"), "a device "
-                    "needs a name");
-    if (b != dev && present(b) && !av_is_map(cx, b, fp_child(cx, path,
-                                                             "basic"),
-                                             "basic"))
+        av_report(cx, nm ? nm : dev, &np, "a device needs a name");
+    if (b != dev && present(b) && !av_is_map(cx, b, &bp, "basic"))
         return;
     attrs = tree_get(b, "attributes");
     caps = tree_get(b, "capacity");
     n = len_of(attrs) + len_of(caps);
     if (n > MAX_ATTRS_AND_CAPS)
-        report_path(cx, dev, path, "the device has %zu attributes and "
-                    "capacities; at most %d are allowed", n,
-                    MAX_ATTRS_AND_CAPS);
+        av_report(cx, dev, path, "the device has %zu attributes and "
+                  "capacities; at most %d are allowed", n,
+                  MAX_ATTRS_AND_CAPS);
     n = attribute_values(attrs);
     if (n > MAX_ATTR_VALUES)
-        report_path(cx, dev, path, "the device has %zu attribute values "
-                    "(each list item counts); at most %d are allowed", n,
-                    MAX_ATTR_VALUES);
-    if (av_map(cx, attrs, fp_child(cx, path, "attributes"), -1,
-               "attributes"))
+        av_report(cx, dev, path, "the device has %zu attribute values (each "
+                  "list item counts); at most %d are allowed", n,
+                  MAX_ATTR_VALUES);
+    if (av_map(cx, attrs, &ap, -1, "attributes"))
         for (i = 0; i < attrs->n; i++) {
             const struct tnode *a = attrs->kids[i];
-            const char *ap = fp_child(cx, path, "attributes");
-            av_qualified_name(cx, a, ap, "attribute name", a->key);
-            check_attribute(cx, a, fp_key(cx, ap, a->key, MAX_KEY_PATH));
+            struct fpath kp2 = fp_key(&ap, a->key, MAX_KEY_PATH);
+            av_qualified_name(cx, a, &ap, "attribute name", a->key);
+            check_attribute(cx, a, &kp2);
         }
-    check_capacity(cx, caps, fp_child(cx, path, "capacity"),
+    check_capacity(cx, caps, &cp,
                    tree_true(tree_get(b, "allowMultipleAllocations")));
     taints = tree_get(b, "taints");
-    tp = fp_child(cx, path, "taints");
-    if (av_list(cx, taints, tp, MAX_TAINTS, "taints"))
-        for (i = 0; i < taints->n; i++)
-            av_device_taint(cx, taints->kids[i], fp_index(cx, tp, i));
-    check_counter_list(cx, tree_get(b, "consumesCounters"),
-                       fp_child(cx, path, "consumesCounters"),
+    if (av_list(cx, taints, &tp, MAX_TAINTS, "taints"))
+        for (i = 0; i < taints->n; i++) {
+            struct fpath ip = fp_index(&tp, i);
+            av_device_taint(cx, taints->kids[i], &ip);
+        }
+    check_counter_list(cx, tree_get(b, "consumesCounters"), &kp,
                        MAX_CONSUMPTIONS, "counterSet");
     check_device_node(cx, dev, b, path, per_device);
     if (tree_is_map(b))
@@ -377,83 +432,33 @@ static long max_devices(const struct object *o, const struct tnode *devs)
 
 /* ==== the slice ========================================================= */
 
-static void check_pool(struct check_ctx *cx, const struct tnode *spec)
+static void check_pool(struct check_ctx *cx, const struct tnode *spec,
+                       const struct fpath *path)
 {
     const struct tnode *pool = tree_get(spec, "pool");
     const struct tnode *nm = tree_get(pool, "name");
     const struct tnode *rc = tree_get(pool, "resourceSliceCount");
     const struct tnode *gen = tree_get(pool, "generation");
+    struct fpath pp = fp_child(path, "pool");
+    struct fpath np = fp_child(&pp, "name");
+    struct fpath rp = fp_child(&pp, "resourceSliceCount");
+    struct fpath gp = fp_child(&pp, "generation");
     const char *name;
     long long v;
 
-    if (present(pool) && !av_is_map(cx, pool, "spec.pool", "pool"))
+    if (present(pool) && !av_is_map(cx, pool, &pp, "pool"))
         return;
-    name = av_str(cx, nm, "spec.pool.name", "name");
+    name = av_str(cx, nm, &np, "name");
     if (name || !present(nm))
-        av_pool_name(cx, nm ? nm : pool ? pool : spec, "spec.pool.name",
-                     "pool name", name);
+        av_pool_name(cx, nm ? nm : pool ? pool : spec, &np, "pool name",
+                     name);
     if (tree_int(rc, &v) < 0)
         v = 0;
     if (v <= 0)
-        report_path(cx, rc ? rc : pool ? pool : spec,
-                    "spec.pool.resourceSliceCount", "resourceSliceCount "
-                    "must be greater than zero");
+        av_report(cx, rc ? rc : pool ? pool : spec, &rp, "resourceSliceCount "
+                  "must be greater than zero");
     if (tree_int(gen, &v) == 0 && v < 0)
-        report_path(cx, gen, "spec.pool.generation", "generation must not "
-                    "be negative");
-}
-
-/* exactly one of nodeName, nodeSelector, allNodes: true,
- * perDeviceNodeSelection: true */
-static void check_node_selection(struct check_ctx *cx,
-                                 const struct tnode *spec)
-{
-    const struct tnode *nn = tree_get(spec, "nodeName");
-    const struct tnode *ns = tree_get(spec, "nodeSelector");
-    static const char *const flags[] = {"allNodes", "perDeviceNodeSelection"};
-    const char *set[4];
-    size_t nset = 0, i;
-
-    if (present(nn)) {
-        const char *s = av_str(cx, nn, "spec.nodeName", "nodeName");
-        if (s && !*s) {
-            report_path(cx, nn, "spec.nodeName", "nodeName must be unset or "
-                        "a non-empty string");
-        } else if (s) {
-            set[nset++] = "nodeName";
-            av_dns_subdomain(cx, nn, "spec.nodeName", "node name", s);
-        }
-    }
-    if (present(ns)) {
-        const struct tnode *terms = tree_get(ns, "nodeSelectorTerms");
-        set[nset++] = "nodeSelector";
-        av_node_selector(cx, ns, "spec.nodeSelector");
-        if (tree_is_map(ns) && len_of(terms) != 1)
-            report_path(cx, terms ? terms : ns,
-                        "spec.nodeSelector.nodeSelectorTerms", "a slice's "
-                        "node selector must have exactly one term");
-    }
-    for (i = 0; i < 2; i++) {
-        const struct tnode *f = tree_get(spec, flags[i]);
-        if (!present(f))
-            continue;
-        if (tree_true(f))
-            set[nset++] = flags[i];
-        else
-            report_path(cx, f, fp_child(cx, "spec", flags[i]), "%s must be "
-                        "unset or true", flags[i]);
-    }
-    if (nset == 0)
-        report_path(cx, spec, "spec", "the slice needs exactly one of "
-                    "nodeName, nodeSelector, allNodes: true and "
-                    "perDeviceNodeSelection: true");
-    else if (nset > 1)
-        report_path(cx, spec, "spec", "the slice sets %s%s%s%s%s and %s; "
-                    "exactly one of nodeName, nodeSelector, allNodes and "
-                    "perDeviceNodeSelection is allowed", set[0],
-                    nset > 2 ? ", " : "", nset > 2 ? set[1] : "",
-                    nset > 3 ? ", " : "", nset > 3 ? set[2] : "",
-                    set[nset - 1]);
+        av_report(cx, gen, &gp, "generation must not be negative");
 }
 
 static void check_slice(struct check_ctx *cx, const struct object *o)
@@ -461,30 +466,32 @@ static void check_slice(struct check_ctx *cx, const struct object *o)
     const struct tnode *spec = o->spec;
     const struct tnode *devs = tree_get(spec, "devices");
     const struct tnode *shared = tree_get(spec, "sharedCounters");
+    const struct tnode *drv_n = tree_get(spec, "driver");
     const struct tnode *at = spec ? spec : o->kind_node;
+    struct fpath sp = fp_child(NULL, "spec");
+    struct fpath dp = fp_child(&sp, "driver");
+    struct fpath vp = fp_child(&sp, "devices");
+    struct fpath cp = fp_child(&sp, "sharedCounters");
     const char *drv;
     size_t i;
 
-    if (!tree_is_map(spec))
-        spec = NULL;
-    drv = av_str(cx, tree_get(spec, "driver"), "spec.driver", "driver");
-    if (drv || !present(tree_get(spec, "driver")))
-        av_driver_name(cx, tree_get(spec, "driver") ? tree_get(spec, "driver")
-                       : at, "spec.driver", "driver", drv);
-    check_pool(cx, spec);
-    check_node_selection(cx, spec);
+    drv = av_str(cx, drv_n, &dp, "driver");
+    if (drv || !present(drv_n))
+        av_driver_name(cx, drv_n ? drv_n : at, &dp, "driver", drv);
+    check_pool(cx, spec, &sp);
+    check_node_selection(cx, spec, &sp);
     if (present(devs) && present(shared))
-        report_path(cx, shared, "spec", "a slice has either sharedCounters or "
-                    "devices, not both");
-    if (av_list(cx, devs, "spec.devices", max_devices(o, devs), "devices")) {
+        av_report(cx, shared, &sp, "a slice has either sharedCounters or "
+                  "devices, not both");
+    if (av_list(cx, devs, &vp, max_devices(o, devs), "devices")) {
         int per = tree_true(tree_get(spec, "perDeviceNodeSelection"));
-        for (i = 0; i < devs->n; i++)
-            check_device(cx, o, devs->kids[i],
-                         fp_index(cx, "spec.devices", i), per);
-        av_unique(cx, devs, "spec.devices", "name", "device");
+        for (i = 0; i < devs->n; i++) {
+            struct fpath ip = fp_index(&vp, i);
+            check_device(cx, o, devs->kids[i], &ip, per);
+        }
+        av_unique(cx, devs, &vp, "name", "device");
     }
-    check_counter_list(cx, shared, "spec.sharedCounters", MAX_COUNTER_SETS,
-                       "name");
+    check_counter_list(cx, shared, &cp, MAX_COUNTER_SETS, "name");
 }
 
 /* ==== DeviceTaintRule and ResourcePoolStatusRequest ===================== */
@@ -493,33 +500,35 @@ static void check_taint_rule(struct check_ctx *cx, const struct object *o)
 {
     const struct tnode *sel = tree_get(o->spec, "deviceSelector");
     const struct tnode *taint = tree_get(o->spec, "taint");
-    const char *sp = "spec.deviceSelector";
+    const struct tnode *d = tree_get(sel, "driver");
+    const struct tnode *p = tree_get(sel, "pool");
+    const struct tnode *v = tree_get(sel, "device");
+    struct fpath spec = fp_child(NULL, "spec");
+    struct fpath sp = fp_child(&spec, "deviceSelector");
+    struct fpath dp = fp_child(&sp, "driver"), pp = fp_child(&sp, "pool");
+    struct fpath vp = fp_child(&sp, "device");
+    struct fpath tp = fp_child(&spec, "taint");
+    struct fpath kp = fp_child(&tp, "key"), ep = fp_child(&tp, "effect");
     const char *s;
 
-    if (present(sel) && av_is_map(cx, sel, sp, "deviceSelector")) {
-        s = av_str(cx, tree_get(sel, "driver"), fp_child(cx, sp, "driver"),
-                   "driver");
+    if (present(sel) && av_is_map(cx, sel, &sp, "deviceSelector")) {
+        s = av_str(cx, d, &dp, "driver");
         if (s)
-            av_driver_name(cx, tree_get(sel, "driver"),
-                           fp_child(cx, sp, "driver"), "driver", s);
-        s = av_str(cx, tree_get(sel, "pool"), fp_child(cx, sp, "pool"),
-                   "pool");
+            av_driver_name(cx, d, &dp, "driver", s);
+        s = av_str(cx, p, &pp, "pool");
         if (s)
-            av_pool_name(cx, tree_get(sel, "pool"), fp_child(cx, sp, "pool"),
-                         "pool name", s);
-        s = av_str(cx, tree_get(sel, "device"), fp_child(cx, sp, "device"),
-                   "device");
+            av_pool_name(cx, p, &pp, "pool name", s);
+        s = av_str(cx, v, &vp, "device");
         if (s)
-            av_dns_label(cx, tree_get(sel, "device"),
-                         fp_child(cx, sp, "device"), "device name", s);
+            av_dns_label(cx, v, &vp, "device name", s);
     }
     /* the taint is a value in Go: an absent one is an empty taint */
     if (present(taint)) {
-        av_device_taint(cx, taint, "spec.taint");
+        av_device_taint(cx, taint, &tp);
     } else {
         const struct tnode *at = o->spec ? o->spec : o->kind_node;
-        av_required(cx, at, "spec.taint.key", "taint.key");
-        av_required(cx, at, "spec.taint.effect", "taint.effect");
+        av_required(cx, at, &kp, "taint.key");
+        av_required(cx, at, &ep, "taint.effect");
     }
 }
 
@@ -528,24 +537,28 @@ static void check_pool_request(struct check_ctx *cx, const struct object *o)
     const struct tnode *d = tree_get(o->spec, "driver");
     const struct tnode *p = tree_get(o->spec, "poolName");
     const struct tnode *l = tree_get(o->spec, "limit");
+    struct fpath spec = fp_child(NULL, "spec");
+    struct fpath dp = fp_child(&spec, "driver");
+    struct fpath pp = fp_child(&spec, "poolName");
+    struct fpath lp = fp_child(&spec, "limit");
     const char *s;
     long long v;
 
-    s = av_str(cx, d, "spec.driver", "driver");
+    s = av_str(cx, d, &dp, "driver");
     if (s || !present(d))
-        av_driver_name(cx, d ? d : o->spec ? o->spec : o->kind_node,
-                       "spec.driver", "driver", s);
-    s = av_str(cx, p, "spec.poolName", "poolName");
+        av_driver_name(cx, d ? d : o->spec ? o->spec : o->kind_node, &dp,
+                       "driver", s);
+    s = av_str(cx, p, &pp, "poolName");
     if (s && *s)
-        av_pool_name(cx, p, "spec.poolName", "pool name", s);
+        av_pool_name(cx, p, &pp, "pool name", s);
     /* limit defaults to 100 when absent */
     if (present(l) && tree_int(l, &v) == 0 && (v < 1
                                                || v > POOL_REQUEST_LIMIT_MAX))
-        report_path(cx, l, "spec.limit", "limit %lld is out of range (1 to "
-                    "%d)", v, POOL_REQUEST_LIMIT_MAX);
+        av_report(cx, l, &lp, "limit %lld is out of range (1 to %d)", v,
+                  POOL_REQUEST_LIMIT_MAX);
     else if (present(l) && l->kind != T_INT)
-        report_path(cx, l, "spec.limit", "limit must be an integer, not %s",
-                    tree_kind_desc(l));
+        av_report(cx, l, &lp, "limit must be an integer, not %s",
+                  tree_kind_desc(l));
 }
 
 void check_slice_schema(struct check_ctx *cx, const struct object *o)
