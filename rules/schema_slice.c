@@ -10,11 +10,13 @@
  * Fields Kubernetes 1.36 does not have (partitionTypeAttribute,
  * skipNodeOperations, nodeAllocatableResources) are not judged here.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "../validate/cel/cel.h"
 #include "../validate/names.h"
 #include "../validate/object.h"
+#include "../validate/quantity.h"
 #include "../validate/tree.h"
 #include "apival.h"
 #include "checks.h"
@@ -151,15 +153,189 @@ static int has_list_attribute(const struct tnode *attrs)
 
 /* ==== capacity ========================================================== */
 
-/* The parts of validateRequestPolicy that need no quantity arithmetic. */
+#define MAX_POLICY_VALUES 10        /* CapacityRequestPolicyDiscrete-
+                                       MaxOptions */
+#define QTY_TEXT 64                 /* a quantity's String() for a message */
+
+/* The quantity of n when n is present and parses (a value that does not
+ * is input-object's); 0 when it is absent or does not. */
+static int policy_qty(const struct tnode *n, struct quantity *q)
+{
+    return present(n) && quantity_from_text(tree_text(n), q) == QE_OK;
+}
+
+static const char *qty_text(const struct quantity *q, char *buf)
+{
+    quantity_string(q, buf, QTY_TEXT);
+    return buf;
+}
+
+/* validateRequestPolicyValidValues, integer mode (DRAFractionalCapacity-
+ * Range, the decimal mode, is not in 1.36): ascending, each at most the
+ * capacity, unique by Value(), the default one of them. */
+static void check_valid_values(struct check_ctx *cx, const struct tnode *vv,
+                               const struct quantity *cap,
+                               const struct quantity *def,
+                               const struct fpath *path)
+{
+    struct quantity q[MAX_POLICY_VALUES], prev;
+    char a[QTY_TEXT], b[QTY_TEXT];
+    int found = 0;
+    size_t i, j;
+
+    for (i = 0; i < vv->n; i++) {
+        struct fpath ip = fp_index(path, i);
+        struct quantity cur;
+        if (!policy_qty(vv->kids[i], &cur))
+            return;
+        if (i > 0 && quantity_cmp(&prev, &cur) > 0)
+            av_report(cx, vv->kids[i], &ip, "validValues must be sorted in "
+                      "ascending order: '%s' follows '%s'",
+                      qty_text(&cur, a), qty_text(&prev, b));
+        if (i < MAX_POLICY_VALUES)
+            q[i] = cur;
+        prev = cur;
+    }
+    if (vv->n > MAX_POLICY_VALUES) {
+        av_report(cx, vv, path, "%zu validValues; at most %d are allowed",
+                  (size_t)vv->n, MAX_POLICY_VALUES);
+    } else {
+        for (i = 0; i < vv->n; i++) {
+            struct fpath ip = fp_index(path, i);
+            if (quantity_cmp(&q[i], cap) > 0)
+                av_report(cx, vv->kids[i], &ip, "option '%s' is larger than "
+                          "the capacity value '%s'", qty_text(&q[i], a),
+                          qty_text(cap, b));
+            if (quantity_cmp(&q[i], def) == 0)
+                found = 1;
+        }
+        for (i = 0; i < vv->n; i++)
+            for (j = 0; j < i; j++)
+                if (quantity_scaled_value(&q[i], 0)
+                    == quantity_scaled_value(&q[j], 0)) {
+                    struct fpath ip = fp_index(path, i);
+                    av_report(cx, vv->kids[i], &ip, "option '%s' repeats "
+                              "validValues[%zu] (options are compared as "
+                              "whole numbers)", qty_text(&q[i], a), j);
+                    break;
+                }
+    }
+    if (!found)
+        av_report(cx, vv, path, "default '%s' is not one of validValues",
+                  qty_text(def, a));
+}
+
+/* validateInt64Range: the integer arithmetic below reads Value(), which
+ * only holds in [0, MaxInt64]. 1 if q is in it, else reported. */
+static int policy_int64(struct check_ctx *cx, const struct tnode *n,
+                        const struct quantity *q, const struct fpath *path)
+{
+    struct quantity max;
+    char a[QTY_TEXT];
+
+    quantity_from_int(INT64_MAX, 0, QF_DECIMAL_SI, &max);
+    if (quantity_sign(q) < 0)
+        av_report(cx, n, path, "'%s' must be greater than or equal to 0",
+                  qty_text(q, a));
+    else if (quantity_cmp(q, &max) > 0)
+        av_report(cx, n, path, "'%s' must not be larger than "
+                  "9223372036854775807", qty_text(q, a));
+    else
+        return 1;
+    return 0;
+}
+
+/* validateRequestPolicyRangeStep, integer mode: value - min a multiple of
+ * step (all three in [0, MaxInt64], step > 0). */
+static void check_step_multiple(struct check_ctx *cx, const struct tnode *at,
+                                const struct quantity *v,
+                                const struct quantity *min,
+                                const struct quantity *step,
+                                const struct fpath *path)
+{
+    int64_t d = quantity_scaled_value(v, 0) - quantity_scaled_value(min, 0);
+    char a[QTY_TEXT], b[QTY_TEXT], c[QTY_TEXT];
+
+    if (d % quantity_scaled_value(step, 0) != 0)
+        av_report(cx, at, path, "'%s' is not a multiple of the step '%s' "
+                  "from min '%s'", qty_text(v, a), qty_text(step, b),
+                  qty_text(min, c));
+}
+
+/* validateRequestPolicyRange, integer mode; path is ...validRange. */
+static void check_valid_range(struct check_ctx *cx, const struct tnode *vr,
+                              const struct tnode *defn,
+                              const struct quantity *cap,
+                              const struct quantity *def,
+                              const struct fpath *path)
+{
+    const struct tnode *minn = tree_get(vr, "min");
+    const struct tnode *maxn = tree_get(vr, "max");
+    const struct tnode *stepn = tree_get(vr, "step");
+    struct fpath mp = fp_child(path, "min"), xp = fp_child(path, "max");
+    struct fpath dp = fp_child(path, "default");
+    struct fpath sp = fp_child(path, "step");
+    struct quantity min, max, step, sum;
+    char a[QTY_TEXT], b[QTY_TEXT];
+    int has_max = present(maxn), ok;
+
+    if (!policy_qty(minn, &min) || (has_max && !policy_qty(maxn, &max))
+        || (present(stepn) && !policy_qty(stepn, &step)))
+        return;
+    if (quantity_cmp(&min, cap) > 0)
+        av_report(cx, minn, &mp, "min '%s' is larger than the capacity value "
+                  "'%s'", qty_text(&min, a), qty_text(cap, b));
+    if (quantity_cmp(def, &min) < 0)
+        av_report(cx, defn, &dp, "default '%s' is less than min '%s'",
+                  qty_text(def, a), qty_text(&min, b));
+    if (has_max) {
+        if (quantity_cmp(&min, &max) > 0)
+            av_report(cx, maxn, &xp, "min '%s' is larger than max '%s'",
+                      qty_text(&min, a), qty_text(&max, b));
+        if (quantity_cmp(&max, cap) > 0)
+            av_report(cx, maxn, &xp, "max '%s' is larger than the capacity "
+                      "value '%s'", qty_text(&max, a), qty_text(cap, b));
+        if (quantity_cmp(def, &max) > 0)
+            av_report(cx, defn, &dp, "default '%s' is more than max '%s'",
+                      qty_text(def, a), qty_text(&max, b));
+    }
+    if (!present(stepn))
+        return;
+    if (quantity_sign(&step) <= 0) {
+        av_report(cx, stepn, &sp, "step '%s' must be greater than zero",
+                  qty_text(&step, a));
+        return;
+    }
+    sum = min;
+    if (quantity_add(&sum, &step) == QE_OK && quantity_cmp(&sum, cap) > 0)
+        av_report(cx, stepn, &sp, "one step from min, '%s', is larger than "
+                  "the capacity value '%s'", qty_text(&sum, a),
+                  qty_text(cap, b));
+    ok = policy_int64(cx, defn, def, &dp);
+    ok &= policy_int64(cx, minn, &min, &mp);
+    if (has_max)
+        ok &= policy_int64(cx, maxn, &max, &xp);
+    ok &= policy_int64(cx, stepn, &step, &sp);
+    if (!ok)
+        return;
+    check_step_multiple(cx, defn, def, &min, &step, &sp);
+    if (has_max)
+        check_step_multiple(cx, maxn, &max, &min, &step, &sp);
+}
+
+/* validateRequestPolicy on a capacity (cap_node: its `value`). */
 static void check_request_policy(struct check_ctx *cx, const struct tnode *p,
+                                 const struct tnode *cap_node,
                                  const struct fpath *path)
 {
     const struct tnode *vv = tree_get(p, "validValues");
     const struct tnode *vr = tree_get(p, "validRange");
+    const struct tnode *defn = tree_get(p, "default");
     struct fpath dp = fp_child(path, "default");
+    struct fpath vp = fp_child(path, "validValues");
     struct fpath rp = fp_child(path, "validRange");
     struct fpath mp = fp_child(&rp, "min");
+    struct quantity cap, def;
 
     if (!av_is_map(cx, p, path, "requestPolicy"))
         return;
@@ -168,16 +344,28 @@ static void check_request_policy(struct check_ctx *cx, const struct tnode *p,
                   "validRange, not both");
         return;
     }
-    if (len_of(vv) && !present(tree_get(p, "default")))
+    if (len_of(vv) && !present(defn))
         av_report(cx, vv, &dp, "'default' is required when validValues is "
                   "set");
     if (present(vr) && av_is_map(cx, vr, &rp, "validRange")) {
-        if (!present(tree_get(p, "default")))
+        if (!present(defn))
             av_report(cx, vr, &dp, "'default' is required when validRange "
                       "is set");
         else if (!present(tree_get(vr, "min")))
             av_report(cx, vr, &mp, "'min' is required in validRange");
     }
+    /* the arithmetic, once the fields parse (a malformed quantity is
+     * input-object's); an absent capacity value is zero */
+    if (!present(defn) || !policy_qty(defn, &def))
+        return;
+    if (!present(cap_node))
+        memset(&cap, 0, sizeof(cap));
+    else if (!policy_qty(cap_node, &cap))
+        return;
+    if (len_of(vv) && tree_is_seq(vv))
+        check_valid_values(cx, vv, &cap, &def, &vp);
+    else if (tree_is_map(vr) && present(tree_get(vr, "min")))
+        check_valid_range(cx, vr, defn, &cap, &def, &rp);
 }
 
 static void check_capacity(struct check_ctx *cx, const struct tnode *caps,
@@ -199,7 +387,7 @@ static void check_capacity(struct check_ctx *cx, const struct tnode *caps,
             av_report(cx, rp, &pp, "a request policy needs "
                       "allowMultipleAllocations: true on the device");
         else
-            check_request_policy(cx, rp, &pp);
+            check_request_policy(cx, rp, tree_get(c, "value"), &pp);
     }
 }
 

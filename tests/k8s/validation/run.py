@@ -78,17 +78,6 @@ RUNNER_SKIPS = {
         "kubectl fills metadata.namespace from its context, and a webhook "
         "always gets one: no manifest reaches validation without it",
 }
-# Not judged yet: request-policy values need Quantity arithmetic (compare,
-# Value(), milli values), which slice-schema takes from the one Quantity of
-# validate/quantity.[ch] that branch `core` is building.
-for _c in ("invalid-request-policy-zero-step",
-           "invalid-request-policy-negative-step",
-           "consumable-capacity-integer"):
-    RUNNER_SKIPS["TestValidateResourceSlice/" + _c] = (
-        "request-policy values need Quantity arithmetic, not judged until "
-        "validate/quantity.[ch] lands (slice-schema checks the policy's "
-        "shape only)")
-
 # Fields of the tables that Kubernetes 1.36 does not have (the tables were
 # read at a version newer than 1.36): a case whose object uses one is
 # skipped, since the 1.36 apiserver knows no such field.
