@@ -59,6 +59,7 @@ run_suite "corpus" bash tests/corpus/run.sh
 [ -f tests/k8s/apimachinery/run_objectmeta.py ] && run_suite "apimachinery ObjectMeta table (object-metadata)" python3 tests/k8s/apimachinery/run_objectmeta.py
 run_suite "cli end-to-end" bash tests/e2e/cli.sh
 run_suite "match end-to-end" bash tests/e2e/match.sh
+run_suite "k8s allocator scenarios" bash tests/k8s/allocator/run.sh
 [ -f tests/e2e/gates.sh ] && run_suite "gates end-to-end" bash tests/e2e/gates.sh
 [ -f tests/cel/run.sh ] && run_suite "cel conformance" bash tests/cel/run.sh
 [ -f tests/k8s/cel/run.sh ] && run_suite "kubernetes CEL tables" bash tests/k8s/cel/run.sh
