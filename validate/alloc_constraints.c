@@ -1,7 +1,9 @@
 /*
  * alloc_constraints.c - matchAttribute and distinctAttribute during a
  * search: each constraint's attribute resolved once, where it applies,
- * the values taken so far (an undo stack for backtracking), and the
+ * the values taken so far (an undo stack for backtracking), list-type
+ * values as Kubernetes compares them (a common element for
+ * matchAttribute, none shared for distinctAttribute), and the
  * necessary conditions checked on a node's candidates before any search.
  */
 #include "allocate.h"
@@ -42,6 +44,45 @@ static int attr_eq(const struct cel_attr *x, const struct cel_attr *y)
         }
         return 1;
     }
+    return 0;
+}
+
+/* A value as a list (Kubernetes' list-type attributes: a scalar is a
+ * list of one): its length, and whether element i of x equals element j
+ * of y (elements of different kinds are never equal). */
+static size_t attr_len(const struct cel_attr *x)
+{
+    return x->type >= CEL_ATTR_INTS ? x->nv : 1;
+}
+
+static int attr_elem_eq(const struct cel_attr *x, size_t i,
+                        const struct cel_attr *y, size_t j)
+{
+    int lx = x->type >= CEL_ATTR_INTS, ly = y->type >= CEL_ATTR_INTS;
+    int kx = lx ? (int)x->type - CEL_ATTR_INTS : (int)x->type;
+    int ky = ly ? (int)y->type - CEL_ATTR_INTS : (int)y->type;
+
+    if (kx != ky)
+        return 0;
+    switch ((enum cel_attr_type)kx) {
+    case CEL_ATTR_INT:
+        return (lx ? x->iv[i] : x->i) == (ly ? y->iv[j] : y->i);
+    case CEL_ATTR_BOOL:
+        return !(lx ? x->bv[i] : x->b) == !(ly ? y->bv[j] : y->b);
+    default:
+        return !strcmp(lx ? x->sv[i] : x->s, ly ? y->sv[j] : y->s);
+    }
+}
+
+/* 1 if element i of x is in y. */
+static int attr_has(const struct cel_attr *x, size_t i,
+                    const struct cel_attr *y)
+{
+    size_t j;
+
+    for (j = 0; j < attr_len(y); j++)
+        if (attr_elem_eq(x, i, y, j))
+            return 1;
     return 0;
 }
 
@@ -102,6 +143,45 @@ static void push_undo(struct search *s, size_t ci)
     s->undo[s->nundo++] = ci;
 }
 
+static void keep_value(struct search *s, struct cstate *c, size_t d,
+                       uint64_t h)
+{
+    if (c->nvals == c->capvals) {
+        c->capvals = c->capvals ? c->capvals * 2 : 8;
+        c->vdev = arena_grow(s->a, c->vdev, c->nvals, c->capvals,
+                             sizeof(*c->vdev));
+        c->vhs = arena_grow(s->a, c->vhs, c->nvals, c->capvals,
+                            sizeof(*c->vhs));
+    }
+    c->vdev[c->nvals] = d;
+    c->vhs[c->nvals++] = h;
+}
+
+/* List-type values (c->lists): matchAttribute needs an element common to
+ * every device taken, distinctAttribute no element shared by two. */
+static int lists_fit(const struct search *s, const struct cstate *c,
+                     size_t d)
+{
+    const struct cel_attr *x = cons_attr(s->m, c, d);
+    size_t i, j;
+
+    if (c->c->distinct) {
+        for (j = 0; j < c->nvals; j++)
+            for (i = 0; i < attr_len(x); i++)
+                if (attr_has(x, i, cons_attr(s->m, c, c->vdev[j])))
+                    return 0;
+        return 1;
+    }
+    for (i = 0; i < attr_len(x); i++) {
+        for (j = 0; j < c->nvals; j++)
+            if (!attr_has(x, i, cons_attr(s->m, c, c->vdev[j])))
+                break;
+        if (j == c->nvals)
+            return 1;
+    }
+    return 0;
+}
+
 int alloc_constraints_take(struct search *s, size_t si, size_t ai, size_t d)
 {
     const struct slot *sl = &s->slots[si];
@@ -119,22 +199,18 @@ int alloc_constraints_take(struct search *s, size_t si, size_t ai, size_t d)
         h = alloc_cons_hash(s->m, c, d);
         if (!h)
             return -1;
-        if (c->c->distinct) {
+        if (c->lists) {
+            if (!lists_fit(s, c, d))
+                return -1;
+            keep_value(s, c, d, h);
+        } else if (c->c->distinct) {
             /* distinct values: exact on equal hashes */
             for (j = 0; j < c->nvals; j++)
                 if (c->vhs[j] == h
                     && attr_eq(cons_attr(s->m, c, c->vdev[j]),
                                cons_attr(s->m, c, d)))
                     return -1;
-            if (c->nvals == c->capvals) {
-                c->capvals = c->capvals ? c->capvals * 2 : 8;
-                c->vdev = arena_grow(s->a, c->vdev, c->nvals, c->capvals,
-                                     sizeof(*c->vdev));
-                c->vhs = arena_grow(s->a, c->vhs, c->nvals, c->capvals,
-                                    sizeof(*c->vhs));
-            }
-            c->vdev[c->nvals] = d;
-            c->vhs[c->nvals++] = h;
+            keep_value(s, c, d, h);
         } else {
             if (c->npin && c->pin != h)
                 return -1;
@@ -150,7 +226,7 @@ void alloc_constraints_undo(struct search *s, size_t nundo)
 {
     while (s->nundo > nundo) {
         struct cstate *c = &s->cs[s->undo[--s->nundo]];
-        if (c->c->distinct) {
+        if (c->lists || c->c->distinct) {
             c->nvals--;
         } else if (--c->npin == 0) {
             c->pin = 0;
@@ -192,6 +268,11 @@ void alloc_constraints_init(struct search *s)
         cs->idx = devmodel_sym_index(m, cs->sym);
         cs->vh = devmodel_attr_hashes(m, cs->sym, cs->domain);
         cs->applies = arena_alloc(s->a, s->nalts + 1);
+        cs->lists = 0;
+        for (k = 0; cs->idx && k < m->ndevs && !cs->lists; k++) {
+            const struct cel_attr *at = cons_attr(m, cs, k);
+            cs->lists = at && at->type >= CEL_ATTR_INTS;
+        }
     }
     for (n = 0; n < s->nslots; n++) {
         const struct slot *sl = &s->slots[n];
@@ -237,8 +318,8 @@ int alloc_constraints_short(struct search *s, struct alloc_node *f)
                 claim = sl->claim;
             }
         }
-        if (shared || need <= 1)
-            continue;
+        if (shared || need <= 1 || c->lists)
+            continue;   /* lists: a value count says nothing */
         /* the values over the union of candidates (marked in used[]) */
         for (j = 0; j < s->nslots && !shared; j++) {
             const struct slot *sl = &s->slots[j];

@@ -35,12 +35,16 @@ struct cstate {                 /* one constraint during the search */
     const short *idx;           /* devmodel_sym_index() of sym */
     const uint64_t *vh;         /* devmodel_attr_hashes(), or NULL */
     unsigned char *applies;     /* per alternative (flattened index) */
+    int lists;                  /* some device has a list-type value: the
+                                   devices taken are kept (vdev) and
+                                   compared element by element */
     uint64_t pin;               /* matchAttribute: the value's hash, once
                                    set (equal hashes are taken as equal
                                    values: a collision can only let a
                                    search succeed, never fail) */
     size_t npin;
-    size_t *vdev;               /* distinctAttribute: devices taken */
+    size_t *vdev;               /* distinctAttribute (or lists): devices
+                                   taken */
     uint64_t *vhs;              /* ... and their values' hashes */
     size_t nvals, capvals;
 };
