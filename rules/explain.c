@@ -159,19 +159,20 @@ void lines_close(struct arena *a, struct lines *l)
         l->v[l->n++] = arena_printf(a, "... and %zu more", l->more);
 }
 
-/* Pools whose slices are not all there: their missing devices are not in
- * the answer (the scheduler waits for them too). */
+/* Pools whose slices are not all there: none of their devices is used
+ * (the scheduler waits for the rest too). */
 void explain_pools(struct arena *a, const struct sat *s, struct lines *l)
 {
     size_t i;
 
     for (i = 0; i < s->m->npools; i++) {
         const struct dm_pool *p = &s->m->pools[i];
-        if ((long long)p->slices_seen >= p->slice_count)
+        if (!dm_pool_incomplete(p))
             continue;
         line_add(l, arena_printf(a, "note: pool '%s' of %s is incomplete "
-                                 "(%zu of %lld slices): its other devices "
-                                 "are not known", p->name, p->driver,
+                                 "(%zu of %lld slices): none of its devices "
+                                 "is used until all are there", p->name,
+                                 p->driver,
                                  p->slices_seen, p->slice_count));
         if (s->m->nincomplete > 1)
             line_add(l, arena_printf(a, "note: %zu more incomplete pools",

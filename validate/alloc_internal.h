@@ -21,6 +21,7 @@
 #include "nodeaffinity.h"
 
 enum { RELAX_CONS = 1, RELAX_CTR = 2, RELAX_EXCL = 4 };
+#define EFF_INCOMPLETE 2    /* passes the filters, in an incomplete pool */
 
 struct slot {
     size_t claim, req;
@@ -62,7 +63,8 @@ struct search {
     struct slot *slots;
     size_t nslots, nalts;
     const struct alloc_alt **alts;      /* flattened */
-    unsigned char **eff;                /* per alt: device usable */
+    unsigned char **eff;                /* per alt: device usable (1), or
+                                           EFF_INCOMPLETE, or 0 */
     size_t **cand;                      /* per alt: candidates on node */
     size_t **cpos;                      /* per alt: their position on the
                                            node (local index, or shared) */

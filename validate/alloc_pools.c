@@ -2,8 +2,10 @@
  * alloc_pools.c - which devices an alternative can use on a node (the job
  * of GatherPools and the device checks in Kubernetes' allocator): the
  * device filters once per alternative (selectors, capacity requests,
- * taints), the candidates of one node (its own devices, then the shared
- * ones its placement admits), and the Pod's own placement (nodeName,
+ * taints; devices of incomplete pools are never candidates, and
+ * allocationMode All fails on a node where one would match), the
+ * candidates of one node (its own devices, then the shared ones its
+ * placement admits), and the Pod's own placement (nodeName,
  * nodeSelector, required node affinity through nodeaffinity.h).
  */
 #include "allocate.h"
@@ -23,12 +25,15 @@ void alloc_pools_init(struct search *s)
     for (ai = 0; ai < s->nalts; ai++) {
         const struct alloc_alt *alt = s->alts[ai];
         unsigned char *e = arena_alloc(s->a, m->ndevs + 1);
-        for (i = 0; i < m->ndevs; i++)
+        for (i = 0; i < m->ndevs; i++) {
             e[i] = alt->sel[i]
                    && (!s->p->taken || !s->p->taken[i] || alt->admin
                        || m->devs[i].multi)
                    && ((!alt->ncaps && !m->devs[i].taints)
                        || alloc_device_fits(s->a, &m->devs[i], alt, NULL));
+            if (e[i] && dm_pool_incomplete(&m->pools[m->devs[i].pool_idx]))
+                e[i] = EFF_INCOMPLETE;
+        }
         s->eff[ai] = e;
         s->cand[ai] = arena_alloc(s->a, (m->max_local + m->nshared + 1)
                                         * sizeof(size_t));
@@ -45,19 +50,27 @@ int alloc_pools_node(struct search *s, size_t n)
     int any = 0;
 
     for (ai = 0; ai < s->nalts; ai++) {
+        const unsigned char *e = s->eff[ai];
         size_t k = 0;
-        for (i = 0; i < nd->nlocal; i++)
-            if (s->eff[ai][nd->local[i]]) {
+        int waiting = 0;    /* a matching device of an incomplete pool */
+        for (i = 0; i < nd->nlocal; i++) {
+            waiting |= e[nd->local[i]] == EFF_INCOMPLETE;
+            if (e[nd->local[i]] == 1) {
                 s->cpos[ai][k] = i;
                 s->cand[ai][k++] = nd->local[i];
             }
+        }
         for (i = 0; i < m->nshared; i++)
-            if (s->eff[ai][m->shared[i]]
+            if (e[m->shared[i]]
                 && dm_device_on_node(m, m->shared[i], n)) {
+                waiting |= e[m->shared[i]] == EFF_INCOMPLETE;
+                if (e[m->shared[i]] != 1)
+                    continue;
                 s->cpos[ai][k] = ((size_t)1 << 40) + i;
                 s->cand[ai][k++] = m->shared[i];
             }
-        s->ncand[ai] = k;
+        /* allocationMode All cannot take "all" of a pool being updated */
+        s->ncand[ai] = waiting && s->alts[ai]->all ? 0 : k;
         any |= k > 0;
     }
     return any;

@@ -7,7 +7,9 @@
  * What is modelled: selectors (evaluated by the caller with alloc_eval()),
  * capacity.requests as a filter (with requestPolicy), device taints against
  * request tolerations, ExactCount and All, firstAvailable alternatives in
- * order, matchAttribute / distinctAttribute constraints, exclusivity across
+ * order, matchAttribute / distinctAttribute constraints (list-type values
+ * as Kubernetes compares them), devices of incomplete pools never used
+ * (allocationMode All fails where one would match), exclusivity across
  * requests (unless allowMultipleAllocations; adminAccess requests share),
  * consumesCounters against the pool's sharedCounters, and the Pod's
  * nodeName / nodeSelector / required node affinity against placements.

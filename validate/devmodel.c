@@ -553,7 +553,7 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
             ndev += tree_get(o->spec, "devices")->n;
     }
     for (i = 0; i < m->npools; i++)
-        if ((long long)m->pools[i].slices_seen < m->pools[i].slice_count)
+        if (dm_pool_incomplete(&m->pools[i]))
             m->nincomplete++;
     return ndev;
 }

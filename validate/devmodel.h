@@ -135,6 +135,10 @@ struct dm_ext {
     void (*free)(struct dm_ext *self);
 };
 
+/* 1 if the pool's newest generation lacks slices (resourceSliceCount):
+ * Kubernetes' allocator uses none of its devices until they are there. */
+int dm_pool_incomplete(const struct dm_pool *p);
+
 /* Builds a model from objects (ResourceSlices and Nodes are read, other
  * kinds ignored). Never NULL. With an arena a, everything lives in a and
  * devmodel_free() frees only the caches built on first use; with NULL the

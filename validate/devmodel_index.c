@@ -191,3 +191,8 @@ void devmodel_index_free(struct devmodel *m)
     free(m->ext);
     m->symidx = m->attrhash = m->ext = NULL;
 }
+
+int dm_pool_incomplete(const struct dm_pool *p)
+{
+    return (long long)p->slices_seen < p->slice_count;
+}
