@@ -67,6 +67,10 @@ void check_selector_runtime_error(struct check_ctx *cx,
 void check_claim_scarce(struct check_ctx *cx, const struct object *o);
 void check_claim_blocked(struct check_ctx *cx, const struct object *o);
 
+/* pools.c */
+void check_pool_invalid(struct check_ctx *cx, const struct object *o);
+void check_pool_incomplete(struct check_ctx *cx, const struct object *o);
+
 /* selectors.c */
 void check_selector_invalid(struct check_ctx *cx, const struct object *o);
 void check_selector_never_matches(struct check_ctx *cx,

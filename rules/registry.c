@@ -588,6 +588,51 @@ static const struct rule rules[] = {
                 "    - name: gpu\n",
     },
     {
+        .id = "pool-incomplete",
+        .category = CAT_SATISFIABILITY,
+        .default_sev = SEV_INFO,
+        .kinds = K_SLICE,
+        .check = check_pool_incomplete,
+        .summary = "a pool whose slices are not all present "
+                   "(resourceSliceCount): the allocator does not use it yet",
+        .hint = "wait for the driver to publish the rest, or fix "
+                "resourceSliceCount if it is wrong",
+        .why = "A pool may span several ResourceSlices; each says how many "
+               "the newest generation has (pool.resourceSliceCount). Until "
+               "all of them are there, Kubernetes' allocator uses none of the "
+               "pool's devices (allocationMode All even fails), so claims "
+               "that need them wait. Checked against the ResourceSlices of "
+               "the input and the inventory.",
+        .bad = "pool: {name: worker-1, generation: 3, resourceSliceCount: 2}"
+               "   # only one slice of generation 3\n",
+        .good = "pool: {name: worker-1, generation: 3, resourceSliceCount: 1}"
+                "\n",
+    },
+    {
+        .id = "pool-invalid",
+        .category = CAT_SATISFIABILITY,
+        .default_sev = SEV_ERROR,
+        .kinds = K_SLICE,
+        .check = check_pool_invalid,
+        .summary = "a pool the allocator refuses: a device name twice, a "
+                   "counter set defined twice or consumed but missing, "
+                   "across its slices",
+        .hint = "give every device of the pool its own name, define each "
+                "counter set once in the pool, and consume only counters "
+                "the pool defines",
+        .why = "Kubernetes' allocator validates every pool across its "
+               "slices: a device name used twice, a sharedCounters set "
+               "defined twice, or a consumesCounters entry naming a counter "
+               "set or counter the pool does not define make the pool "
+               "invalid. None of its devices is used, and allocating a claim "
+               "that could have used them fails with \"invalid resource "
+               "pools were encountered\".",
+        .bad = "devices:\n- name: gpu-0\n  consumesCounters:\n  - "
+               "counterSet: gpu-0-memory   # not in sharedCounters\n",
+        .good = "sharedCounters:\n- name: gpu-0-memory\n  counters:\n"
+                "    memory: {value: 80Gi}\n",
+    },
+    {
         .id = "selector-foreign-domain",
         .category = CAT_SELECTOR,
         .default_sev = SEV_WARN,

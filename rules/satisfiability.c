@@ -80,7 +80,7 @@ static void collect_fn(void *arg, const struct object *o)
     c->input |= !o->inventory;
 }
 
-static struct sat *sat_get(struct check_ctx *cx)
+struct sat *sat_get(struct check_ctx *cx)
 {
     void **slot = cx_memo(cx, "satisfiability");
     struct sat *s = *slot;

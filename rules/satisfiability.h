@@ -52,6 +52,10 @@ struct sat {
     unsigned cur_doc;
 };
 
+/* The run's state, built on first use: the device model of the input's
+ * slices and nodes, else the inventory's. */
+struct sat *sat_get(struct check_ctx *cx);
+
 /* The results of one selector (or clause) text over every device, computed
  * once per run. */
 struct selres *sat_selres(struct check_ctx *cx, struct sat *s,

@@ -21,7 +21,8 @@
 #include "nodeaffinity.h"
 
 enum { RELAX_CONS = 1, RELAX_CTR = 2, RELAX_EXCL = 4 };
-#define EFF_INCOMPLETE 2    /* passes the filters, in an incomplete pool */
+#define EFF_UNUSABLE 2      /* passes the filters, in an incomplete or
+                               invalid pool */
 
 struct slot {
     size_t claim, req;
@@ -64,7 +65,7 @@ struct search {
     size_t nslots, nalts;
     const struct alloc_alt **alts;      /* flattened */
     unsigned char **eff;                /* per alt: device usable (1), or
-                                           EFF_INCOMPLETE, or 0 */
+                                           EFF_UNUSABLE, or 0 */
     size_t **cand;                      /* per alt: candidates on node */
     size_t **cpos;                      /* per alt: their position on the
                                            node (local index, or shared) */

@@ -2,7 +2,7 @@
  * alloc_pools.c - which devices an alternative can use on a node (the job
  * of GatherPools and the device checks in Kubernetes' allocator): the
  * device filters once per alternative (selectors, capacity requests,
- * taints; devices of incomplete pools are never candidates, and
+ * taints; devices of incomplete or invalid pools are never candidates, and
  * allocationMode All fails on a node where one would match), the
  * candidates of one node (its own devices, then the shared ones its
  * placement admits), and the Pod's own placement (nodeName,
@@ -31,8 +31,8 @@ void alloc_pools_init(struct search *s)
                        || m->devs[i].multi)
                    && ((!alt->ncaps && !m->devs[i].taints)
                        || alloc_device_fits(s->a, &m->devs[i], alt, NULL));
-            if (e[i] && dm_pool_incomplete(&m->pools[m->devs[i].pool_idx]))
-                e[i] = EFF_INCOMPLETE;
+            if (e[i] && !dm_pool_usable(&m->pools[m->devs[i].pool_idx]))
+                e[i] = EFF_UNUSABLE;
         }
         s->eff[ai] = e;
         s->cand[ai] = arena_alloc(s->a, (m->max_local + m->nshared + 1)
@@ -52,9 +52,9 @@ int alloc_pools_node(struct search *s, size_t n)
     for (ai = 0; ai < s->nalts; ai++) {
         const unsigned char *e = s->eff[ai];
         size_t k = 0;
-        int waiting = 0;    /* a matching device of an incomplete pool */
+        int waiting = 0;    /* a matching device of an unusable pool */
         for (i = 0; i < nd->nlocal; i++) {
-            waiting |= e[nd->local[i]] == EFF_INCOMPLETE;
+            waiting |= e[nd->local[i]] == EFF_UNUSABLE;
             if (e[nd->local[i]] == 1) {
                 s->cpos[ai][k] = i;
                 s->cand[ai][k++] = nd->local[i];
@@ -63,13 +63,13 @@ int alloc_pools_node(struct search *s, size_t n)
         for (i = 0; i < m->nshared; i++)
             if (e[m->shared[i]]
                 && dm_device_on_node(m, m->shared[i], n)) {
-                waiting |= e[m->shared[i]] == EFF_INCOMPLETE;
+                waiting |= e[m->shared[i]] == EFF_UNUSABLE;
                 if (e[m->shared[i]] != 1)
                     continue;
                 s->cpos[ai][k] = ((size_t)1 << 40) + i;
                 s->cand[ai][k++] = m->shared[i];
             }
-        /* allocationMode All cannot take "all" of a pool being updated */
+        /* allocationMode All cannot take "all" of an unusable pool */
         s->ncand[ai] = waiting && s->alts[ai]->all ? 0 : k;
         any |= k > 0;
     }

@@ -256,8 +256,10 @@ static size_t node_of(struct devmodel *m, size_t *cap, const char *name)
 struct build {
     struct devmodel *m;
     size_t devcap, nodecap, poolcap, sharedcap;
-    struct strmap pools;
     struct strmap seen;         /* driver\x1fpool\x1fdevice */
+    unsigned char *dup;         /* per object: a slice whose name an
+                                   earlier one has (one object twice, e.g.
+                                   as JSON and YAML): left out */
     const struct tnode *sel_src;    /* the NodeSelector last compiled */
     struct nodesel *sel;            /* ... into this */
 };
@@ -384,6 +386,17 @@ static void device_place(struct build *b, struct dm_device *d,
     }
 }
 
+/* Marks a pool invalid, keeping the first reason; counters: the reason is
+ * about sharedCounters / consumesCounters. */
+static void pool_invalid(struct devmodel *m, size_t pool, const char *why,
+                         int counters)
+{
+    if (m->pools[pool].invalid)
+        return;
+    m->pools[pool].invalid = why;
+    m->pools[pool].invalid_counters = counters;
+}
+
 static void add_device(struct build *b, size_t pool, const struct tnode *dev,
                        const struct tnode *spec)
 {
@@ -403,8 +416,11 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
     if (m->pools[pool].slices_seen > 1) {
         const char *key = arena_printf(a, "%s\x1f%s\x1f%s", driver,
                                        m->pools[pool].name, name);
-        if (strmap_get(&b->seen, key))
+        if (strmap_get(&b->seen, key)) {
+            pool_invalid(m, pool, arena_printf(a, "device name '%s' is "
+                                               "used twice", name), 0);
             return;
+        }
         strmap_put(&b->seen, key, (void *)1);
     }
     if (m->ndevs == b->devcap) {
@@ -449,7 +465,7 @@ static void add_slice(struct build *b, const struct object *o)
     if (!driver || !pname)
         return;
     tree_int(tree_get(pool, "generation"), &gen);
-    p = pool_of(m, &b->pools, &b->poolcap, driver, pname);
+    p = pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
     if (gen != m->pools[p].generation)
         return;
     m->nslices++;
@@ -462,9 +478,15 @@ static void add_slice(struct build *b, const struct object *o)
             memcpy(sets, pl->sets, pl->nsets * sizeof(*sets));
         for (i = 0; i < sc->n; i++) {
             struct dm_counterset *s = &sets[pl->nsets];
+            size_t k;
             s->name = tree_str(tree_get(sc->kids[i], "name"));
             if (!s->name)
                 continue;
+            for (k = 0; k < pl->nsets; k++)
+                if (!strcmp(sets[k].name, s->name))
+                    pool_invalid(m, p, arena_printf(m->a, "counter set "
+                                                    "'%s' is defined twice",
+                                                    s->name), 1);
             s->c = read_counters(m->a,
                                  tree_get(sc->kids[i], "counters"), &s->n);
             pl->nsets++;
@@ -518,13 +540,18 @@ static void add_nodes(struct build *b, const struct object *const *objs,
     }
 }
 
-/* The newest generation of every pool and its slice count; returns the
- * devices of all generations (an upper bound for the array). */
+/* The newest generation of every pool and its slice count (a slice name
+ * seen before is the same object again: b->dup); returns the devices of
+ * all generations (an upper bound for the array). */
 static size_t gather_pools(struct build *b, const struct object *const *objs,
                            size_t n)
 {
     struct devmodel *m = b->m;
+    struct strmap names;        /* slice names seen */
     size_t i, ndev = 0;
+
+    strmap_init(&names, m->a);
+    b->dup = arena_alloc(m->a, n + 1);
 
     for (i = 0; i < n; i++) {
         const struct object *o = objs[i];
@@ -534,6 +561,13 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
         size_t p;
         if (o->kind != K_SLICE)
             continue;
+        if (*o->name) {
+            if (strmap_get(&names, o->name)) {
+                b->dup[i] = 1;
+                continue;
+            }
+            strmap_put(&names, o->name, (void *)1);
+        }
         pool = slice_pool(o);
         driver = tree_str(tree_get(o->spec, "driver"));
         pname = tree_str(tree_get(pool, "name"));
@@ -541,7 +575,7 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
             continue;
         tree_int(tree_get(pool, "generation"), &gen);
         tree_int(tree_get(pool, "resourceSliceCount"), &cnt);
-        p = pool_of(m, &b->pools, &b->poolcap, driver, pname);
+        p = pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
         if (gen > m->pools[p].generation) {
             m->pools[p].generation = gen;
             m->pools[p].slices_seen = 0;
@@ -558,7 +592,37 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
     return ndev;
 }
 
-/* Counter sets by index; devices that are not node-local in m->shared. */
+/* A consumesCounters entry must name a counter set of the pool, and
+ * counters that set has; else the pool is invalid. */
+static void consumes_check(struct devmodel *m, const struct dm_device *d,
+                           const struct dm_consume *c)
+{
+    const struct dm_counterset *set;
+    size_t i, k;
+
+    if (c->set == SIZE_MAX) {
+        pool_invalid(m, d->pool_idx, arena_printf(m->a, "device '%s' "
+                     "consumes counter set '%s', which the pool does not "
+                     "define", d->name, c->set_name ? c->set_name : ""), 1);
+        return;
+    }
+    set = &m->pools[d->pool_idx].sets[c->set];
+    for (i = 0; i < c->n; i++) {
+        for (k = 0; k < set->n; k++)
+            if (!strcmp(set->c[k].name, c->c[i].name))
+                break;
+        if (k == set->n) {
+            pool_invalid(m, d->pool_idx, arena_printf(m->a, "device '%s' "
+                         "consumes counter '%s', which counter set '%s' "
+                         "does not have", d->name, c->c[i].name, set->name),
+                         1);
+            return;
+        }
+    }
+}
+
+/* Counter sets by index; devices that are not node-local in m->shared;
+ * pools whose devices consume counters they do not define are invalid. */
 static void resolve_devices(struct build *b)
 {
     struct devmodel *m = b->m;
@@ -567,11 +631,13 @@ static void resolve_devices(struct build *b)
     for (i = 0; i < m->ndevs; i++) {
         struct dm_device *d = &m->devs[i];
         const struct dm_pool *pl = &m->pools[d->pool_idx];
-        for (j = 0; j < d->nconsumes; j++)
+        for (j = 0; j < d->nconsumes; j++) {
             for (k = 0; k < pl->nsets; k++)
                 if (d->consumes[j].set_name
                     && !strcmp(pl->sets[k].name, d->consumes[j].set_name))
                     d->consumes[j].set = k;
+            consumes_check(m, d, &d->consumes[j]);
+        }
         if (d->place == DM_NODE) {
             m->nodes[d->node_idx].nlocal++;
             continue;
@@ -618,7 +684,7 @@ struct devmodel *devmodel_build(struct arena *a,
 
     memset(&b, 0, sizeof(b));
     b.m = m;
-    strmap_init(&b.pools, m->a);
+    strmap_init(&m->pool_index, m->a);
     strmap_init(&b.seen, m->a);
     add_nodes(&b, objs, n);
     ndev = gather_pools(&b, objs, n);
@@ -627,7 +693,7 @@ struct devmodel *devmodel_build(struct arena *a,
     b.devcap = ndev ? ndev : 1;
     m->devs = arena_alloc(m->a, b.devcap * sizeof(*m->devs));
     for (i = 0; i < n; i++)     /* devices of the newest generations */
-        if (objs[i]->kind == K_SLICE)
+        if (objs[i]->kind == K_SLICE && !b.dup[i])
             add_slice(&b, objs[i]);
     resolve_devices(&b);
     /* nothing names a node but some devices are network-attached: one

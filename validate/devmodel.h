@@ -53,6 +53,13 @@ struct dm_pool {
     size_t slices_seen;         /* slices of the newest generation */
     struct dm_counterset *sets;
     size_t nsets;
+    const char *invalid;        /* why Kubernetes' allocator refuses the
+                                   pool (a device name twice, a counter set
+                                   defined twice or consumed but missing,
+                                   across its slices), NULL: valid */
+    int invalid_counters;       /* ... a reason about counters, which the
+                                   apiserver drops with
+                                   DRAPartitionableDevices off */
 };
 
 enum dm_place { DM_NODE, DM_SELECTOR, DM_ALL };
@@ -104,6 +111,7 @@ struct devmodel {
     size_t nshared;
     struct dm_pool *pools;
     size_t npools;
+    struct strmap pool_index;   /* "driver\x1fname" -> index + 1 */
     size_t nincomplete;         /* pools with slices missing */
     size_t nslices;             /* slices used (newest generations) */
     struct strmap syms;         /* attribute / capacity id -> index + 1 */
@@ -138,6 +146,11 @@ struct dm_ext {
 /* 1 if the pool's newest generation lacks slices (resourceSliceCount):
  * Kubernetes' allocator uses none of its devices until they are there. */
 int dm_pool_incomplete(const struct dm_pool *p);
+/* 1 if the allocator may use the pool's devices: complete and valid. */
+int dm_pool_usable(const struct dm_pool *p);
+/* The pool of that driver and name, or NULL. */
+const struct dm_pool *devmodel_pool(const struct devmodel *m,
+                                    const char *driver, const char *name);
 
 /* Builds a model from objects (ResourceSlices and Nodes are read, other
  * kinds ignored). Never NULL. With an arena a, everything lives in a and

@@ -6,11 +6,13 @@
  * extension slot another module's cache lives in.
  */
 #include "devmodel.h"
+#include "limits.h"
 #include "xalloc.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 struct attrhash {
@@ -195,4 +197,22 @@ void devmodel_index_free(struct devmodel *m)
 int dm_pool_incomplete(const struct dm_pool *p)
 {
     return (long long)p->slices_seen < p->slice_count;
+}
+
+int dm_pool_usable(const struct dm_pool *p)
+{
+    return !dm_pool_incomplete(p) && !p->invalid;
+}
+
+const struct dm_pool *devmodel_pool(const struct devmodel *m,
+                                    const char *driver, const char *name)
+{
+    char key[LIMIT_POOL_KEY_BYTES];
+    int n = snprintf(key, sizeof(key), "%s\x1f%s", driver, name);
+    void *v;
+
+    if (n < 0 || (size_t)n >= sizeof(key))
+        return NULL;
+    v = strmap_get(&m->pool_index, key);
+    return v ? &m->pools[(uintptr_t)v - 1] : NULL;
 }

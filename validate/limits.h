@@ -16,6 +16,7 @@
 #define LIMIT_SCALAR_BYTES      (64u * 1024 * 1024) /* one scalar */
 #define LIMIT_PATH_BYTES        4096    /* a rendered JSON path */
 #define LIMIT_MSG_BYTES         4096    /* a rendered finding message */
+#define LIMIT_POOL_KEY_BYTES    1024    /* "driver\x1fpool" looked up */
 #define LIMIT_CONFIG_BYTES      (1024u * 1024) /* the config file */
 
 /* webhook request body (default --max-body) */

@@ -525,22 +525,60 @@ static void test_counters(void)
         "  - {name: b, consumesCounters: [{counterSet: cs, counters: "
         "{mem: {value: 20Gi}}}]}\n"
         "  - {name: c, consumesCounters: [{counterSet: cs, counters: "
-        "{mem: {value: 20Gi}}}]}\n"
-        "  - {name: bad, consumesCounters: [{counterSet: nope, counters: "
-        "{mem: {value: 1}}}]}\n");
+        "{mem: {value: 20Gi}}}]}\n");
     const struct devmodel *m = inventory_devices(inv);
     struct alloc_result r;
     struct arena a;
 
     arena_init(&a, 1 << 16);
     CHECK(m->nincomplete == 0 && m->pools[0].nsets == 1);
-    CHECK(m->ndevs == 4 && m->devs[3].consumes[0].set == SIZE_MAX);
-    /* two 20Gi partitions fit in 40Gi, a third does not, and a device
-     * consuming from an unknown counter set is never allocatable */
+    CHECK(m->ndevs == 3 && !m->pools[0].invalid);
+    /* two 20Gi partitions fit in 40Gi, a third does not */
     CHECK(solve1(&a, m, "true", 2, NULL, 0, &r) == ALLOC_OK);
     CHECK(solve1(&a, m, "true", 3, NULL, 0, &r) == ALLOC_FAIL);
     CHECK(r.nfails == 1 && r.fails[0].why == WHY_COUNTERS);
-    CHECK(solve1(&a, m, "device.attributes.size() == 0", 3, NULL, 0, &r)
+    arena_release(&a);
+    inventory_free(inv);
+}
+
+/* Kubernetes' allocator refuses a whole pool when a device consumes a
+ * counter set the pool does not define (or a device name repeats across
+ * its slices): none of its devices is used. */
+static void test_invalid_pool(void)
+{
+    struct inventory *inv = inv_of(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: c}\nspec:\n  driver: d\n  nodeName: n\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+        "  sharedCounters:\n  - name: cs\n    counters: {mem: {value: 40Gi}}\n"
+        "  devices:\n"
+        "  - {name: a, consumesCounters: [{counterSet: cs, counters: "
+        "{mem: {value: 20Gi}}}]}\n"
+        "  - {name: bad, consumesCounters: [{counterSet: nope, counters: "
+        "{mem: {value: 1}}}]}\n"
+        "---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: e}\nspec:\n  driver: e\n  nodeName: n\n"
+        "  pool: {name: q, generation: 0, resourceSliceCount: 2}\n"
+        "  devices: [{name: x}, {name: y}]\n"
+        "---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: f}\nspec:\n  driver: e\n  nodeName: n\n"
+        "  pool: {name: q, generation: 0, resourceSliceCount: 2}\n"
+        "  devices: [{name: x}]\n");
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_result r;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    CHECK(m->npools == 2 && m->pools[0].invalid && m->pools[1].invalid);
+    CHECK(m->pools[0].invalid_counters && !m->pools[1].invalid_counters);
+    CHECK(devmodel_pool(m, "e", "q") == &m->pools[1]);
+    CHECK(!dm_pool_usable(&m->pools[0]) && !dm_pool_usable(&m->pools[1]));
+    /* device a alone would fit; its pool is refused */
+    CHECK(solve1(&a, m, "device.driver == 'd'", 1, NULL, 0, &r)
+          == ALLOC_FAIL);
+    CHECK(solve1(&a, m, "device.driver == 'e'", 1, NULL, 0, &r)
           == ALLOC_FAIL);
     arena_release(&a);
     inventory_free(inv);
@@ -717,6 +755,7 @@ int main(void)
     test_request_policy();
     test_counters();
     test_taken();
+    test_invalid_pool();
     test_eval();
     test_memo();
     return CHECK_DONE();
