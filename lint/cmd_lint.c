@@ -31,6 +31,8 @@
 #include "outputs.h"
 #include "render.h"
 
+#define RULES_MAX_NOT_RUN 16    /* rules listed as "could not run" */
+
 enum {
     O_INVENTORY, O_FORMAT, O_OUTPUT, O_FAIL_ON, O_CONFIG, O_ENABLE,
     O_DISABLE, O_SHOW_SUPPRESSED, O_NO_COLOR, O_NO_HINTS
@@ -169,6 +171,7 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     struct run *run;
     struct render_opts ro;
     struct devicemap *dmap = NULL;
+    const struct rule *not_run[RULES_MAX_NOT_RUN];
     struct err err;
     size_t i;
     int ret = 2, rc;
@@ -235,6 +238,11 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     if (outputs_has(&o.outs, "html"))
         dmap = devicemap_build(&arena, run);
     ro.devicemap = dmap;
+    ro.no_inventory = !run_has_inventory(run);
+    ro.nnot_run = run_not_run(run, not_run, RULES_MAX_NOT_RUN);
+    if (ro.nnot_run > RULES_MAX_NOT_RUN)
+        ro.nnot_run = RULES_MAX_NOT_RUN;
+    ro.not_run = not_run;
     if (outputs_write(&o.outs, "claimcheck", &diags, &ro) < 0) {
         run_free(run);
         goto out;

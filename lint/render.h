@@ -41,6 +41,9 @@ struct render_opts {
                                    file:line, and the summary names it */
     long long now;              /* Unix seconds: PolicyReport timestamps */
     const struct devicemap *devicemap;  /* html: the devices (NULL: none) */
+    int no_inventory;           /* judged without an inventory (no -i) */
+    const struct rule **not_run;    /* rules that could not run */
+    size_t nnot_run;
 };
 
 struct render_format {

@@ -65,4 +65,11 @@ void render_text(struct buf *b, const struct diag_list *l,
     if (n)
         buf_addf(b, ", %zu info%s", n, n == 1 ? "" : "s");
     buf_adds(b, "\n");
+    if (o->hints && o->no_inventory) {
+        buf_adds(b, "note: judged without an inventory (-i FILE)");
+        for (i = 0; i < o->nnot_run; i++)
+            buf_addf(b, "%s'%s'", i ? ", " : "; could not run: ",
+                     o->not_run[i]->id);
+        buf_adds(b, "\n");
+    }
 }

@@ -5,9 +5,11 @@
  * node advertises a device-plugin resource while a slice of the mapped
  * driver publishes devices on it) and extended-resource-mapping (two
  * DeviceClasses map one extendedResourceName, or nodes also advertise it
- * through a device plugin). The device-plugin <-> driver map is data
- * (validate/k8s/gates.c) extended by the config's devicePlugins. When a driver
- * cannot be determined the rules stay silent: no finding beats a guess.
+ * through a device plugin). The device-plugin <-> driver and DeviceClass
+ * name <-> driver maps are data (validate/k8s/drivers.yaml) extended by the
+ * config's drivers and devicePlugins, so a claim of class 'gpu.nvidia.com'
+ * is judged without an inventory. When a driver cannot be determined the
+ * rules stay silent: no finding beats a guess.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,7 @@
 #include "../validate/tree.h"
 #include "checks.h"
 #include "dra_util.h"
-#include "../validate/k8s/gates.h"
+#include "../validate/k8s/drivers.h"
 #include "rules.h"
 
 #define IMPLICIT_PREFIX "deviceclass.resource.kubernetes.io/"
@@ -31,20 +33,36 @@
 static const char *plugin_driver(const struct target *t, const char *res,
                                  const char **what)
 {
+    const struct plugin_map *m;
     size_t i;
 
     if (t->cfg)
         for (i = 0; i < t->cfg->nmaps; i++)
-            if (plugin_pattern_match(t->cfg->maps[i].resource, res)) {
+            if (t->cfg->maps[i].resource
+                && plugin_pattern_match(t->cfg->maps[i].resource, res)) {
                 *what = "devices";
                 return t->cfg->maps[i].driver;
             }
-    for (i = 0; i < plugin_map_count; i++)
-        if (plugin_pattern_match(plugin_maps[i].resource, res)) {
-            *what = plugin_maps[i].hardware;
-            return plugin_maps[i].driver;
-        }
-    return NULL;
+    m = plugin_map_find(res);
+    if (!m)
+        return NULL;
+    *what = m->hardware;
+    return m->driver;
+}
+
+/* The driver a well-known DeviceClass name stands for when no class object
+ * is at hand (config entries first), or NULL. */
+static const char *named_class_driver(const struct target *t,
+                                      const char *name)
+{
+    size_t i;
+
+    if (t->cfg)
+        for (i = 0; i < t->cfg->nmaps; i++)
+            if (t->cfg->maps[i].class_name
+                && !strcmp(t->cfg->maps[i].class_name, name))
+                return t->cfg->maps[i].driver;
+    return class_map_driver(name);
 }
 
 /* 1 if a resource quantity asks for something: "1", 2, "500m"; not 0. */
@@ -69,6 +87,17 @@ static const char *class_driver(struct check_ctx *cx, const struct object *c)
     return plugin_driver(cx_target(cx), c->cls->extended_resource, &what);
 }
 
+/* The driver of the class named name: its object when at hand, else the
+ * well-known class names. */
+static const char *named_driver(struct check_ctx *cx, const char *name)
+{
+    const struct object *c = cx_lookup(cx, K_CLASS, "", name);
+
+    if (c)
+        return class_driver(cx, c);
+    return named_class_driver(cx_target(cx), name);
+}
+
 /* The driver a request pins, with a class's extendedResourceName as the
  * last resort. */
 static const char *req_driver(struct check_ctx *cx, const struct devreq *r)
@@ -77,7 +106,7 @@ static const char *req_driver(struct check_ctx *cx, const struct devreq *r)
 
     if (d || !r->class_name)
         return d;
-    return class_driver(cx, cx_lookup(cx, K_CLASS, "", r->class_name));
+    return named_driver(cx, r->class_name);
 }
 
 /* ==== device-plugin-dra-conflict ======================================== */
@@ -138,7 +167,7 @@ static int find_implicit(struct check_ctx *cx, const struct object *o,
                 const char *d;
                 if (strncmp(k, IMPLICIT_PREFIX, l) || !positive(m->kids[j]))
                     continue;
-                d = class_driver(cx, cx_lookup(cx, K_CLASS, "", k + l));
+                d = named_driver(cx, k + l);
                 if (!d || strcmp(d, driver))
                     continue;
                 u->claim = NULL;

@@ -201,6 +201,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_INFO,
         .kinds = K_CLAIMLIKE | K_PODLIKE,
         .check = check_claim_scarce,
+        .needs = K_SLICE,
         .summary = "a claim or Pod can be allocated on only a few nodes of "
                    "the inventory",
         .hint = "widen the selectors or the Pod's placement, or expect the "
@@ -255,6 +256,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_CLAIMLIKE | K_PODLIKE,
         .check = check_claim_unsatisfiable,
+        .needs = K_SLICE,
         .summary = "devices match, but no single node can satisfy the whole "
                    "claim, or all of a Pod's claims together",
         .hint = "lower the count, relax the constraints or tolerations, or "
@@ -284,6 +286,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_CLAIMLIKE,
         .check = check_device_class_not_found,
+        .needs = K_CLASS | NEEDS_INVENTORY,
         .summary = "a request names a DeviceClass that does not exist",
         .hint = "use the name of an installed DeviceClass (kubectl get "
                 "deviceclasses), or install the driver that provides it",
@@ -472,6 +475,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_NODE | K_SLICE,
         .check = check_node_double_managed,
+        .needs = K_NODE,
         .summary = "a node advertises a device-plugin resource while a "
                    "ResourceSlice of the mapped DRA driver publishes devices "
                    "on it",
@@ -708,6 +712,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_CLAIMLIKE,
         .check = check_selector_no_device,
+        .needs = K_SLICE,
         .summary = "no device of the inventory matches a request's class "
                    "and selectors",
         .hint = "compare the selector with the attributes the driver "
@@ -731,6 +736,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_CLAIMLIKE | K_CLASS,
         .check = check_selector_runtime_error,
+        .needs = K_SLICE,
         .summary = "a selector raises a CEL runtime error on a device the "
                    "class admits, which aborts the claim's allocation",
         .hint = "guard the lookup with has(device.attributes[\"d\"].x) or "

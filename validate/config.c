@@ -241,6 +241,19 @@ static int load_rules(struct config *cfg, const char *file,
     return 0;
 }
 
+static void add_map(struct config *cfg, const char *res, const char *cls,
+                    const char *drv)
+{
+    struct config_map *m;
+
+    cfg->maps = arena_grow(&cfg->arena, cfg->maps, cfg->nmaps, cfg->nmaps + 1,
+                           sizeof(*cfg->maps));
+    m = &cfg->maps[cfg->nmaps++];
+    m->resource = res ? arena_strdup(&cfg->arena, res) : NULL;
+    m->class_name = cls ? arena_strdup(&cfg->arena, cls) : NULL;
+    m->driver = arena_strdup(&cfg->arena, drv);
+}
+
 static int load_maps(struct config *cfg, const char *file,
                      const struct tnode *n, struct err *err)
 {
@@ -261,11 +274,45 @@ static int load_maps(struct config *cfg, const char *file,
         if (!res || !drv)
             return at_err(err, file, e, "a devicePlugins entry needs "
                           "resource and driver strings");
-        cfg->maps = arena_grow(&cfg->arena, cfg->maps, cfg->nmaps,
-                               cfg->nmaps + 1, sizeof(*cfg->maps));
-        cfg->maps[cfg->nmaps].resource = arena_strdup(&cfg->arena, res);
-        cfg->maps[cfg->nmaps].driver = arena_strdup(&cfg->arena, drv);
-        cfg->nmaps++;
+        add_map(cfg, res, NULL, drv);
+    }
+    return 0;
+}
+
+/* drivers: [{driver, classes: [...], devicePlugins: [...]}] */
+static int load_drivers(struct config *cfg, const char *file,
+                        const struct tnode *n, struct err *err)
+{
+    size_t i, j;
+
+    if (!tree_is_seq(n))
+        return at_err(err, file, n, "'drivers' must be a list of {driver, "
+                      "classes, devicePlugins}");
+    for (i = 0; i < n->n; i++) {
+        const struct tnode *e = n->kids[i];
+        const char *drv = tree_str(tree_get(e, "driver"));
+        const char **cls = NULL, **res = NULL;
+        size_t ncls = 0, nres = 0;
+        if (!tree_is_map(e) || !drv)
+            return at_err(err, file, e, "a drivers entry needs a driver "
+                          "string");
+        for (j = 0; j < e->n; j++) {
+            const struct tnode *k = e->kids[j];
+            int rc = 0;
+            if (!strcmp(k->key, "classes"))
+                rc = load_string_list(cfg, file, k, &cls, &ncls, err);
+            else if (!strcmp(k->key, "devicePlugins"))
+                rc = load_string_list(cfg, file, k, &res, &nres, err);
+            else if (strcmp(k->key, "driver"))
+                return at_err(err, file, k, "unknown key (want driver, "
+                              "classes and devicePlugins)");
+            if (rc < 0)
+                return -1;
+        }
+        for (j = 0; j < ncls; j++)
+            add_map(cfg, NULL, cls[j], drv);
+        for (j = 0; j < nres; j++)
+            add_map(cfg, res[j], NULL, drv);
     }
     return 0;
 }
@@ -342,13 +389,16 @@ int config_load_file(struct config *cfg, const char *path, struct err *err)
                         e->key[0] == 'e');
         } else if (!strcmp(e->key, "devicePlugins")) {
             rc = load_maps(cfg, file, e, err);
+        } else if (!strcmp(e->key, "drivers")) {
+            rc = load_drivers(cfg, file, e, err);
         } else if (!strcmp(e->key, "webhook")) {
             rc = load_webhook(cfg, file, e, err);
         } else {
             return at_err(err, file, e, arena_printf(&cfg->arena,
                           "unknown key '%s' (known: kubeVersion, "
                           "featureGates, runtimeConfig, rules, enable, "
-                          "disable, devicePlugins, webhook)", e->key));
+                          "disable, devicePlugins, drivers, webhook)",
+                          e->key));
         }
         if (rc < 0) {
             if (!strchr(err->msg, ':'))

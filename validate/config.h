@@ -1,10 +1,11 @@
 /*
  * config.h - the settings shared by the linter and the webhook: target
  * Kubernetes version, feature-gate overrides, runtime-config, rule
- * enable/disable and severity overrides, extra device-plugin <-> driver
- * mappings, excluded namespaces (webhook). Filled from the YAML config file
- * (-c / --config, or .claimcheck.yaml) and then from command-line flags,
- * which win. All strings are owned by cfg->arena.
+ * enable/disable and severity overrides, extra device-plugin and
+ * DeviceClass <-> driver mappings (devicePlugins, drivers), excluded
+ * namespaces (webhook). Filled from the YAML config file (-c / --config, or
+ * .claimcheck.yaml) and then from command-line flags, which win. All
+ * strings are owned by cfg->arena.
  */
 #ifndef CLAIMCHECK_CONFIG_H
 #define CLAIMCHECK_CONFIG_H
@@ -26,8 +27,11 @@ struct config_sev {
     int use_default;            /* --enable: back to the default severity */
 };
 
+/* One extra driver mapping (devicePlugins, drivers): exactly one of
+ * resource and class_name is set. */
 struct config_map {
     const char *resource;       /* device-plugin resource, may end in '*' */
+    const char *class_name;     /* DeviceClass name the driver serves */
     const char *driver;         /* DRA driver name */
 };
 
@@ -49,7 +53,7 @@ struct config {
     size_t nruntime;
     struct config_sev *sevs;    /* severity overrides and --enable/--disable */
     size_t nsevs;
-    struct config_map *maps;    /* extra device-plugin mappings */
+    struct config_map *maps;    /* extra plugin and class mappings */
     size_t nmaps;
     const char **excluded_ns;   /* webhook: namespaces never checked */
     size_t nexcluded;

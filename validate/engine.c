@@ -428,6 +428,30 @@ const struct object *cx_lookup(struct check_ctx *cx, unsigned kind,
     return inventory_lookup(r->inv, kind, ns, name);
 }
 
+int run_has_inventory(const struct run *r)
+{
+    return r->inv != NULL;
+}
+
+size_t run_not_run(const struct run *r, const struct rule **out, size_t max)
+{
+    const struct ruleset *rs = r->e->rules;
+    unsigned inv = r->inv ? r->inv->kinds : 0;
+    size_t i, n = 0;
+
+    for (i = 0; i < rs->n; i++) {
+        const struct rule *ru = &rs->v[i];
+        unsigned have = ru->needs & NEEDS_INVENTORY ? inv : inv | r->kinds;
+        if (!ru->needs || (ru->needs & have & K_ALL)
+            || r->e->sev[i] == SEV_OFF)
+            continue;
+        if (n < max)
+            out[n] = ru;
+        n++;
+    }
+    return n;
+}
+
 int cx_have(struct check_ctx *cx, unsigned kinds)
 {
     return (cx->run->kinds & kinds)

@@ -42,12 +42,18 @@ struct rule {
     unsigned kinds;             /* K_* mask of the kinds it checks;
                                    0 = reported by the engine itself */
     void (*check)(struct check_ctx *cx, const struct object *obj);
+    unsigned needs;             /* K_* kinds it judges against (input or
+                                   inventory, or with NEEDS_INVENTORY the
+                                   inventory only): without any it cannot
+                                   run */
     const char *summary;        /* one line, for `claimcheck rules` */
     const char *hint;           /* remediation, shown under each finding */
     const char *why;            /* `claimcheck explain`: why it matters */
     const char *bad;            /* `claimcheck explain`: failing example */
     const char *good;           /* `claimcheck explain`: fixed example */
 };
+
+#define NEEDS_INVENTORY (1u << 30)
 
 /* A rule table: sorted by id (binary search), rows never move. */
 struct ruleset {

@@ -14,6 +14,7 @@ struct diag_list;
 struct engine;
 struct inventory;
 struct tnode;
+struct rule;
 struct run;
 
 /* Everything is allocated in a (objects, trees, findings): release a after
@@ -61,6 +62,11 @@ int run_parse_errors(const struct run *r);  /* documents that did not parse */
 /* DRAListTypeAttributes at the run's target (a device model built
  * for the run drops list attributes without it) */
 int run_list_attributes(const struct run *r);
+/* 1 if an inventory was given; the enabled rules whose needed kinds
+ * (rule.needs) neither the input nor the inventory holds go to *out (up to
+ * max, the count is returned): they could not run. */
+int run_has_inventory(const struct run *r);
+size_t run_not_run(const struct run *r, const struct rule **out, size_t max);
 void run_free(struct run *r);
 
 #endif

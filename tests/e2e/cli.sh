@@ -294,7 +294,8 @@ for f in d["findings"]:
     assert f["severity"] in ("error","warning","info")
     assert f["line"] >= 1 and f["column"] >= 1
 s = d["summary"]
-assert s == {"files": 2, "objects": 2, "errors": 1, "warnings": 1, "infos": 0}, s
+assert s["notRun"] and "selector-no-device" in s["notRun"], s
+assert s.pop("notRun") and s == {"files": 2, "objects": 2, "errors": 1, "warnings": 1, "infos": 0, "inventory": False}, s
 e = [f for f in d["findings"] if f["rule"] == "extended-resource-limits"][0]
 assert e["object"] == {"apiVersion":"v1","kind":"Pod","namespace":"ml","name":"cuda"}
 assert e["path"] == "spec.containers[0].resources.requests[nvidia.com/gpu]"
@@ -302,6 +303,12 @@ assert (e["line"], e["column"]) == (12, 9)
 assert e["category"] == "schema"
 PY
 then ok; else bad "json output shape"; fi
+# without -i the summary says so and names the rules that could not run;
+# --no-hints drops the note, an inventory with slices lets them run
+"$bin" lint --no-color "$tmp/clean.yaml" > "$tmp/out" 2>&1
+if grep -q "^note: judged without an inventory (-i FILE); could not run: .*'selector-no-device'" "$tmp/out"; then ok; else bad "no-inventory note"; cat "$tmp/out"; fi
+"$bin" lint --no-color --no-hints "$tmp/clean.yaml" > "$tmp/out" 2>&1
+if ! grep -q "judged without" "$tmp/out"; then ok; else bad "--no-hints keeps the inventory note"; fi
 expect_rc "json clean" 0 "$bin" lint -o json "$tmp/clean.yaml"
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["findings"]==[]' "$tmp/out"; then ok; else bad "json clean"; fi
 

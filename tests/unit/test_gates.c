@@ -7,7 +7,7 @@
  * (checked by linting fixtures that hold every gated field at 1.33, which
  * serves v1alpha3, v1beta1 and v1beta2 and where every one of them is
  * disabled or absent); the API-version timeline is ordered;
- * the device-plugin map is well-formed; and -k/-g/--runtime-config
+ * the device-plugin and class maps of drivers.yaml are well-formed; and -k/-g/--runtime-config
  * resolve like kube-apiserver's flags.
  */
 #include <ctype.h>
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../validate/k8s/drivers.h"
 #include "../../validate/k8s/gates.h"
 #include "../../rules/rules.h"
 #include "../../validate/arena.h"
@@ -198,6 +199,19 @@ static void test_plugin_map(void)
     CHECK(!plugin_pattern_match("nvidia.com/mig-*", "nvidia.com/mig-"));
     CHECK(!plugin_pattern_match("nvidia.com/gpu", "nvidia.com/gpus"));
     CHECK(plugin_pattern_match("gpu.intel.com/*", "gpu.intel.com/xe"));
+    CHECK(plugin_map_find("nvidia.com/mig-2g.20gb") != NULL);
+    CHECK(plugin_map_find("example.org/nothing") == NULL);
+    for (i = 0; i < class_map_count; i++) {
+        const struct class_map *m = &class_maps[i];
+        CHECK(dns_subdomain(m->class_name));
+        CHECK(dns_subdomain(m->driver));
+        CHECK(class_map_driver(m->class_name) == m->driver);
+    }
+    CHECK_STR(class_map_driver("mig.nvidia.com"), "gpu.nvidia.com");
+    CHECK(class_map_driver("compute-domain-default-channel.nvidia.com")
+          && strcmp(class_map_driver("compute-domain-default-channel"
+                                     ".nvidia.com"), "gpu.nvidia.com"));
+    CHECK(class_map_driver("my-gpus") == NULL);
 }
 
 /* ==== target ============================================================ */

@@ -2,9 +2,8 @@
  * gates.c - lookups on the gate table. The rows are data: gates.yaml,
  * turned into gates_data.c by gen.py (`make generate`). When the reference
  * changes, change gates.yaml, regenerate and run build/tests/test_gates,
- * which checks that stages only move forward, locks sit on GA gates, every
- * path walks the objects it names, and the device-plugin map is
- * well-formed.
+ * which checks that stages only move forward, locks sit on GA gates and
+ * every path walks the objects it names.
  */
 #include "gates.h"
 
@@ -166,14 +165,4 @@ int kind_version_serves(const char *version, int minor)
             && minor >= kind_versions[i].introduced)
             return 1;
     return 0;
-}
-
-int plugin_pattern_match(const char *pattern, const char *resource)
-{
-    size_t l = strlen(pattern);
-
-    if (l && pattern[l - 1] == '*')
-        return strncmp(pattern, resource, l - 1) == 0
-               && resource[l - 1] != '\0';
-    return strcmp(pattern, resource) == 0;
 }

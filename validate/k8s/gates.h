@@ -2,10 +2,10 @@
  * gates.h - the project's own data about non-stable DRA features:
  * every DRA feature gate with its stage and default per Kubernetes minor
  * (1.26-1.37; 1.37 is pre-release), the fields each gate controls per kind
- * and apiVersion shape, the resource.k8s.io version timeline and the
- * device-plugin <-> DRA driver map. The rows are data (gates.yaml, from
- * Kubernetes' kube_features.go and the +featureGate tags of
- * kubernetes/api, as its header says), generated into gates_data.c by
+ * and apiVersion shape and the resource.k8s.io version timeline (the
+ * device-plugin <-> DRA driver map is drivers.h). The rows are data
+ * (gates.yaml, from Kubernetes' kube_features.go and the +featureGate tags
+ * of kubernetes/api, as its header says), generated into gates_data.c by
  * gen.py; tests/unit/test_gates.c checks
  * their consistency.
  *
@@ -140,21 +140,5 @@ const struct kind_version *kind_version_find(const char *kind,
 /* 1 if some listed kind is served by version at minor: the version stays
  * enabled for it after api_versions' `removed`. */
 int kind_version_serves(const char *version, int minor);
-
-/* ==== device plugins <-> DRA drivers ================================== */
-
-struct plugin_map {
-    const char *resource;           /* extended resource; a trailing '*'
-                                       matches any suffix */
-    const char *driver;             /* DRA driver of the same hardware */
-    const char *hardware;           /* "NVIDIA GPUs", for messages */
-};
-
-extern const struct plugin_map plugin_maps[];
-extern const size_t plugin_map_count;
-
-/* 1 if the extended resource name matches pattern (exact, or a prefix
- * when the pattern ends in '*'). */
-int plugin_pattern_match(const char *pattern, const char *resource);
 
 #endif

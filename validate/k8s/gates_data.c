@@ -309,14 +309,3 @@ const struct kind_version kind_versions[] = {
 };
 const size_t kind_version_count = sizeof(kind_versions)
                                  / sizeof(kind_versions[0]);
-
-const struct plugin_map plugin_maps[] = {
-    {"nvidia.com/gpu", "gpu.nvidia.com", "NVIDIA GPUs"},
-    {"nvidia.com/mig-*", "gpu.nvidia.com", "NVIDIA MIG devices"},
-    {"amd.com/gpu", "gpu.amd.com", "AMD GPUs"},
-    {"gpu.intel.com/*", "gpu.intel.com", "Intel GPUs"},
-    {"habana.ai/gaudi", "gaudi.intel.com", "Intel Gaudi accelerators"},
-    {"qat.intel.com/*", "qat.intel.com", "Intel QAT devices"},
-    {"example.com/gpu", "gpu.example.com", "example GPUs"},
-};
-const size_t plugin_map_count = sizeof(plugin_maps) / sizeof(plugin_maps[0]);

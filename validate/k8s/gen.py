@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """gen.py - writes the C tables of validate/k8s/ from the data files beside it
-(gates.yaml -> gates_data.[ch], fields.txt -> fields_data.[ch]).
+(gates.yaml -> gates_data.[ch], fields.txt -> fields_data.[ch],
+drivers.yaml -> drivers_data.c).
 
     python3 validate/k8s/gen.py            # regenerate (make generate)
     python3 validate/k8s/gen.py --check    # exit 1 if a generated file is stale
@@ -101,14 +102,7 @@ def gen_gates(d):
             c_str(k["kind"]), c_str(k["version"]), k["introduced"],
             c_str(k.get("gate"))))
     c.append("};\nconst size_t kind_version_count = sizeof(kind_versions)\n"
-             "                                 / sizeof(kind_versions[0]);\n\n")
-    c.append("const struct plugin_map plugin_maps[] = {\n")
-    for p in d["device_plugins"]:
-        c.append("    {%s, %s, %s},\n" % (c_str(p["resource"]),
-                                        c_str(p["driver"]),
-                                        c_str(p["hardware"])))
-    c.append("};\nconst size_t plugin_map_count = sizeof(plugin_maps) / "
-             "sizeof(plugin_maps[0]);\n")
+             "                                 / sizeof(kind_versions[0]);\n")
     return {"gates_data.h": "".join(h), "gates_data.c": "".join(c)}
 
 
@@ -219,7 +213,39 @@ def gen_fields(text):
     return {"fields_data.h": "".join(h), "fields_data.c": "".join(c)}
 
 
-GENERATORS = [("gates.yaml", gen_gates, True), ("fields.txt", gen_fields, False)]
+# ==== drivers.yaml ========================================================
+
+def gen_drivers(d):
+    c = [HEAD.format(src="drivers.yaml"), '#include "drivers.h"\n\n']
+    seen, classes, plugins = set(), [], []
+    for r in d["drivers"]:
+        drv = r["driver"]
+        if drv in seen:
+            fail("drivers.yaml: driver %s twice" % drv)
+        seen.add(drv)
+        if not r.get("source"):
+            fail("drivers.yaml: driver %s has no source" % drv)
+        for cls in r["classes"]:
+            if any(cls == x[0] for x in classes):
+                fail("drivers.yaml: class %s twice" % cls)
+            classes.append((cls, drv))
+        for p in r["plugins"]:
+            plugins.append((p["resource"], drv, p["hardware"]))
+    c.append("const struct plugin_map plugin_maps[] = {\n")
+    for res, drv, hw in plugins:
+        c.append("    {%s, %s, %s},\n" % (c_str(res), c_str(drv), c_str(hw)))
+    c.append("};\nconst size_t plugin_map_count = sizeof(plugin_maps) / "
+             "sizeof(plugin_maps[0]);\n\n")
+    c.append("const struct class_map class_maps[] = {\n")
+    for cls, drv in classes:
+        c.append("    {%s, %s},\n" % (c_str(cls), c_str(drv)))
+    c.append("};\nconst size_t class_map_count = sizeof(class_maps) / "
+             "sizeof(class_maps[0]);\n")
+    return {"drivers_data.c": "".join(c)}
+
+
+GENERATORS = [("gates.yaml", gen_gates, True), ("fields.txt", gen_fields, False),
+              ("drivers.yaml", gen_drivers, True)]
 
 
 def main():
