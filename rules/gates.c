@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../validate/arena.h"
+#include "../validate/config.h"
 #include "../validate/object.h"
 #include "../validate/target.h"
 #include "../validate/tree.h"
@@ -125,12 +126,37 @@ static const char *ga_when(struct arena *a, const struct gate *g)
     return "no GA version announced";
 }
 
+/* The gated field that replaces f from the minor f ends (same gate and
+ * kinds, `since` where f has `until`), or NULL: a renamed field. */
+static const struct gated_field *renamed_to(const struct gated_field *f)
+{
+    size_t i;
+
+    for (i = 0; f->until && i < gated_field_count; i++) {
+        const struct gated_field *g = &gated_fields[i];
+        if (g != f && g->since == f->until && !strcmp(g->gate, f->gate)
+            && (g->kinds & f->kinds))
+            return g;
+    }
+    return NULL;
+}
+
+/* What judge_gate found besides the message: a hint for the case (NULL:
+ * the rule's) and whether the gate is beta and on by default. */
+struct gate_case {
+    const char *hint;
+    int beta_default_on;
+};
+
+static const char *field_name(const char *path);
+
 /* Judges one gate of field f at the target; *why gets the message part
  * before ": the apiserver drops ..." (disabled) or the whole message
- * (prerelease). */
+ * (prerelease), gc the hint that fits the case. */
 static enum verdict judge_gate(struct arena *a, const struct target *t,
                                const struct gated_field *f, const char *gname,
-                               const char *field, const char **why)
+                               const char *field, const char **why,
+                               struct gate_case *gc)
 {
     int gi = gate_find(gname);
     const struct gate *g;
@@ -142,16 +168,27 @@ static enum verdict judge_gate(struct arena *a, const struct target *t,
     g = &gate_table[gi];
     gate_state_at(g, m, &s);
     since = f->since ? f->since : gate_first_minor(g);
+    gc->hint = NULL;
+    gc->beta_default_on = 0;
     if (since && m < since) {
         *why = arena_printf(a, "'%s' does not exist in Kubernetes %s: it "
                             "comes with feature gate %s in 1.%d (%s)", field,
                             t->version, g->name, since, on_from(a, g));
+        gc->hint = arena_printf(a, "drop the field for Kubernetes %s, or "
+                                "target 1.%d or newer (-k) once the cluster "
+                                "runs it", t->version, since);
         return V_DISABLED;
     }
     if (f->until && m >= f->until) {
+        const struct gated_field *nf = renamed_to(f);
         *why = arena_printf(a, "'%s' no longer exists in Kubernetes %s "
                             "(removed in 1.%d)", field, t->version,
                             f->until);
+        gc->hint = nf ? arena_printf(a, "the field was renamed in 1.%d: "
+                                     "write '%s' instead", f->until,
+                                     field_name(nf->path))
+                      : arena_printf(a, "drop the field: Kubernetes 1.%d "
+                                     "removed it", f->until);
         return V_DISABLED;
     }
     if (s.stage == GATE_ABSENT)
@@ -162,20 +199,29 @@ static enum verdict judge_gate(struct arena *a, const struct target *t,
         *why = arena_printf(a, "'%s' no longer exists in Kubernetes %s: "
                             "feature gate %s was removed without reaching "
                             "GA", field, t->version, g->name);
+        gc->hint = "drop the field: the feature is gone and no gate brings "
+                   "it back";
         return V_DISABLED;
     }
     if (!t->gate_on[gi]) {
-        if (t->gate_set[gi] && s.on)
+        if (t->gate_set[gi] && s.on) {
             *why = arena_printf(a, "'%s' needs feature gate %s, which "
                                 "--feature-gates turns off (%s in "
                                 "Kubernetes %s, on by default)", field,
                                 g->name, gate_stage_name(s.stage),
                                 t->version);
-        else
+            gc->hint = arena_printf(a, "remove %s=false from the cluster's "
+                                    "--feature-gates (and from -g), or drop "
+                                    "the field", g->name);
+        } else {
             *why = arena_printf(a, "'%s' needs feature gate %s, which is "
                                 "off in Kubernetes %s (%s, off by default; "
                                 "%s)", field, g->name, t->version,
                                 gate_stage_name(s.stage), on_from(a, g));
+            gc->hint = arena_printf(a, "enable %s on the cluster (and pass "
+                                    "-g %s=true), or drop the field", g->name,
+                                    g->name);
+        }
         return V_DISABLED;
     }
     if (s.stage == GATE_GA)
@@ -193,6 +239,12 @@ static enum verdict judge_gate(struct arena *a, const struct target *t,
                             field, g->name, t->version, s.on
                             ? "on by default" : "turned on by "
                             "--feature-gates", ga_when(a, g));
+    if (s.stage == GATE_BETA && s.on) {
+        gc->beta_default_on = 1;
+        gc->hint = "nothing to do while the gate stays on by default; pin "
+                   "the Kubernetes version if you depend on the field "
+                   "(config betaOnByDefault: warning makes this a warning)";
+    }
     return V_PRERELEASE;
 }
 
@@ -218,23 +270,30 @@ static void on_field(void *arg, const struct tnode *at)
     const struct target *t = cx_target(fc->cx);
     const char *field = field_name(fc->f->path);
     const char *why = NULL, *why2 = NULL;
+    struct gate_case gc, gc2 = {NULL, 0};
     enum verdict v, v2 = V_OK;
+    enum sev mild = t->cfg ? t->cfg->beta_on_sev : SEV_INFO;
 
-    v = judge_gate(a, t, fc->f, fc->f->gate, field, &why);
+    v = judge_gate(a, t, fc->f, fc->f->gate, field, &why, &gc);
     if (fc->f->gate2)
-        v2 = judge_gate(a, t, fc->f, fc->f->gate2, field, &why2);
-    if (v != V_DISABLED && v2 == V_DISABLED) {
+        v2 = judge_gate(a, t, fc->f, fc->f->gate2, field, &why2, &gc2);
+    if ((v != V_DISABLED && v2 == V_DISABLED)
+        || (v == V_OK && v2 == V_PRERELEASE)
+        || (v == V_PRERELEASE && v2 == V_PRERELEASE
+            && gc.beta_default_on && !gc2.beta_default_on)) {
         v = v2;
         why = why2;
-    } else if (v == V_OK && v2 == V_PRERELEASE) {
-        v = v2;
-        why = why2;
+        gc = gc2;
     }
-    if (v != fc->want)
+    if (v != fc->want || (gc.beta_default_on && mild == SEV_OFF))
         return;
+    if (gc.hint)
+        report_hint(fc->cx, gc.hint);
     if (v == V_DISABLED)
         report(fc->cx, at, "%s: the apiserver drops it silently and %s",
                why, fc->f->effect);
+    else if (gc.beta_default_on)
+        report_capped(fc->cx, mild, at, "%s", why);
     else
         report(fc->cx, at, "%s", why);
 }
@@ -424,6 +483,8 @@ void check_api_version_unavailable(struct check_ctx *cx,
     if (!is_resource_group(o) || admitted(o))
         return;
     k = api_version_find(o->version);
+    report_hint(cx, "use the apiVersion the message names: no flag turns "
+                "on a version this apiserver does not have");
     if (k < 0) {
         report(cx, at, "'%s' is not a resource.k8s.io version Kubernetes "
                "knows: the apiserver rejects the %s; %s", o->api_version,
@@ -447,13 +508,18 @@ void check_api_version_unavailable(struct check_ctx *cx,
                t->version, o->kind_name, instead(a, t, o));
         return;
     }
+    report_hint(cx, NULL);
     if (t->api_on[k])
         return;
-    if (t->api_set[k])
+    if (t->api_set[k]) {
+        report_hint(cx, arena_printf(a, "remove %s=false from the "
+                                     "apiserver's --runtime-config (and from "
+                                     "claimcheck's), or use the apiVersion "
+                                     "the message names", o->api_version));
         report(cx, at, "'%s' is turned off by --runtime-config: the "
                "apiserver rejects the %s; %s", o->api_version, o->kind_name,
                instead(a, t, o));
-    else
+    } else {
         report(cx, at, "'%s' is not served by default in Kubernetes %s "
                "(%s versions need --runtime-config=%s=true%s): the "
                "apiserver rejects the %s; %s", o->api_version, t->version,
@@ -463,6 +529,7 @@ void check_api_version_unavailable(struct check_ctx *cx,
                ? arena_printf(a, "; deprecated since 1.%d",
                               v->deprecated) : "",
                o->kind_name, instead(a, t, o));
+    }
 }
 
 /* 1 if a version newer than o's serves o's kind at minor */

@@ -16,12 +16,14 @@
 #include "file.h"
 #include "limits.h"
 #include "load_yaml.h"
+#include "suggest.h"
 #include "tree.h"
 
 void config_init(struct config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     arena_init(&cfg->arena, ARENA_SMALL_BYTES);
+    cfg->beta_on_sev = SEV_INFO;
 }
 
 void config_release(struct config *cfg)
@@ -338,6 +340,29 @@ static int load_webhook(struct config *cfg, const char *file,
     return 0;
 }
 
+static const char *const config_keys[] = {
+    "kubeVersion", "featureGates", "runtimeConfig", "rules", "enable",
+    "disable", "devicePlugins", "drivers", "webhook", "betaOnByDefault"
+};
+
+/* "unknown key 'x' (did you mean 'y'?)" or the list of known keys. */
+static const char *unknown_key(struct config *cfg, const char *key)
+{
+    struct suggest s;
+    size_t i;
+
+    suggest_init(&s, key);
+    for (i = 0; i < sizeof(config_keys) / sizeof(config_keys[0]); i++)
+        suggest_add(&s, config_keys[i]);
+    if (suggest_best(&s))
+        return arena_printf(&cfg->arena, "unknown key '%s' (did you mean "
+                            "'%s'?)", key, suggest_best(&s));
+    return arena_printf(&cfg->arena, "unknown key '%s' (known: kubeVersion, "
+                        "featureGates, runtimeConfig, rules, enable, disable, "
+                        "devicePlugins, drivers, webhook, betaOnByDefault)",
+                        key);
+}
+
 int config_load_file(struct config *cfg, const char *path, struct err *err)
 {
     char *raw, *data;
@@ -389,16 +414,17 @@ int config_load_file(struct config *cfg, const char *path, struct err *err)
                         e->key[0] == 'e');
         } else if (!strcmp(e->key, "devicePlugins")) {
             rc = load_maps(cfg, file, e, err);
+        } else if (!strcmp(e->key, "betaOnByDefault")) {
+            s = e->kind == T_BOOL && !e->boolean ? "off" : tree_str(e);
+            if (!s || sev_parse(s, &cfg->beta_on_sev) < 0)
+                return at_err(err, file, e, "betaOnByDefault: expected "
+                              "error, warning, info or off");
         } else if (!strcmp(e->key, "drivers")) {
             rc = load_drivers(cfg, file, e, err);
         } else if (!strcmp(e->key, "webhook")) {
             rc = load_webhook(cfg, file, e, err);
         } else {
-            return at_err(err, file, e, arena_printf(&cfg->arena,
-                          "unknown key '%s' (known: kubeVersion, "
-                          "featureGates, runtimeConfig, rules, enable, "
-                          "disable, devicePlugins, drivers, webhook)",
-                          e->key));
+            return at_err(err, file, e, unknown_key(cfg, e->key));
         }
         if (rc < 0) {
             if (!strchr(err->msg, ':'))

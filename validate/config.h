@@ -59,6 +59,8 @@ struct config {
     size_t nexcluded;
     int show_suppressed;
     struct config_audit audit;
+    enum sev beta_on_sev;       /* feature-gate-prerelease for a beta gate
+                                   on by default: SEV_INFO unless set */
 };
 
 void config_init(struct config *cfg);

@@ -88,6 +88,7 @@ struct check_ctx {
     const struct object *obj;
     const struct rule *rule;
     enum sev sev;
+    const char *hint;           /* report_hint(): for the next finding */
 };
 
 /* ==== engine ============================================================ */
@@ -131,7 +132,10 @@ struct engine *engine_new(const struct config *cfg,
                     e->sev[i] = s->use_default ? rules->v[i].default_sev
                                                : s->sev;
         } else {
-            err_set(err, "unknown rule or category '%s'", s->rule);
+            const char *near = ruleset_suggest(rules, s->rule);
+            err_set(err, "unknown rule or category '%s'%s%s%s", s->rule,
+                    near ? " (did you mean '" : "", near ? near : "",
+                    near ? "'?)" : "");
             engine_free(e);
             return NULL;
         }
@@ -225,10 +229,11 @@ static void raw_report(struct run *r, const char *id, const char *file,
     d->msg = arena_strdup(r->arena, msg);   /* msg may live in scratch */
 }
 
-/* The annotation value suppressing rule id on o, or NULL. */
-static const struct tnode *suppression(const struct object *o, const char *id)
+/* The annotation value suppressing rule id in metadata meta, or NULL. */
+static const struct tnode *suppression_in(const struct tnode *meta,
+                                          const char *id)
 {
-    const struct tnode *ann = tree_get(o->metadata, "annotations");
+    const struct tnode *ann = tree_get(meta, "annotations");
     size_t i;
 
     if (!tree_is_map(ann))
@@ -240,6 +245,18 @@ static const struct tnode *suppression(const struct object *o, const char *id)
             return ann->kids[i];
     }
     return NULL;
+}
+
+/* The annotation value suppressing rule id on o, or NULL: its own
+ * metadata, then (workloads) its pod template's, which is where users put
+ * annotations about the pods it makes. */
+static const struct tnode *suppression(const struct object *o, const char *id)
+{
+    const struct tnode *sup = suppression_in(o->metadata, id);
+
+    if (!sup && o->pod && o->pod->meta)
+        sup = suppression_in(o->pod->meta, id);
+    return sup;
 }
 
 /* pos_line/pos_col: 0 = the position of `at`; path: NULL = at's */
@@ -270,6 +287,8 @@ static void vreport(struct check_ctx *cx, const struct tnode *at,
     d->msg = arena_vprintf(r->arena, fmt, ap);
     d->details = details;
     d->ndetails = ndetails;
+    d->hint = cx->hint;
+    cx->hint = NULL;
     sup = suppression(o, cx->rule->id);
     if (sup && tree_str(sup) && *tree_str(sup)) {
         /* an annotation value that is no string (`yes`) is no reason:
@@ -277,6 +296,11 @@ static void vreport(struct check_ctx *cx, const struct tnode *at,
         d->suppressed = 1;
         d->suppress_reason = arena_strdup(r->arena, tree_str(sup));
     }
+}
+
+void report_hint(struct check_ctx *cx, const char *s)
+{
+    cx->hint = s;
 }
 
 void report(struct check_ctx *cx, const struct tnode *at, const char *fmt,
@@ -903,34 +927,47 @@ void run_add_text(struct run *r, const char *file, const char *data,
     t->len = len;
 }
 
-/* Reports ignore.claimcheck.dev/ annotations that name no rule or give no
+/* Reports ignore.claimcheck.dev/ annotations of metadata meta (the
+ * object's, or a workload's pod template's) that name no rule or give no
  * reason: such a suppression does not apply. */
-static void check_suppressions(struct run *r, const struct object *o)
+static void check_suppressions_in(struct check_ctx *cx,
+                                  const struct tnode *meta)
 {
-    const struct tnode *ann = tree_get(o->metadata, "annotations");
+    const struct tnode *ann = tree_get(meta, "annotations");
     size_t i, plen = strlen(SUPPRESS_PREFIX);
-    struct check_ctx cx;
 
-    if (!tree_is_map(ann))
-        return;
-    cx.run = r;
-    cx.obj = o;
-    cx.rule = ruleset_find(r->e->rules, "suppression-invalid");
-    cx.sev = r->e->sev[rule_index(r->e, cx.rule)];
-    if (cx.sev == SEV_OFF)
-        return;
-    for (i = 0; i < ann->n; i++) {
+    for (i = 0; tree_is_map(ann) && i < ann->n; i++) {
         const struct tnode *a = ann->kids[i];
         const char *id;
         if (strncmp(a->key, SUPPRESS_PREFIX, plen) != 0)
             continue;
         id = a->key + plen;
-        if (!ruleset_find(r->e->rules, id))
-            report(&cx, a, "suppression names unknown rule '%s'", id);
-        else if (!tree_text(a) || !*tree_text(a))
-            report(&cx, a, "suppression of '%s' has no reason: it does not "
+        if (!ruleset_find(cx->run->e->rules, id)) {
+            const char *near = ruleset_suggest(cx->run->e->rules, id);
+            report(cx, a, "suppression names unknown rule '%s'%s%s%s", id,
+                   near ? " (did you mean '" : "", near ? near : "",
+                   near ? "'?)" : "");
+        } else if (!tree_text(a) || !*tree_text(a)) {
+            report(cx, a, "suppression of '%s' has no reason: it does not "
                    "apply until one is given", id);
+        }
     }
+}
+
+static void check_suppressions(struct run *r, const struct object *o)
+{
+    struct check_ctx cx;
+
+    cx.run = r;
+    cx.obj = o;
+    cx.hint = NULL;
+    cx.rule = ruleset_find(r->e->rules, "suppression-invalid");
+    cx.sev = r->e->sev[rule_index(r->e, cx.rule)];
+    if (cx.sev == SEV_OFF)
+        return;
+    check_suppressions_in(&cx, o->metadata);
+    if (o->pod && o->pod->meta)
+        check_suppressions_in(&cx, o->pod->meta);
 }
 
 static void check_object(struct run *r, const struct object *o)
@@ -940,6 +977,7 @@ static void check_object(struct run *r, const struct object *o)
 
     cx.run = r;
     cx.obj = o;
+    cx.hint = NULL;
     for (k = 0; k < r->e->rules->n; k++) {
         const struct rule *rule = &r->e->rules->v[k];
         int live = (rule->flags & RULE_LIVE) != 0;
@@ -953,6 +991,7 @@ static void check_object(struct run *r, const struct object *o)
             continue;
         if (cx_expired(&cx))
             return;
+        cx.hint = NULL;
         rule->check(&cx, o);
     }
     /* other kinds have no suppressions; a derived object's owner's

@@ -1,10 +1,13 @@
 /*
- * rule.c - lookups on a rule table and the category names. The tables
+ * rule.c - lookups on a rule table and the category names (exact, and
+ * "did you mean"). The tables
  * themselves belong to the front ends' rule sets (rules/registry.c).
  */
 #include "rule.h"
 
 #include <string.h>
+
+#include "suggest.h"
 
 const struct rule *ruleset_find(const struct ruleset *rs, const char *id)
 {
@@ -50,4 +53,17 @@ int category_parse(const char *s, enum category *out)
             return 0;
         }
     return -1;
+}
+
+const char *ruleset_suggest(const struct ruleset *rs, const char *word)
+{
+    struct suggest s;
+    size_t i;
+
+    suggest_init(&s, word);
+    for (i = 0; i < rs->n; i++)
+        suggest_add(&s, rs->v[i].id);
+    for (i = 0; i < sizeof(category_names) / sizeof(category_names[0]); i++)
+        suggest_add(&s, category_names[i]);
+    return suggest_best(&s);
 }

@@ -63,6 +63,9 @@ struct ruleset {
 
 /* The rule with that id, or NULL. */
 const struct rule *ruleset_find(const struct ruleset *rs, const char *id);
+/* The rule id or category name nearest to a mistyped word ("did you
+ * mean"), or NULL. */
+const char *ruleset_suggest(const struct ruleset *rs, const char *word);
 /* "input", "schema", ... */
 const char *category_name(enum category c);
 /* 0 and *out, or -1 for a name that is no category. */
@@ -90,6 +93,10 @@ void report_path(struct check_ctx *cx, const struct tnode *at,
                  const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The hint of the next finding reported in this check, instead of the
+ * rule's (for a case the rule's hint does not fit); s must be
+ * arena-owned or static. */
+void report_hint(struct check_ctx *cx, const char *s);
 /* The same as report(), at severity max when the rule's is higher: for a
  * rule's lesser findings (unknown-field's duplicate keys, which kubectl
  * collapses, are warnings where unknown fields are errors). */

@@ -443,6 +443,42 @@ expect_rc "50 MB file" 0 "$bin" lint "$tmp/big.yaml"
 contains "50 MB" "objects in 1 file: 0 errors"
 echo "    (50 MB file linted in $(( $(date +%s) - start )) s)"
 
+# ---- severity and hints that follow the case; did you mean --------------
+rd="$top/tests/rules"
+cat > "$tmp/nar.yaml" <<'EOF'
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: node-1-gpus
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    nodeAllocatableResourceMappings:
+      cpu: {capacityKey: cores}
+EOF
+expect_rc "renamed field" 1 "$bin" lint --no-color -k 1.37 "$tmp/nar.yaml"
+contains "renamed field hint" "hint: the field was renamed in 1.37: write 'nodeAllocatableResources' instead"
+expect_rc "gate turned off" 1 "$bin" lint --no-color $(cat "$rd/feature-gate-disabled/fail-gate-turned-off-1.35.args") "$rd/feature-gate-disabled/fail-gate-turned-off-1.35.yaml"
+contains "gate turned off hint" "hint: remove DRAPrioritizedList=false from the cluster's --feature-gates"
+expect_rc "gate off by default" 1 "$bin" lint --no-color $(cat "$rd/feature-gate-disabled/fail-firstavailable-1.33.args") "$rd/feature-gate-disabled/fail-firstavailable-1.33.yaml"
+contains "gate off hint" "hint: enable DRAPrioritizedList on the cluster \(and pass -g DRAPrioritizedList=true\)"
+expect_rc "beta on by default" 0 "$bin" lint --no-color -k 1.35 "$rd/feature-gate-prerelease/fail-beta-1.35.yaml"
+contains "beta on by default is info" "info\[feature-gate-prerelease\]"
+contains "beta hint" "hint: nothing to do while the gate stays on by default"
+expect_rc "alpha stays warning" 0 "$bin" lint --no-color $(cat "$rd/feature-gate-prerelease/fail-alpha-enabled-1.34.args") "$rd/feature-gate-prerelease/fail-alpha-enabled-1.34.yaml"
+contains "alpha stays warning" "warning\[feature-gate-prerelease\]"
+expect_rc "--disable typo" 2 "$bin" lint --disable selector-no-devise "$tmp/clean.yaml"
+contains "--disable did you mean" "unknown rule or category 'selector-no-devise' \(did you mean 'selector-no-device'\?\)"
+printf 'rules:\n  shared-claim-replica: off\n' > "$tmp/typo-rule.yaml"
+expect_rc "config rule typo" 2 "$bin" lint -c "$tmp/typo-rule.yaml" "$tmp/clean.yaml"
+contains "config rule did you mean" "did you mean 'shared-claim-replicas'"
+printf 'kubeVersoin: "1.34"\n' > "$tmp/typo-key.yaml"
+expect_rc "config key typo" 2 "$bin" lint -c "$tmp/typo-key.yaml" "$tmp/clean.yaml"
+contains "config key did you mean" "typo-key.yaml:1:1: unknown key 'kubeVersoin' \(did you mean 'kubeVersion'\?\)"
+
 echo "cli: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
