@@ -338,12 +338,27 @@ static void foreign_domain(void *ctx, const char *domain, int is_capacity,
                            unsigned offset)
 {
     struct foreign *f = ctx;
+    const char *slash;
     unsigned line, col;
 
     if (!strcmp(domain, f->driver) || shared_domain(domain) || f->reported)
         return;
     f->reported = 1;
     expr_pos(f->sel->expr_node, f->sel->expr, offset, &line, &col);
+    slash = strchr(domain, '/');
+    if (slash) {    /* "dra.net/rdma": a qualified attribute name */
+        report_hint(f->cx, arena_printf(cx_arena(f->cx), "write device.%s"
+                    "['%.*s'].%s: the domain is the part before '/'",
+                    is_capacity ? "capacity" : "attributes",
+                    (int)(slash - domain), domain, slash + 1));
+        report_at(f->cx, f->sel->expr_node, line, col, "the selector reads "
+                  "device.%s['%s']: '%s' is a qualified attribute name, not "
+                  "a domain (domains have no '/'), so the lookup finds an "
+                  "empty map and reading the attribute from it is a runtime "
+                  "error", is_capacity ? "capacity" : "attributes", domain,
+                  domain);
+        return;
+    }
     report_at(f->cx, f->sel->expr_node, line, col, "%s pins driver '%s', "
               "but the selector reads device.%s['%s'], another driver's "
               "domain: devices of '%s' publish none there, so the lookup "
