@@ -235,6 +235,18 @@ static int claim_used(const struct podspec *p, const char *name)
     return 0;
 }
 
+/* 1 if an entry before claims[i] has its name: pod-claim-source reports
+ * the duplicate, which is not a second unused claim. */
+static int declared_before(const struct podspec *p, size_t i)
+{
+    size_t j;
+
+    for (j = 0; j < i; j++)
+        if (p->claims[j].name && !strcmp(p->claims[j].name, p->claims[i].name))
+            return 1;
+    return 0;
+}
+
 void check_pod_claim_unused(struct check_ctx *cx, const struct object *o)
 {
     const struct podspec *p = o->pod;
@@ -242,7 +254,7 @@ void check_pod_claim_unused(struct check_ctx *cx, const struct object *o)
 
     for (i = 0; i < p->nclaims; i++) {
         const struct podclaim *c = &p->claims[i];
-        if (!c->name || claim_used(p, c->name))
+        if (!c->name || claim_used(p, c->name) || declared_before(p, i))
             continue;
         if (claim_is_pod_level(cx, o, c))
             continue;
