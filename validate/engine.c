@@ -892,6 +892,7 @@ static size_t add_docs(struct run *r, const char *file, const char *data,
     stream_open(&st, &tmp, data, len);
     for (i = 0; stream_next(&st, &tmp, &sd); i++) {
         const struct ychunk *c = &sd.chunk;
+        const char *src;
         if (sd.json) {          /* JSON values are read in the first pass */
             if (!pods)
                 add_doc(r, KEEP_COPY, file, &sd, i);
@@ -899,10 +900,13 @@ static size_t add_docs(struct run *r, const char *file, const char *data,
         }
         if (is_template(c->text, c->len))
             continue;
+        /* helm template: the document's `# Source:` names its file */
+        src = c->error ? NULL : stream_helm_source(r->arena, &sd.chunk);
         if (pod_like_chunk(c->text, c->len) != pods)
             other++;
         else
-            add_doc(r, pods ? CHECK_NOW : KEEP_COPY, file, &sd, i);
+            add_doc(r, pods ? CHECK_NOW : KEEP_COPY, src ? src : file, &sd,
+                    i);
     }
     arena_release(&tmp);
     return other;

@@ -219,3 +219,37 @@ void stream_load(struct arena *a, const char *data, size_t len,
     for (i = 0; i < docs.n; i++)
         stream_load_doc(a, &docs.v[i], &out->v[i]);
 }
+
+#define HELM_SOURCE "# Source: "
+
+const char *stream_helm_source(struct arena *a, struct ychunk *c)
+{
+    const char *p = c->text, *end = c->text + c->len;
+
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        const char *q = p, *stop = eol ? eol : end;
+        while (q < stop && (*q == ' ' || *q == '\t' || *q == '\r'))
+            q++;
+        if (q < stop && *q != '#')
+            return NULL;            /* content: no leading comment left */
+        if ((size_t)(stop - q) > strlen(HELM_SOURCE)
+            && !strncmp(q, HELM_SOURCE, strlen(HELM_SOURCE))) {
+            const char *name = q + strlen(HELM_SOURCE);
+            size_t n = (size_t)(stop - name);
+            while (n && (name[n - 1] == ' ' || name[n - 1] == '\r'))
+                n--;
+            if (!n || !eol)
+                return NULL;
+            c->len -= (size_t)(eol + 1 - c->text);
+            c->text = eol + 1;
+            c->line_off = 0;
+            c->col_off = 0;
+            return arena_strndup(a, name, n);
+        }
+        if (!eol)
+            return NULL;
+        p = eol + 1;
+    }
+    return NULL;
+}

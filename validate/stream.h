@@ -68,6 +68,13 @@ void stream_open(struct sstream *s, struct arena *a, const char *data,
  * of a bad separator (as stream_split() does). */
 int stream_next(struct sstream *s, struct arena *a, struct sdoc *out);
 
+/* `helm template` output: when the YAML chunk's leading comment lines hold
+ * `# Source: chart/templates/x.yaml`, returns that path (arena-owned) and
+ * moves the chunk's start past the comment, so that its lines count from
+ * the rendered document's first line (line 1 = the line after the
+ * comment). NULL and the chunk untouched otherwise. */
+const char *stream_helm_source(struct arena *a, struct ychunk *c);
+
 /* Every document of data[0..len), parsed (inventories, the CLI's small
  * files). */
 void stream_load(struct arena *a, const char *data, size_t len,
