@@ -119,7 +119,13 @@ int cmd_explain(const struct cli *cli, int argc, char **argv)
                                "rules')");
     r = ruleset_find(&rules_builtin, a.operand);
     if (!r) {
-        cli_error("unknown rule '%s' (see 'claimcheck rules')", a.operand);
+        const char *near = ruleset_suggest(&rules_builtin, a.operand);
+        if (near)
+            cli_error("unknown rule '%s' (did you mean '%s'?)", a.operand,
+                      near);
+        else
+            cli_error("unknown rule '%s' (see 'claimcheck rules')",
+                      a.operand);
         return 2;
     }
     printf("%s (%s, default severity %s)\n\n%s\n\n", r->id,

@@ -120,6 +120,8 @@ lint s_missing.sarif -o sarif m/clean.yaml m/does-not-exist.yaml; rc=$?
   || bad "sarif unreadable: exit $rc, stderr $(wc -c <s_missing.sarif.err) bytes"
 "$bin" lint -o sarif - <m/bad.yaml >s_stdin.sarif 2>/dev/null
 lint s_odd.sarif -o sarif "we ird,dir:x%y/odd.yaml"
+{ printf '# moved\n# down\n# three lines\n'; cat m/bad.yaml; } > m/shift.yaml
+"$bin" lint -o sarif m/shift.yaml > s_shift.sarif 2>/dev/null
 lint s_abs.sarif -o sarif "$tmp/m/bad.yaml" ./m/clean.yaml
 "$bin" lint -o sarif m/bad.yaml --fail-on never >s_never.sarif 2>/dev/null; rc=$?
 [ $rc -eq 0 ] && ok "sarif --fail-on never: exit 0" || bad "sarif --fail-on never: exit $rc"
@@ -183,7 +185,7 @@ grep -q '^ok \|^FAIL ' pr2.out || { bad "policyreport checks crashed"; cat pr2.o
 
 # GitHub's rules and the link to the JSON findings, without npm
 "$bin" rules -o json >rules.json 2>/dev/null
-python3 - "$tmp" >sarif2.out 2>&1 <<'PY'
+TOP="$top" python3 - "$tmp" >sarif2.out 2>&1 <<'PY'
 import json, os, sys, urllib.parse
 t = sys.argv[1]
 def ok(n, c, why=""):
@@ -224,6 +226,25 @@ pa = load("s_parse.sarif")["runs"][0]["results"]
 ok("sarif: parse error reported with a location",
    any(r["ruleId"] == "input-parse" and r["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1
        for r in pa))
+# helpUri: the rule's section of docs/rules.md, whose headings are the ids
+doc = open(os.path.join(os.environ["TOP"], "docs/rules.md")).read().split("\n")
+heads = [l[3:] for l in doc if l.startswith("## ")]
+srules = clean["runs"][0]["tool"]["driver"]["rules"]
+ok("sarif: helpUri = docs/rules.md#<id> for every rule",
+   all(r.get("helpUri", "").endswith("/docs/rules.md#" + r["id"]) for r in srules),
+   str([r["id"] for r in srules if not r.get("helpUri", "").endswith("#" + r["id"])]))
+ok("docs/rules.md: one section per rule, no other", sorted(heads) == sorted(r["id"] for r in srules)
+   and len(set(heads)) == len(heads), str(set(heads) ^ set(r["id"] for r in srules)))
+# partialFingerprints survive lines moving: the same file with 3 lines more
+# at the top gives the same fingerprints at other lines
+a, b = load("s_bad.sarif")["runs"][0]["results"], load("s_shift.sarif")["runs"][0]["results"]
+fa = [r["partialFingerprints"]["claimcheck/v1"] for r in a]
+fb = [r["partialFingerprints"]["claimcheck/v1"] for r in b]
+la = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in a]
+lb = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in b]
+ok("sarif: partialFingerprints stable when lines move", fa and fa == fb
+   and all(y == x + 3 for x, y in zip(la, lb)), str((fa, fb, la, lb)))
+ok("sarif: partialFingerprints unique", len(set(fa)) == len(fa), str(fa))
 PY
 tally sarif2.out
 grep -q '^ok \|^FAIL ' sarif2.out || { bad "sarif python checks crashed"; cat sarif2.out; }

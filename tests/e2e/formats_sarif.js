@@ -59,16 +59,25 @@ for (const arg of process.argv.slice(2)) {
     && (!r.properties || !r.properties.tags || r.properties.tags.length <= 20)));
   check(t + "every rule has short/full description, help text, default level",
     badRules.length === 0, badRules.map((r) => r.id).join(","));
+  const badUri = rules.filter((r) => !(typeof r.helpUri === "string"
+    && /^https:\/\/[^\s#]+#[a-z0-9-]+$/.test(r.helpUri) && r.helpUri.endsWith("#" + r.id)));
+  check(t + "every rule has an absolute helpUri ending in #<rule id>",
+    badUri.length === 0, badUri.map((r) => r.id).join(","));
   check(t + "results array present", Array.isArray(run.results));
   const results = run.results || [];
   check(t + "results <= 25000", results.length <= 25000);
   const problems = [];
+  const fps = new Set();
   for (const [i, r] of results.entries()) {
     const p = (m) => problems.push(`result ${i} (${r.ruleId}): ${m}`);
     if (!ids.includes(r.ruleId)) p("ruleId not in rules");
     if (r.ruleIndex !== undefined && ids[r.ruleIndex] !== r.ruleId) p("ruleIndex points elsewhere");
     if (!["error", "warning", "note"].includes(r.level)) p("level " + r.level);
     if (!nonEmpty((r.message || {}).text)) p("empty message");
+    const fp = r.partialFingerprints || {};
+    if (!nonEmpty(fp["claimcheck/v1"])) p("no partialFingerprints claimcheck/v1");
+    if (fps.has(fp["claimcheck/v1"])) p("fingerprint shared with another result");
+    fps.add(fp["claimcheck/v1"]);
     const locs = r.locations || [];
     if (locs.length < 1 || locs.length > 1000) { p("locations " + locs.length); continue; }
     const pl = locs[0].physicalLocation || {};
