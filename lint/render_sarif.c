@@ -77,6 +77,8 @@ static void sarif_object(struct buf *b, const struct diag *d)
     buf_addf(&m, "%s/%s%s%s", d->kind, d->ns, *d->ns ? "/" : "", d->name);
     buf_add_json_str(b, m.p);
     buf_release(&m);
+}
+
 /* The identity of finding d that stays put when lines move: rule, object
  * (kind/namespace/name, or the file for a finding on no object) and path.
  * Into f (reset first). */
