@@ -10,6 +10,7 @@
 #   webhook/main.c                           -> build/claimcheck-webhook
 #   tests/unit/test_*.c                      -> build/tests/test_* (core)
 #   tests/unit/hook_test_*.c                 -> build/tests/hook_test_* (core+hook)
+#   docs/man/claimcheck.1, claimcheck-webhook.8 -> make install (PREFIX, DESTDIR)
 # Never add -Ivalidate: validate/limits.h would shadow <limits.h>.
 
 CC      ?= cc
@@ -27,7 +28,7 @@ APT_PKGS  := libyaml-dev libcjson-dev libpcre2-dev pkg-config libmicrohttpd-dev 
 # then starts a second make, which parses this file again and finds them:
 # `make test` works the first time. Goals that need no package (clean, fmt,
 # deps) skip the install; so does a make started by the first one.
-NODEPS_GOALS := clean fmt deps generate checksrc
+NODEPS_GOALS := clean fmt deps generate checksrc uninstall
 GOALS := $(or $(MAKECMDGOALS),all)
 ifndef CLAIMCHECK_STAGE2
 ifneq ($(filter-out $(NODEPS_GOALS),$(GOALS)),)
@@ -106,7 +107,8 @@ LINT_BIN := $(BUILD)/claimcheck
 HOOK_BIN := $(BUILD)/claimcheck-webhook
 HAVE_HOOK_MAIN := $(wildcard webhook/main.c)
 
-.PHONY: all deps test run bench bench-check fuzz clean golden-update checksrc fmt generate
+.PHONY: all deps test run bench bench-check fuzz clean golden-update checksrc fmt generate \
+        install uninstall
 # keep intermediate objects: no rebuilds, and no "rm ..." after the test
 # summary (`make test` must end with its "N passed, N failed" line)
 .SECONDARY:
@@ -180,6 +182,31 @@ fuzz:
 generate:
 	@python3 validate/k8s/gen.py
 	@python3 lint/html/gen.py
+
+# install/uninstall: the binaries and man pages under PREFIX, staged into
+# DESTDIR when it is set (GNU names: `make install DESTDIR=pkg PREFIX=/usr`).
+# uninstall removes exactly the files install writes; in a DESTDIR it also
+# removes the directories that are left empty (never DESTDIR itself, and
+# nothing outside one: /usr/local/share/man is not ours to remove).
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+INSTALL ?= install
+INSTALL_FILES := $(BINDIR)/claimcheck $(BINDIR)/claimcheck-webhook \
+                 $(MANDIR)/man1/claimcheck.1 $(MANDIR)/man8/claimcheck-webhook.8
+
+install: $(LINT_BIN) $(HOOK_BIN)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+	$(INSTALL) -m 755 $(LINT_BIN) $(HOOK_BIN) $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 644 docs/man/claimcheck.1 $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 644 docs/man/claimcheck-webhook.8 $(DESTDIR)$(MANDIR)/man8/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))
+	@if [ -n "$(DESTDIR)" ] && [ -d "$(DESTDIR)" ]; then \
+	  cd "$(DESTDIR)" && for f in $(patsubst /%,%,$(INSTALL_FILES)); do \
+	    d=$$(dirname "$$f"); [ -d "$$d" ] && rmdir -p --ignore-fail-on-non-empty "$$d"; \
+	  done; true; fi
 
 golden-update: $(LINT_BIN)
 	@bash tests/golden.sh --update $(T)

@@ -71,6 +71,7 @@ run_suite "k8s allocator scenarios" bash tests/k8s/allocator/run.sh
 [ -f tests/e2e/formats.sh ] && run_suite "output formats (sarif, junit, github)" bash tests/e2e/formats.sh
 [ -f tests/e2e/html/run.sh ] && run_suite "html report in headless chromium" bash tests/e2e/html/run.sh
 [ -f tests/e2e/hostile.sh ] && run_suite "hostile inputs (bounded time and memory)" bash tests/e2e/hostile.sh
+run_suite "install (make install/uninstall, man pages)" bash tests/e2e/install.sh
 
 echo
 if [ ${#failed_suites[@]} -gt 0 ]; then
