@@ -108,7 +108,7 @@ HOOK_BIN := $(BUILD)/claimcheck-webhook
 HAVE_HOOK_MAIN := $(wildcard webhook/main.c)
 
 .PHONY: all deps test run bench bench-check fuzz clean golden-update checksrc fmt generate \
-        install uninstall
+        install uninstall dist deb
 # keep intermediate objects: no rebuilds, and no "rm ..." after the test
 # summary (`make test` must end with its "N passed, N failed" line)
 .SECONDARY:
@@ -207,6 +207,29 @@ uninstall:
 	  cd "$(DESTDIR)" && for f in $(patsubst /%,%,$(INSTALL_FILES)); do \
 	    d=$$(dirname "$$f"); [ -d "$$d" ] && rmdir -p --ignore-fail-on-non-empty "$$d"; \
 	  done; true; fi
+
+# dist: $(BUILD)/claimcheck-VERSION.tar.gz, HEAD's tree plus a VERSION file
+# (packaging/dist.sh). deb: the Debian packages claimcheck and
+# claimcheck-webhook in $(BUILD) (packaging/deb.sh), from binaries built
+# again in $(BUILD)/deb with all of Debian's hardening flags (dpkg-buildflags,
+# hardening=+all: the webhook faces the network) and
+# installed into $(BUILD)/deb/root. Both take the version from the one
+# place that knows it: `claimcheck version`.
+dist: $(LINT_BIN)
+	@bash packaging/dist.sh "$$($(LINT_BIN) version | awk 'NR == 1 { print $$2 }')" $(BUILD)
+
+deb:
+	@if command -v dpkg-buildflags >/dev/null; then \
+	  export DEB_BUILD_MAINT_OPTIONS=hardening=+all; \
+	  cflags="$$(dpkg-buildflags --get CFLAGS) $$(dpkg-buildflags --get CPPFLAGS)"; \
+	  ldflags=$$(dpkg-buildflags --get LDFLAGS); \
+	else echo "deb: no dpkg-buildflags (dpkg-dev): built without Debian's hardening flags"; fi; \
+	rm -rf $(BUILD)/deb/root && \
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/deb CFLAGS="$$cflags" LDFLAGS="$$ldflags" \
+	  install DESTDIR="$(abspath $(BUILD))/deb/root" PREFIX=/usr >/dev/null && \
+	epoch=$${SOURCE_DATE_EPOCH:-$$( { [ -e .git ] && git log -1 --format=%ct; } 2>/dev/null \
+	  || stat -c %Y VERSION 2>/dev/null || date +%s)} && \
+	SOURCE_DATE_EPOCH=$$epoch bash packaging/deb.sh $(BUILD)/deb/root $(BUILD)
 
 golden-update: $(LINT_BIN)
 	@bash tests/golden.sh --update $(T)
