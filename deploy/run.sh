@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# deploy/run.sh - `make run`: a throwaway CA and serving certificate in
-# deploy/.certs (git-ignored), the linter's view of the sample manifests,
-# then claimcheck-webhook on https://127.0.0.1:8443 with the example
-# inventory, in the foreground (Ctrl-C stops it).
+# deploy/run.sh - `make run`: a throwaway CA and serving certificate for
+# localhost and 127.0.0.1 in deploy/.certs/local (git-ignored), the linter's
+# view of the sample manifests, then claimcheck-webhook on
+# https://127.0.0.1:8443 (LISTEN=ADDR:PORT to change) with the example
+# inventory, in the foreground (Ctrl-C stops it). Its own directory: `make
+# deploy-manifests` rewrites deploy/.certs for the cluster's Service names,
+# and the running server would reload that certificate, without 127.0.0.1,
+# under the curl lines printed here.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-certs=deploy/.certs
+certs=deploy/.certs/local
 addr=${LISTEN:-127.0.0.1:8443}
 inv=deploy/examples/inventory.yaml
 inv_args=()

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# tests/doctest/make_run.sh - README's `make run`, as a user runs it: it
+# lints deploy/examples, starts the webhook (here on a free loopback port:
+# LISTEN) and prints curl lines; every printed line must work, and still
+# work after `make deploy-manifests`, which rewrites deploy/.certs for the
+# cluster (it used to share make run's directory: the server reloaded a
+# certificate without 127.0.0.1 and every printed curl line failed).
+# Prints ok/FAIL lines and "N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+. "$top/tests/e2e/lib.sh"
+tmp=$(mktemp -d)
+pgid=""
+cleanup() {
+  [ -n "$pgid" ] && kill -TERM -- "-$pgid" 2>/dev/null
+  wait 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+for t in curl setsid; do
+  command -v $t >/dev/null 2>&1 || { echo "skipped: make run ($t not installed)"; echo "0 passed, 0 failed, 1 skipped"; exit 0; }
+done
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# its own process group, so the server make starts is stopped with it
+LISTEN=127.0.0.1:$port setsid make --no-print-directory run >"$tmp/run.log" 2>&1 &
+pgid=$!
+
+# the printed curl lines, once the server is up
+curls() { sed -n 's/^  \(curl .*\)$/\1/p' "$tmp/run.log"; }
+up=0
+end=$((SECONDS + 120))    # make run may have to build first
+while [ $SECONDS -lt $end ]; do
+  if grep -q "^  curl .*/metrics" "$tmp/run.log" \
+     && curl -sk -o /dev/null --max-time 2 "https://127.0.0.1:$port/healthz"; then
+    up=1; break
+  fi
+  kill -0 "$pgid" 2>/dev/null || break
+  sleep 0.2
+done
+[ $up = 1 ] && ok "make run: the webhook serves on https://127.0.0.1:$port" \
+  || { bad "make run did not start (see below)"; tail -20 "$tmp/run.log"; echo "$pass passed, $fail failed"; exit 1; }
+grep -q '^== claimcheck lint deploy/examples' "$tmp/run.log" \
+  && grep -q 'error\[selector-no-device\] ResourceClaimTemplate ml/huge-gpu' "$tmp/run.log" \
+  && ok "make run: lints deploy/examples with the example inventory" \
+  || { bad "make run: no lint of deploy/examples with the inventory"; head -20 "$tmp/run.log"; }
+n=$(curls | wc -l)
+[ "$n" -ge 3 ] && ok "make run prints $n curl lines" || bad "make run printed $n curl lines"
+
+# try ROUND: run every printed line as printed
+try() {
+  local line out
+  while IFS= read -r line; do
+    out=$(bash -c "$line" 2>&1)
+    local rc=$?
+    case "$line" in
+      *admission-deny*) want='"allowed":false' ;;
+      *admission-warn*) want='"warnings":\[' ;;
+      */metrics*) want='^claimcheck_' ;;
+      *) want='.' ;;
+    esac
+    if [ $rc -eq 0 ] && grep -qE -- "$want" <<<"$out"; then
+      ok "$1: ${line##*-d @}"
+    else
+      bad "$1: '$line' (exit $rc): $(head -n 1 <<<"$out")"
+    fi
+  done < <(curls)
+}
+try "printed curl line works"
+make --no-print-directory deploy-manifests >"$tmp/render.log" 2>&1 || { bad "make deploy-manifests"; cat "$tmp/render.log"; }
+sleep 2   # the server checks its certificate files every second
+try "after make deploy-manifests, printed curl line still works"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
