@@ -28,7 +28,7 @@ APT_PKGS  := libyaml-dev libcjson-dev libpcre2-dev pkg-config libmicrohttpd-dev 
 # then starts a second make, which parses this file again and finds them:
 # `make test` works the first time. Goals that need no package (clean, fmt,
 # deps) skip the install; so does a make started by the first one.
-NODEPS_GOALS := clean fmt deps generate checksrc uninstall
+NODEPS_GOALS := clean fmt deps generate checksrc uninstall release-bump release-check
 GOALS := $(or $(MAKECMDGOALS),all)
 ifndef CLAIMCHECK_STAGE2
 ifneq ($(filter-out $(NODEPS_GOALS),$(GOALS)),)
@@ -108,7 +108,7 @@ HOOK_BIN := $(BUILD)/claimcheck-webhook
 HAVE_HOOK_MAIN := $(wildcard webhook/main.c)
 
 .PHONY: all deps test run bench bench-check fuzz clean golden-update checksrc fmt generate \
-        install uninstall dist deb
+        install uninstall dist deb release-bump release-check
 # keep intermediate objects: no rebuilds, and no "rm ..." after the test
 # summary (`make test` must end with its "N passed, N failed" line)
 .SECONDARY:
@@ -230,6 +230,17 @@ deb:
 	epoch=$${SOURCE_DATE_EPOCH:-$$( { [ -e .git ] && git log -1 --format=%ct; } 2>/dev/null \
 	  || stat -c %Y VERSION 2>/dev/null || date +%s)} && \
 	SOURCE_DATE_EPOCH=$$epoch bash packaging/deb.sh $(BUILD)/deb/root $(BUILD)
+
+# release-bump V=X.Y.Z: VERSION and every reference to a release (pre-commit,
+# the Action, the GitLab snippet, Kustomize, README) name X.Y.Z; release-check
+# fails on a reference that names another version or an unpublished image
+# (packaging/release.py; the release workflow runs it on the tag)
+release-bump:
+	@[ -n "$(V)" ] || { echo "usage: make release-bump V=X.Y.Z"; exit 2; }
+	@python3 packaging/release.py bump $(V)
+
+release-check:
+	@python3 packaging/release.py check
 
 golden-update: $(LINT_BIN)
 	@bash tests/golden.sh --update $(T)

@@ -73,6 +73,7 @@ run_suite "k8s allocator scenarios" bash tests/k8s/allocator/run.sh
 [ -f tests/e2e/hostile.sh ] && run_suite "hostile inputs (bounded time and memory)" bash tests/e2e/hostile.sh
 run_suite "install (make install/uninstall, man pages)" bash tests/e2e/install.sh
 run_suite "packages (make dist, make deb, dpkg)" bash tests/e2e/package.sh
+run_suite "release workflow, Dockerfile and references (static)" bash tests/e2e/release.sh
 run_suite "documentation (README.md, docs/: commands and sample outputs)" bash tests/doctest.sh
 
 echo
