@@ -7,15 +7,8 @@
 # Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.." || exit 1
-if ! python3 -c 'import yaml' 2>/dev/null && [ "$(id -u)" = 0 ] \
-   && command -v apt-get >/dev/null 2>&1; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-yaml >/dev/null 2>&1
-fi
-if ! python3 -c 'import yaml' 2>/dev/null; then
-  echo "skipped: generated tables (python3 with PyYAML not installed: apt-get install python3-yaml)"
-  echo "0 passed, 0 failed, 1 skipped"; exit 0
-fi
-pass=0; fail=0
+. tests/e2e/lib.sh
+need_pyyaml "generated tables"
 if python3 validate/k8s/gen.py --check; then
   pass=$((pass + 1))
 else

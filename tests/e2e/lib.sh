@@ -1,6 +1,6 @@
 # lib.sh - the counters the shell suites share: ok/bad record a check,
-# tally adds the ok/FAIL lines of a helper's output. Source it after
-# `set -u`; print "$pass passed, $fail failed" last.
+# tally adds the ok/FAIL lines of a helper's output; need_pyyaml. Source it
+# after `set -u`; print "$pass passed, $fail failed" last.
 pass=0; fail=0
 ok() { pass=$((pass+1)); echo "ok $*"; }
 bad() { fail=$((fail+1)); echo "FAIL $*"; }
@@ -9,4 +9,16 @@ tally() {
   p=$(grep -c '^ok ' "$1"); f=$(grep -c '^FAIL ' "$1")
   grep '^FAIL ' "$1"
   pass=$((pass+p)); fail=$((fail+f))
+}
+# need_pyyaml WHAT: python3 with PyYAML, installed with apt-get as root when
+# missing; without it, say why WHAT is skipped and end the suite
+need_pyyaml() {
+  if ! python3 -c 'import yaml' 2>/dev/null && [ "$(id -u)" = 0 ] \
+     && command -v apt-get >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-yaml >/dev/null 2>&1
+  fi
+  python3 -c 'import yaml' 2>/dev/null && return 0
+  echo "skipped: $1 (python3 with PyYAML not installed: apt-get install python3-yaml)"
+  echo "0 passed, 0 failed, 1 skipped"
+  exit 0
 }

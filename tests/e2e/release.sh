@@ -18,14 +18,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$top/tests/e2e/lib.sh"
 
-if ! python3 -c 'import yaml' 2>/dev/null && [ "$(id -u)" = 0 ] \
-   && command -v apt-get >/dev/null 2>&1; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-yaml >/dev/null 2>&1
-fi
-if ! python3 -c 'import yaml' 2>/dev/null; then
-  echo "skipped: release checks (python3 with PyYAML not installed: apt-get install python3-yaml)"
-  echo "0 passed, 0 failed, 1 skipped"; exit 0
-fi
+need_pyyaml "release checks"
 version=$(cat VERSION)
 
 # ---- 1. static checks --------------------------------------------------------
