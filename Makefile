@@ -11,6 +11,7 @@
 #   tests/unit/test_*.c                      -> build/tests/test_* (core)
 #   tests/unit/hook_test_*.c                 -> build/tests/hook_test_* (core+hook)
 #   docs/man/claimcheck.1, claimcheck-webhook.8 -> make install (PREFIX, DESTDIR)
+#   build/claimcheck completion bash|zsh     -> build/completion/ -> make install
 # Never add -Ivalidate: validate/limits.h would shadow <limits.h>.
 
 CC      ?= cc
@@ -183,7 +184,10 @@ generate:
 	@python3 validate/k8s/gen.py
 	@python3 lint/html/gen.py
 
-# install/uninstall: the binaries and man pages under PREFIX, staged into
+# install/uninstall: the binaries, the man pages and the bash and zsh
+# completions (`claimcheck completion bash|zsh`, generated at build time into
+# $(BUILD)/completion/, installed where bash-completion and zsh look: the
+# completions/ and site-functions/ directories) under PREFIX, staged into
 # DESTDIR when it is set (GNU names: `make install DESTDIR=pkg PREFIX=/usr`).
 # uninstall removes exactly the files install writes; in a DESTDIR it also
 # removes the directories that are left empty (never DESTDIR itself, and
@@ -191,15 +195,29 @@ generate:
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 INSTALL ?= install
 INSTALL_FILES := $(BINDIR)/claimcheck $(BINDIR)/claimcheck-webhook \
-                 $(MANDIR)/man1/claimcheck.1 $(MANDIR)/man8/claimcheck-webhook.8
+                 $(MANDIR)/man1/claimcheck.1 $(MANDIR)/man8/claimcheck-webhook.8 \
+                 $(BASHCOMPDIR)/claimcheck $(ZSHCOMPDIR)/_claimcheck
+COMPLETIONS := $(BUILD)/completion/bash/claimcheck $(BUILD)/completion/zsh/_claimcheck
 
-install: $(LINT_BIN) $(HOOK_BIN)
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+$(BUILD)/completion/bash/claimcheck: $(LINT_BIN)
+	@mkdir -p $(@D)
+	$(LINT_BIN) completion bash >$@.tmp && mv $@.tmp $@
+$(BUILD)/completion/zsh/_claimcheck: $(LINT_BIN)
+	@mkdir -p $(@D)
+	$(LINT_BIN) completion zsh >$@.tmp && mv $@.tmp $@
+
+install: $(LINT_BIN) $(HOOK_BIN) $(COMPLETIONS)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	$(INSTALL) -m 755 $(LINT_BIN) $(HOOK_BIN) $(DESTDIR)$(BINDIR)/
 	$(INSTALL) -m 644 docs/man/claimcheck.1 $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL) -m 644 docs/man/claimcheck-webhook.8 $(DESTDIR)$(MANDIR)/man8/
+	$(INSTALL) -m 644 $(BUILD)/completion/bash/claimcheck $(DESTDIR)$(BASHCOMPDIR)/
+	$(INSTALL) -m 644 $(BUILD)/completion/zsh/_claimcheck $(DESTDIR)$(ZSHCOMPDIR)/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))
@@ -213,7 +231,8 @@ uninstall:
 # claimcheck-webhook in $(BUILD) (packaging/deb.sh), from binaries built
 # again in $(BUILD)/deb with all of Debian's hardening flags (dpkg-buildflags,
 # hardening=+all: the webhook faces the network) and
-# installed into $(BUILD)/deb/root. Both take the version from the one
+# installed into $(BUILD)/deb/root (the zsh completion where Debian's zsh
+# looks for a package's: vendor-completions). Both take the version from the one
 # place that knows it: `claimcheck version`.
 dist: $(LINT_BIN)
 	@bash packaging/dist.sh "$$($(LINT_BIN) version | awk 'NR == 1 { print $$2 }')" $(BUILD)
@@ -226,7 +245,8 @@ deb:
 	else echo "deb: no dpkg-buildflags (dpkg-dev): built without Debian's hardening flags"; fi; \
 	rm -rf $(BUILD)/deb/root && \
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/deb CFLAGS="$$cflags" LDFLAGS="$$ldflags" \
-	  install DESTDIR="$(abspath $(BUILD))/deb/root" PREFIX=/usr >/dev/null && \
+	  install DESTDIR="$(abspath $(BUILD))/deb/root" PREFIX=/usr \
+	  ZSHCOMPDIR=/usr/share/zsh/vendor-completions >/dev/null && \
 	epoch=$${SOURCE_DATE_EPOCH:-$$( { [ -e .git ] && git log -1 --format=%ct; } 2>/dev/null \
 	  || stat -c %Y VERSION 2>/dev/null || date +%s)} && \
 	SOURCE_DATE_EPOCH=$$epoch bash packaging/deb.sh $(BUILD)/deb/root $(BUILD)

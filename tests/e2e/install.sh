@@ -7,7 +7,9 @@
 #     --help, serve --help, certs --help) is in the page, every command has
 #     an entry under COMMANDS, and every option the page names exists;
 #  3. `make install DESTDIR=... PREFIX=/usr` writes exactly the expected
-#     files with their modes, and the installed binaries and pages work;
+#     files with their modes, and the installed binaries, pages and
+#     completions work (bash-completion's loader and zsh's compinit find
+#     them where they are installed; each is `claimcheck completion SHELL`);
 #     without PREFIX the files go under /usr/local;
 #  4. `make uninstall` with the same variables leaves nothing but a file
 #     that was not ours (and its directory).
@@ -27,6 +29,9 @@ for b in "$bin" "$hook"; do
 done
 
 # ---- 1. the pages format cleanly -------------------------------------------
+# as root the tools are installed when missing (have_pkg); else a skip
+have_pkg groff command -v groff
+have_pkg man-db command -v man
 for p in $pages; do
   if command -v groff >/dev/null 2>&1; then
     groff -man -z -ww "$p" >"$tmp/groff.err" 2>&1
@@ -103,7 +108,8 @@ fi
 # the files install writes under PREFIX, with their modes
 expected() {  # PREFIX
   printf '%s 755\n' "$1/bin/claimcheck" "$1/bin/claimcheck-webhook"
-  printf '%s 644\n' "$1/share/man/man1/claimcheck.1" "$1/share/man/man8/claimcheck-webhook.8"
+  printf '%s 644\n' "$1/share/man/man1/claimcheck.1" "$1/share/man/man8/claimcheck-webhook.8" \
+    "$1/share/bash-completion/completions/claimcheck" "$1/share/zsh/site-functions/_claimcheck"
 }
 listing() {  # DIR: every file and link under DIR, relative, with its mode
   (cd "$1" && find . \( -type f -o -type l \) -printf '/%P %m\n' | sort)
@@ -144,6 +150,41 @@ if command -v man >/dev/null 2>&1; then
   done
 else
   echo "skipped: man -w on the installed pages (man not installed)"
+fi
+
+# the completions: what `claimcheck completion` prints, where the shells'
+# loaders look (bash-completion: XDG_DATA_DIRS/bash-completion/completions/
+# CMD; zsh: a #compdef file in an fpath directory)
+bcomp=$stage/usr/share/bash-completion/completions/claimcheck
+zcomp=$stage/usr/share/zsh/site-functions/_claimcheck
+"$bin" completion bash | cmp -s - "$bcomp" && ok "installed bash completion is 'claimcheck completion bash'" \
+  || bad "installed bash completion differs from 'claimcheck completion bash'"
+"$bin" completion zsh | cmp -s - "$zcomp" && ok "installed zsh completion is 'claimcheck completion zsh'" \
+  || bad "installed zsh completion differs from 'claimcheck completion zsh'"
+bc_main=/usr/share/bash-completion/bash_completion
+if have_pkg bash-completion test -f "$bc_main"; then
+  # a fresh interactive-like bash: bash-completion's on-demand loader finds
+  # the installed file by the command's name, then the function completes
+  got=$(XDG_DATA_DIRS="$stage/usr/share" BASH_COMPLETION_USER_DIR="$tmp/none" bash --norc -c '
+    . "$1"; _completion_loader claimcheck 2>/dev/null || __load_completion claimcheck
+    COMP_WORDS=(claimcheck expl); COMP_CWORD=1; COMP_LINE="claimcheck expl"; COMP_POINT=15
+    _claimcheck claimcheck expl claimcheck; echo "${COMPREPLY[*]}"' _ "$bc_main" 2>&1)
+  [ "$got" = explain ] && ok "bash-completion loads the installed completion: 'claimcheck expl' -> explain" \
+    || bad "bash-completion with XDG_DATA_DIRS=DESTDIR/usr/share: 'claimcheck expl' -> '$got'"
+else
+  echo "skipped: bash-completion's loader on the installed completion (bash-completion not installed)"
+fi
+if command -v zsh >/dev/null 2>&1; then
+  got=$(zsh -f -c 'fpath=("$1" $fpath); autoload -U compinit; compinit -u -D
+                   print -r -- ${_comps[claimcheck]}' _ "$(dirname "$zcomp")" 2>&1)
+  [ "$got" = _claimcheck ] && ok "zsh compinit finds the installed site-functions/_claimcheck" \
+    || bad "zsh compinit with fpath=DESTDIR/.../site-functions: claimcheck -> '$got'"
+  # the default PREFIX's directory is one zsh searches without set-up
+  zsh -f -c 'print -l -- $fpath' | grep -qx /usr/local/share/zsh/site-functions \
+    && ok "zsh's default fpath has /usr/local/share/zsh/site-functions (the default ZSHCOMPDIR)" \
+    || bad "zsh's default fpath lacks /usr/local/share/zsh/site-functions"
+else
+  echo "skipped: zsh compinit on the installed completion (zsh not installed)"
 fi
 
 # the default PREFIX is /usr/local

@@ -7,7 +7,7 @@
 #     `make deb` there compiles both binaries, whose `version` says V, and
 #     writes the two packages;
 #  3. the packages: Version, Depends (= dpkg-shlibdeps' where installed),
-#     files (stripped binaries, gzipped man pages, copyright,
+#     files (stripped binaries, gzipped man pages, completions, copyright,
 #     changelog.Debian.gz), md5sums, lintian clean (-I --pedantic) where
 #     lintian is installed;
 #  4. dpkg installs them into a temp root (dpkg --root), not into this
@@ -96,11 +96,13 @@ for pkg in claimcheck claimcheck-webhook; do
     || bad "$pkg: control $(field "$deb" Package) $(field "$deb" Version) $(field "$deb" Architecture)"
   dpkg-deb -c "$deb" | awk '{ print $1, $2, $6 }' | sed 's|\./||' >"$tmp/contents"
   want="usr/bin/$pkg usr/share/doc/$pkg/copyright usr/share/doc/$pkg/changelog.Debian.gz"
-  [ $pkg = claimcheck ] && want="$want usr/share/man/man1/claimcheck.1.gz" \
-                        || want="$want usr/share/man/man8/claimcheck-webhook.8.gz"
+  [ $pkg = claimcheck ] \
+    && want="$want usr/share/man/man1/claimcheck.1.gz usr/share/bash-completion/completions/claimcheck" \
+    && want="$want usr/share/zsh/vendor-completions/_claimcheck" \
+    || want="$want usr/share/man/man8/claimcheck-webhook.8.gz"
   missing=""
   for f in $want; do grep -q " root/root $f\$" "$tmp/contents" || missing="$missing $f"; done
-  [ -z "$missing" ] && ok "$pkg: binary, gzipped man page, copyright, changelog.Debian.gz, owned by root" \
+  [ -z "$missing" ] && ok "$pkg: binary, gzipped man page, copyright, changelog.Debian.gz$([ $pkg = claimcheck ] && echo ', completions'), owned by root" \
     || { bad "$pkg: missing or not root-owned:$missing"; cat "$tmp/contents"; }
   x=$tmp/x-$pkg; mkdir -p "$x"; dpkg-deb -x "$deb" "$x"; dpkg-deb -e "$deb" "$x/DEBIAN"
   readelf -S "$x/usr/bin/$pkg" | grep -q '\.symtab' && bad "$pkg: binary not stripped" \
@@ -112,7 +114,7 @@ for pkg in claimcheck claimcheck-webhook; do
     && ok "$pkg: changelog.Debian names $debver" || bad "$pkg: changelog.Debian lacks $debver"
   dep=$(field "$deb" Depends)
   grep -q "libc6" <<<"$dep" && ok "$pkg: Depends: $dep" || bad "$pkg: Depends '$dep' lacks libc6"
-  if command -v dpkg-shlibdeps >/dev/null 2>&1; then
+  if have_pkg dpkg-dev command -v dpkg-shlibdeps; then
     want=$(shlibdeps_of "$src/build/deb/$pkg")
     [ -n "$want" ] && [ "$dep" = "$want" ] && ok "$pkg: Depends equal dpkg-shlibdeps'" \
       || bad "$pkg: Depends '$dep', dpkg-shlibdeps '$want'"
@@ -120,7 +122,7 @@ for pkg in claimcheck claimcheck-webhook; do
     echo "skipped: Depends compared with dpkg-shlibdeps (dpkg-dev not installed)"
   fi
 done
-if command -v lintian >/dev/null 2>&1; then
+if have_pkg lintian command -v lintian; then
   lintian -I --pedantic "${debs[@]}" >"$tmp/lintian.out" 2>"$tmp/lintian.err"
   rc=$?
   [ $rc -eq 0 ] && ! grep -qE '^[EWIP]: ' "$tmp/lintian.out" \
@@ -164,6 +166,13 @@ rc=$?
   && "$r/claimcheck-webhook" certs --check "$tmp/certs" --service s --namespace n >/dev/null 2>&1 \
   && ok "installed claimcheck-webhook certs writes a certificate that --check accepts" \
   || bad "installed claimcheck-webhook certs"
+for s in bash zsh; do
+  f=$root/usr/share/bash-completion/completions/claimcheck
+  [ $s = zsh ] && f=$root/usr/share/zsh/vendor-completions/_claimcheck
+  "$r/claimcheck" completion $s | cmp -s - "$f" \
+    && ok "installed $s completion is the installed 'claimcheck completion $s'" \
+    || bad "installed $s completion differs from 'claimcheck completion $s'"
+done
 MANWIDTH=80 man -l "$root/usr/share/man/man1/claimcheck.1.gz" 2>/dev/null | grep -q '^NAME' \
   && ok "installed claimcheck.1.gz reads with man" || bad "installed claimcheck.1.gz does not read"
 dpkg --root="$root" -r claimcheck-webhook claimcheck >"$tmp/rm.log" 2>&1
