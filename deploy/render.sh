@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # deploy/render.sh - `make deploy-manifests`: a CA and serving certificate
-# for Service claimcheck/claimcheck in deploy/.certs (git-ignored), then
+# for Service claimcheck/claimcheck, localhost and 127.0.0.1 (for `kubectl
+# port-forward`, and for `make run`, whose server on 127.0.0.1 serves the
+# same files) in deploy/.certs (git-ignored), then
 # deploy/out/claimcheck.yaml (git-ignored): the Kustomize base
 # deploy/kubernetes/base as one plain multi-document file, plus Secret
 # claimcheck-tls and the caBundle filled into every webhook, ready for
@@ -21,8 +23,8 @@ ns=claimcheck
 
 [ -x "$hook" ] || { echo "render.sh: $hook not built (run make)" >&2; exit 1; }
 mkdir -p "$certs" "$out"
-ca_bundle=$("$hook" certs --service "$svc" --namespace "$ns" --out "$certs" --force \
-            | tr -d '[:space:]')
+ca_bundle=$("$hook" certs --service "$svc" --namespace "$ns" \
+              --dns localhost --ip 127.0.0.1 --out "$certs" --force | tr -d '[:space:]')
 [ "$ca_bundle" = "$(base64 -w0 "$certs/ca.crt")" ] || {
   echo "render.sh: printed caBundle differs from $certs/ca.crt" >&2; exit 1; }
 
