@@ -160,7 +160,8 @@ def check_docs(tag, docs):
     spec = dep["spec"]
     pod = get(spec, "template", "spec", default={})
     labels = get(spec, "template", "metadata", "labels", default={})
-    check(t + "replicas 3", spec.get("replicas") == 3, str(spec.get("replicas")))
+    check(t + "replicas not set: the HorizontalPodAutoscaler owns the count",
+          "replicas" not in spec, str(spec.get("replicas")))
     check(t + "selector matches pod labels",
           all(labels.get(k) == v for k, v in
               get(spec, "selector", "matchLabels", default={}).items())
@@ -239,6 +240,40 @@ def check_docs(tag, docs):
         get(pdbs[0], "spec", "selector", "matchLabels", default={}).items())
         and (get(pdbs[0], "spec", "maxUnavailable") == 1
              or get(pdbs[0], "spec", "minAvailable") == 2))
+    # -- HorizontalPodAutoscaler -------------------------------------------
+    hpas = by_kind(docs, "HorizontalPodAutoscaler")
+    check(t + "one HorizontalPodAutoscaler (autoscaling/v2)", len(hpas) == 1
+          and get(hpas, 0, "apiVersion") == "autoscaling/v2")
+    hs = get(hpas, 0, "spec", default={})
+    ref = hs.get("scaleTargetRef", {})
+    check(t + "HPA scales the Deployment",
+          ref.get("kind") == "Deployment" and ref.get("apiVersion") == "apps/v1"
+          and ref.get("name") == get(dep, "metadata", "name")
+          and get(hpas, 0, "metadata", "namespace")
+          == get(dep, "metadata", "namespace"), json.dumps(ref))
+    lo, hi = hs.get("minReplicas", 1), hs.get("maxReplicas", 0)
+    pdb = get(by_kind(docs, "PodDisruptionBudget"), 0, "spec", default={})
+    check(t + "HPA minReplicas >= 3 (a zone each), above the PDB's budget",
+          isinstance(lo, int) and lo >= 3
+          and (pdb.get("maxUnavailable", 0) < lo - 1
+               or pdb.get("minAvailable", lo) < lo), "min %s, pdb %s" % (lo, pdb))
+    check(t + "HPA maxReplicas in minReplicas..10 (apiserver lists per replica)",
+          isinstance(hi, int) and lo <= hi <= 10, "max %s" % hi)
+    ms = hs.get("metrics", [])
+    cpu = [get(m, "resource", "target", default={}) for m in ms
+           if m.get("type") == "Resource" and get(m, "resource", "name") == "cpu"]
+    check(t + "HPA on CPU only", len(cpu) == 1 and len(ms) == 1, json.dumps(ms))
+    tgt = cpu[0] if cpu else {}
+    lim = get(c, "resources", "limits", "cpu")
+
+    def millicores(q):
+        q = str(q)
+        return float(q[:-1]) if q.endswith("m") else float(q) * 1000
+    check(t + "HPA CPU target below the container's CPU limit",
+          tgt.get("type") == "AverageValue" and lim is not None
+          and 0 < millicores(tgt.get("averageValue", 0)) < millicores(lim)
+          or tgt.get("type") == "Utilization" and get(c, "resources", "requests", "cpu"),
+          "%s vs limit %s" % (json.dumps(tgt), lim))
     svcs = by_kind(docs, "Service")
     svc = svcs[0] if svcs else {}
     sp = get(svc, "spec", "ports", 0, default={})
