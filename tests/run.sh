@@ -67,6 +67,7 @@ run_suite "k8s allocator scenarios" bash tests/k8s/allocator/run.sh
 [ -f tests/e2e/webhook/run.sh ] && run_suite "webhook end-to-end" bash tests/e2e/webhook/run.sh
 [ -f tests/e2e/audit/run.sh ] && run_suite "audit end-to-end (stand-in apiserver)" bash tests/e2e/audit/run.sh
 [ -f tests/e2e/faults/run.sh ] && run_suite "webhook server faults" bash tests/e2e/faults/run.sh
+[ -f tests/e2e/monitoring.sh ] && run_suite "monitoring (alerts, dashboard, /metrics)" bash tests/e2e/monitoring.sh
 [ -f tests/e2e/deploy.sh ] && run_suite "deploy manifests and CI files" bash tests/e2e/deploy.sh
 [ -f tests/e2e/formats.sh ] && run_suite "output formats (sarif, junit, github)" bash tests/e2e/formats.sh
 [ -f tests/e2e/html/run.sh ] && run_suite "html report in headless chromium" bash tests/e2e/html/run.sh
