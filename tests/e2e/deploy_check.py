@@ -15,6 +15,8 @@ import re
 import subprocess
 import sys
 
+from tally import check, summary
+
 TOP = sys.argv[1]
 HELP = open(sys.argv[2]).read()
 RENDERED = sys.argv[3] if len(sys.argv) > 3 else None
@@ -36,9 +38,6 @@ except ImportError:
                              cwd=os.path.join(TOP, "tests/e2e"),
                              capture_output=True, text=True, check=True)
         return json.loads(out.stdout)
-
-npass = nfail = 0
-
 
 
 # Debian runtime package of each shared library the binaries may link
@@ -65,16 +64,6 @@ def needed_packages(binary):
         if so in SONAME_PACKAGE:
             want.add(SONAME_PACKAGE[so])
     return want
-
-def check(name, cond, why=""):
-    global npass, nfail
-    if cond:
-        npass += 1
-        print("ok " + name)
-    else:
-        nfail += 1
-        print("FAIL %s%s" % (name, ": " + why if why else ""))
-
 
 def get(d, *path, default=None):
     for p in path:
@@ -501,8 +490,7 @@ def main():
             "caBundles": [get(h, "clientConfig", "caBundle") for h in
                           get(by_kind(rd, "ValidatingWebhookConfiguration"), 0,
                               "webhooks", default=[])]}))
-    print("%d passed, %d failed" % (npass, nfail))
-    return 1 if nfail else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -33,8 +33,10 @@ import sys
 
 import yaml
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
 import promql  # noqa: E402
+from tally import check, summary  # noqa: E402
 
 TARGET_LABELS = {"job", "namespace", "pod", "instance", "service",
                  "endpoint", "container"}
@@ -42,18 +44,6 @@ SCRAPE_METRICS = {"up"}
 # Grafana's built-in variables and the dashboard's own, as a query sees them
 GRAFANA_VARS = {"__rate_interval": "5m", "__interval": "1m",
                 "__range": "1h", "namespace": "claimcheck", "pod": ".*"}
-
-npass = nfail = 0
-
-
-def check(name, cond, why=""):
-    global npass, nfail
-    if cond:
-        npass += 1
-        print("ok " + name)
-    else:
-        nfail += 1
-        print("FAIL %s%s" % (name, ": " + why if why else ""))
 
 
 SAMPLE = re.compile(r'^([A-Za-z_:][A-Za-z0-9_:]*)(\{(.*)\})?\s+(\S+)')
@@ -234,8 +224,7 @@ def main():
                       for s in series[name])
             check("%s: %s has a series" % (where, sel), hit,
                   "labels seen: %s" % series[name][:4])
-    print("%d passed, %d failed" % (npass, nfail))
-    return 1 if nfail else 0
+    return summary()
 
 
 if __name__ == "__main__":
