@@ -8,8 +8,11 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "../validate/buf.h"
 #include "../validate/config.h"
 #include "../validate/err.h"
+
+#define CLI_MESSAGE_MAX ((size_t)1 << 20)  /* one message on stderr */
 
 int cli_parse(const struct cli *cli, int argc, char **argv,
               int (*on)(void *ctx, int id, const char *value,
@@ -80,11 +83,21 @@ void cli_help(const struct cli *cli, FILE *f)
         c->more(f);
 }
 
+/* "claimcheck: MESSAGE": the message names paths and objects, so its
+ * control characters are escaped (buf_add_visible) */
 static void verror(const char *fmt, va_list ap)
 {
-    fputs("claimcheck: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    struct buf msg, out;
+
+    buf_init(&msg, CLI_MESSAGE_MAX);
+    buf_init(&out, 4 * CLI_MESSAGE_MAX);
+    buf_vaddf(&msg, fmt, ap);
+    buf_adds(&out, "claimcheck: ");
+    buf_add_visible(&out, msg.p, 0);
+    buf_addc(&out, '\n');
+    fputs(out.p, stderr);
+    buf_release(&msg);
+    buf_release(&out);
 }
 
 void cli_error(const char *fmt, ...)

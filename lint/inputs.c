@@ -1,7 +1,8 @@
 /*
  * inputs.c - walks the paths a command is given and reads every file
  * found (validate/file.c does the reading and its limit). Owns which
- * files a directory contributes and in what order; not what the files
+ * files a directory contributes and in what order (each directory once,
+ * by device and inode, whatever symlinks lead to it); not what the files
  * mean (the engine's run, or the inventory, parses them).
  */
 #include "inputs.h"
@@ -31,10 +32,11 @@ static void push(struct inputs *in, const char *name, char *data, size_t len)
     in->n++;
 }
 
-static void add_path(struct inputs *in, const char *path, int top,
-                     int depth);
+static void add_path(struct inputs *in, struct file_dirs *dirs,
+                     const char *path, int top, int depth);
 
-static void add_dir(struct inputs *in, const char *path, int depth)
+static void add_dir(struct inputs *in, struct file_dirs *dirs,
+                    const char *path, int depth)
 {
     struct err err;
     char **names;
@@ -46,11 +48,12 @@ static void add_dir(struct inputs *in, const char *path, int depth)
         return;
     }
     for (i = 0; i < n; i++)
-        add_path(in, names[i], 0, depth + 1);
+        add_path(in, dirs, names[i], 0, depth + 1);
     file_list_free(names, n);
 }
 
-static void add_path(struct inputs *in, const char *path, int top, int depth)
+static void add_path(struct inputs *in, struct file_dirs *dirs,
+                     const char *path, int top, int depth)
 {
     struct stat st;
     struct err err;
@@ -69,7 +72,8 @@ static void add_path(struct inputs *in, const char *path, int top, int depth)
                 in->failed = 1;
                 return;
             }
-            add_dir(in, path, depth);
+            if (file_dirs_enter(dirs, &st))   /* else walked already */
+                add_dir(in, dirs, path, depth);
             return;
         }
         if (!top && (!S_ISREG(st.st_mode) || !file_is_manifest(path)))
@@ -85,7 +89,10 @@ static void add_path(struct inputs *in, const char *path, int top, int depth)
 
 void inputs_add(struct inputs *in, const char *path)
 {
-    add_path(in, path, 1, 0);
+    struct file_dirs dirs = {0};
+
+    add_path(in, &dirs, path, 1, 0);
+    file_dirs_release(&dirs);
 }
 
 void inputs_release(struct inputs *in)

@@ -1,7 +1,8 @@
 /*
  * inputs.h - the files a command reads: the paths it is given (a file,
  * "-" for stdin, or a directory's manifests: *.yaml, *.yml and *.json,
- * sorted, hidden entries skipped, at most 64 levels down), each read whole
+ * sorted, hidden entries skipped, at most 64 levels down, a directory
+ * reached again through a symlink skipped), each read whole
  * through validate/file.c and kept until inputs_release(), because the
  * document trees point into the text.
  */

@@ -1,6 +1,7 @@
 /*
  * render_github.c - GitHub workflow commands: one ::error/::warning/::notice
- * line per unsuppressed finding, escaped as the runner expects.
+ * line per unsuppressed finding, escaped as the runner expects, and no
+ * other control character (ESC, C1) left raw.
  */
 #include "render_int.h"
 
@@ -9,22 +10,29 @@
 #include "../validate/buf.h"
 #include "../validate/rule.h"
 
+/* The runner's escapes (%25 %0D %0A, in properties %3A %2C), then every
+ * other control character as buf_add_visible() writes it. */
 static void gh_escape(struct buf *b, const char *s, int property)
 {
+    struct buf m;
+
+    buf_init(&m, RENDER_OUT_MAX);
     for (; *s; s++) {
         if (*s == '%')
-            buf_adds(b, "%25");
+            buf_adds(&m, "%25");
         else if (*s == '\r')
-            buf_adds(b, "%0D");
+            buf_adds(&m, "%0D");
         else if (*s == '\n')
-            buf_adds(b, "%0A");
+            buf_adds(&m, "%0A");
         else if (property && *s == ':')
-            buf_adds(b, "%3A");
+            buf_adds(&m, "%3A");
         else if (property && *s == ',')
-            buf_adds(b, "%2C");
+            buf_adds(&m, "%2C");
         else
-            buf_addc(b, *s);
+            buf_addc(&m, *s);
     }
+    buf_add_visible(b, m.p, 0);
+    buf_release(&m);
 }
 
 void render_github(struct buf *b, const struct diag_list *l,

@@ -2,7 +2,9 @@
  * render_text.c - compiler-style text: file:line:col: severity[rule] object:
  * message, then the path, details, suppression and hint lines indented,
  * and one summary line. Colour (bold position, coloured severity) only
- * when the caller says the output is a terminal.
+ * when the caller says the output is a terminal. Every name, path and
+ * message is escaped (buf_add_visible): it can neither start a line nor
+ * reach the terminal as a control sequence.
  */
 #include "render_int.h"
 
@@ -15,10 +17,24 @@ static void text_object(struct buf *b, const struct diag *d)
 {
     if (!*d->kind)
         return;
-    buf_addf(b, "%s ", d->kind);
-    if (*d->ns)
-        buf_addf(b, "%s/", d->ns);
-    buf_addf(b, "%s: ", *d->name ? d->name : "<unnamed>");
+    buf_add_visible(b, d->kind, 0);
+    buf_addc(b, ' ');
+    if (*d->ns) {
+        buf_add_visible(b, d->ns, 0);
+        buf_addc(b, '/');
+    }
+    buf_add_visible(b, *d->name ? d->name : "<unnamed>", 0);
+    buf_adds(b, ": ");
+}
+
+/* "    LABEL: TEXT" (label NULL: "    TEXT"), TEXT escaped */
+static void text_line(struct buf *b, const char *label, const char *text)
+{
+    buf_adds(b, "    ");
+    if (label)
+        buf_addf(b, "%s: ", label);
+    buf_add_visible(b, text, !label);
+    buf_addc(b, '\n');
 }
 
 void render_text(struct buf *b, const struct diag_list *l,
@@ -32,25 +48,28 @@ void render_text(struct buf *b, const struct diag_list *l,
         const struct diag *d = &l->v[i];
         if (!render_visible(d, o))
             continue;
+        buf_adds(b, o->color ? "\033[1m" : "");
+        buf_add_visible(b, render_file(d), 1);
         if (d->line)
-            buf_addf(b, "%s%s:%u:%u:%s ", o->color ? "\033[1m" : "",
-                     render_file(d), d->line, d->col,
-                     o->color ? "\033[0m" : "");
+            buf_addf(b, ":%u:%u", d->line, d->col);
         else    /* a live object: no position */
-            buf_addf(b, "%s%s:%s ", o->color ? "\033[1m" : "",
-                     render_file(d), o->color ? "\033[0m" : "");
-        buf_addf(b, "%s%s%s[%s] ", o->color ? col_sev[d->sev] : "",
-                 sev_name(d->sev), o->color ? "\033[0m" : "", d->rule->id);
+            buf_addc(b, ':');
+        buf_addf(b, "%s ", o->color ? "\033[0m" : "");
+        buf_addf(b, "%s%s%s[", o->color ? col_sev[d->sev] : "",
+                 sev_name(d->sev), o->color ? "\033[0m" : "");
+        buf_add_visible(b, d->rule->id, 0);
+        buf_adds(b, "] ");
         text_object(b, d);
-        buf_addf(b, "%s\n", d->msg);
+        buf_add_visible(b, d->msg, 0);
+        buf_addc(b, '\n');
         if (d->path && *d->path)
-            buf_addf(b, "    path: %s\n", d->path);
+            text_line(b, "path", d->path);
         for (j = 0; j < d->ndetails; j++)
-            buf_addf(b, "    %s\n", d->details[j]);
+            text_line(b, NULL, d->details[j]);
         if (d->suppressed)
-            buf_addf(b, "    suppressed: %s\n", d->suppress_reason);
+            text_line(b, "suppressed", d->suppress_reason);
         if (o->hints)
-            buf_addf(b, "    hint: %s\n", render_hint(d));
+            text_line(b, "hint", render_hint(d));
     }
     render_count(l, &e, &w, &n);
     if (o->cluster)

@@ -239,6 +239,73 @@ bad:
     return -1;
 }
 
+/* One character of buf_add_visible(): n bytes of s escaped or as they are;
+ * *n is how many bytes it took. */
+static int add_visible_char(struct buf *b, const unsigned char *u, size_t *n)
+{
+    static const char hex[] = "0123456789abcdef";
+
+    *n = 1;
+    switch (*u) {
+    case '\n': return buf_add(b, "\\n", 2);
+    case '\r': return buf_add(b, "\\r", 2);
+    case '\t': return buf_add(b, "\\t", 2);
+    case 0x1b: return buf_add(b, "\\e", 2);
+    default:
+        break;
+    }
+    if (*u < 0x20 || *u == 0x7f) {
+        char e[4] = {'\\', 'x', hex[*u >> 4], hex[*u & 15]};
+        return buf_add(b, e, 4);
+    }
+    if (*u < 0x80)
+        return buf_addc(b, (char)*u);
+    *n = utf8_len(u);
+    if (*n == 0) {          /* not UTF-8: a lone byte (0x9b is CSI) */
+        char e[4] = {'\\', 'x', hex[*u >> 4], hex[*u & 15]};
+        *n = 1;
+        return buf_add(b, e, 4);
+    }
+    if (*n == 2 && u[0] == 0xc2 && u[1] < 0xa0) {  /* C1: U+0080-U+009F */
+        char e[6] = {'\\', 'u', '0', '0', hex[u[1] >> 4], hex[u[1] & 15]};
+        return buf_add(b, e, 6);
+    }
+    return buf_add(b, u, *n);
+}
+
+int buf_add_visible(struct buf *b, const char *s, int line_start)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n;
+
+    if (line_start) {       /* "  ::cmd": the runner trims, then parses */
+        while (*u == ' ') {
+            if (buf_addc(b, ' ') < 0)
+                return -1;
+            u++;
+        }
+        if (u[0] == ':' && u[1] == ':') {
+            if (buf_add(b, "\\x3a", 4) < 0)
+                return -1;
+            u++;
+        }
+    }
+    for (; *u; u += n) {
+        const unsigned char *run = u;
+        while (*run >= 0x20 && *run < 0x7f)     /* printable ASCII at once */
+            run++;
+        if (run > u) {
+            if (buf_add(b, u, (size_t)(run - u)) < 0)
+                return -1;
+            n = (size_t)(run - u);
+            continue;
+        }
+        if (add_visible_char(b, u, &n) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 void buf_reset(struct buf *b)
 {
     b->len = 0;

@@ -38,6 +38,12 @@ int buf_add_json_str_go(struct buf *b, const char *s);
  * breaks and spaces ignored, padding optional). 0, or -1 when s is not
  * base64 or the result does not fit (b is then as it was). */
 int buf_add_base64(struct buf *b, const char *s, size_t n);
+/* Appends s for a terminal, a CI log or stderr: control characters
+ * escaped (\n \r \t \e, \xHH, C1 as \u0080-\u009f, bytes that are not
+ * UTF-8 as \xHH), so s can start no line and send no terminal sequence.
+ * line_start: s begins a line, so a leading "::" (after spaces: a GitHub
+ * workflow command) becomes "\x3a:". */
+int buf_add_visible(struct buf *b, const char *s, int line_start);
 void buf_reset(struct buf *b);          /* len = 0, keeps memory */
 void buf_release(struct buf *b);        /* frees; buf_init again to reuse */
 

@@ -3,7 +3,8 @@
  * exact allocation after stat(), anything else (stdin, a pipe, a file
  * that grows while read) through a bounded growing buffer. Owns the
  * messages for unreadable and oversized files; what a file means is the
- * caller's. Also the listing of a directory's entries.
+ * caller's. Also the listing of a directory's entries and the set of
+ * directories a walk has entered.
  */
 #include "file.h"
 
@@ -165,4 +166,29 @@ void file_list_free(char **names, size_t n)
     for (i = 0; i < n; i++)
         free(names[i]);
     free(names);
+}
+
+int file_dirs_enter(struct file_dirs *s, const struct stat *st)
+{
+    size_t i;
+
+    for (i = 0; i < s->n; i++)
+        if (s->v[i].dev == (unsigned long long)st->st_dev
+            && s->v[i].ino == (unsigned long long)st->st_ino)
+            return 0;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+    }
+    s->v[s->n].dev = (unsigned long long)st->st_dev;
+    s->v[s->n].ino = (unsigned long long)st->st_ino;
+    s->n++;
+    return 1;
+}
+
+void file_dirs_release(struct file_dirs *s)
+{
+    free(s->v);
+    s->v = NULL;
+    s->n = s->cap = 0;
 }

@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 struct err;
+struct stat;
 
 /* Reads path ("-": standard input) into *data, malloc'ed and
  * NUL-terminated (the NUL is not counted in *len); the caller frees it.
@@ -39,5 +40,18 @@ int file_is_manifest(const char *name);
 int file_list_dir(const char *path, char ***names, size_t *n,
                   struct err *err);
 void file_list_free(char **names, size_t n);
+
+/* The directories a walk has entered, by device and inode: a directory
+ * reached again (a symlink to an ancestor, two symlinks to one place) is
+ * not walked again, so a walk visits each directory once whatever the
+ * links. Zeroed to start. */
+struct file_dirs {
+    struct { unsigned long long dev, ino; } *v;
+    size_t n, cap;
+};
+/* 1 when st (a directory's stat()) is new, now entered; 0 when entered
+ * before. */
+int file_dirs_enter(struct file_dirs *s, const struct stat *st);
+void file_dirs_release(struct file_dirs *s);
 
 #endif

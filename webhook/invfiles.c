@@ -58,7 +58,7 @@ static void sig_mix(uint64_t *h, const void *p, size_t n)
  * mixed into the change signature. Below the top, what cannot be read is
  * skipped. */
 static int walk(const char *path, int depth, int top, struct filelist *l,
-                struct err *err)
+                struct file_dirs *dirs, struct err *err)
 {
     struct stat st;
     char **kids;
@@ -85,12 +85,12 @@ static int walk(const char *path, int depth, int top, struct filelist *l,
         l->names[l->n++] = xstrdup(path);
         return 0;
     }
-    if (depth >= INVFILES_DEPTH)
+    if (depth >= INVFILES_DEPTH || !file_dirs_enter(dirs, &st))
         return 0;
     if (file_list_dir(path, &kids, &nk, err) < 0)
         return top ? -1 : 0;
     for (i = 0; i < nk && rc == 0; i++)
-        rc = walk(kids[i], depth + 1, 0, l, err);
+        rc = walk(kids[i], depth + 1, 0, l, dirs, err);
     file_list_free(kids, nk);
     return rc;
 }
@@ -106,15 +106,17 @@ static void filelist_release(struct filelist *l)
 
 static int list_files(struct invfiles *f, struct filelist *l, struct err *err)
 {
+    struct file_dirs dirs = {0};
     size_t i;
+    int rc = 0;
 
     l->n = 0;
     l->sig = 1469598103934665603u;
     l->names = xcalloc(INVFILES_MAX, sizeof(*l->names));
-    for (i = 0; i < f->npaths; i++)
-        if (walk(f->paths[i], 0, 1, l, err) < 0)
-            return -1;
-    return 0;
+    for (i = 0; i < f->npaths && rc == 0; i++)
+        rc = walk(f->paths[i], 0, 1, l, &dirs, err);
+    file_dirs_release(&dirs);
+    return rc;
 }
 
 /* Returns 1 loaded, 0 unchanged, -1 failed (old snapshot kept). */

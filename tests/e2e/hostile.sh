@@ -336,6 +336,61 @@ else
   fail=$((fail + 1))
 fi
 
+# ---- the linter's directory walk and what it prints (issue 16) ----------
+# verdict NAME OK DETAIL: one pass or fail (DETAIL printed on a failure)
+verdict() {
+  if [ "$2" = 1 ]; then pass=$((pass + 1)); else
+    echo "FAIL $1: $3"; fail=$((fail + 1)); fi
+}
+# two symlinks back to an ancestor: 2^64 paths by name, one directory by
+# device and inode; every file is linted once (a count, not a time: the
+# timeout only stops the walk that never ends)
+hang=${HOSTILE_HANG_GUARD:-300}
+d=$work/loop; mkdir -p "$d/sub"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n' >"$d/a.yaml"
+ln -s .. "$d/sub/up1"; ln -s .. "$d/sub/up2"; ln -s "$d" "$d/sub/abs"
+out=$(timeout "$hang" "$bin" lint --no-hints --no-color "$d" 2>&1); rc=$?
+verdict symlink-loop-walk "$([ $rc = 0 ] && grep -q '^1 object in 1 file' <<<"$out" && echo 1)" \
+  "exit $rc: $(tail -n 1 <<<"$out" | cut -c1-200)"
+# a directory given and also reached through a symlink below it: once
+ln -s "$d" "$work/loop-link"
+out=$(timeout "$hang" "$bin" lint --no-hints --no-color "$work/loop-link" 2>&1); rc=$?
+verdict symlink-to-top-walk "$([ $rc = 0 ] && grep -q '^1 object in 1 file' <<<"$out" && echo 1)" \
+  "exit $rc: $(tail -n 1 <<<"$out" | cut -c1-200)"
+
+# names, paths and messages with control characters: no output line (stdout
+# or stderr, any format) may carry a control character other than the line
+# end, nor start with "::" (a GitHub workflow command) unless it is one of
+# the github format's own annotation lines
+h=$work/inject; mkdir -p "$h"
+nl=$'\n'; esc=$'\033'
+printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "x\\n::error::forged\\e]0;pwned\\a\\r::stop-commands::t"\n  namespace: " ::warning::ns\\u009b2J"\nspec:\n  containers:\n  - name: "c\\n::error::c"\n    image: i\n    resources:\n      limits: {nvidia.com/gpu: 1}\n' >"$h/pod.yaml"
+printf 'kind: [\n' >"$h/bad${nl}::error::file${esc}]0;t.yaml"
+printf 'kind: [\n' >"$work/::error::top.yaml"
+clean() {   # clean NAME FORMAT ARGS...: lint, then inspect every line
+  local name=$1 fmt=$2; shift 2
+  (cd "$work" && timeout "$hang" "$bin" lint --no-hints --no-color -o "$fmt" "$@") \
+    >"$work/inj.out" 2>&1
+  python3 - "$work/inj.out" "$fmt" <<'PY' >"$work/inj.why"
+import re, sys
+data = open(sys.argv[1], "rb").read()
+bad = []
+for i, line in enumerate(data.split(b"\n")):
+    if re.search(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", line):
+        bad.append("control character in line %d: %r" % (i + 1, line[:120]))
+    if line.lstrip().startswith(b"::") and not (sys.argv[2] == "github"
+            and re.match(rb"::(error|warning|notice) file=[^:]*,line=\d+,col=\d+,title=[^:]*::", line)):
+        bad.append("forged command in line %d: %r" % (i + 1, line[:120]))
+print("; ".join(bad[:3]))
+sys.exit(1 if bad else 0)
+PY
+  verdict "$name" "$([ $? = 0 ] && [ -s "$work/inj.out" ] && echo 1)" "$(cat "$work/inj.why")"
+}
+for fmt in text github; do
+  clean "control-chars-in-names-$fmt" "$fmt" "$h" "::error::top.yaml" \
+    "$h/missing${nl}::error::gone${esc}[2J.yaml"
+done
+
 echo "measured: $tsv"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
