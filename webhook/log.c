@@ -16,6 +16,8 @@
 #include "../validate/xalloc.h"
 
 #define LOG_LINE_MAX 8192
+#define LOG_MSG_MAX (LOG_LINE_MAX / 2)  /* bytes of a message */
+#define LOG_VALUE_MAX 1024              /* of a request line's field */
 #define LOG_BATCH_BYTES (64 * 1024)     /* one write(2) per this many */
 
 static const char *level_name(enum log_level lv)
@@ -99,47 +101,63 @@ static void write_all(const char *p, size_t len)
     }
 }
 
-/* Closes the line; a line over LOG_LINE_MAX becomes an error line, so every
- * line stays JSON. */
-static void log_close(struct buf *b)
+/* Closes the line; a line over LOG_LINE_MAX (or bad: a field did not fit,
+ * the line is cut) becomes an error line, so every line stays JSON. */
+static void log_close(struct buf *b, int bad)
 {
-    if (buf_add(b, "}\n", 2) < 0) {
+    if (bad || buf_add(b, "}\n", 2) < 0) {
         buf_reset(b);
         buf_adds(b, "{\"level\":\"error\",\"msg\":\"log line too long\"}");
         buf_add(b, "\n", 1);
     }
 }
 
-static void log_end(struct buf *b)
+static void log_end(struct buf *b, int bad)
 {
-    log_close(b);
+    log_close(b, bad);
     write_all(b->p, b->len);
 }
 
-static void field(struct buf *b, const char *name, const char *v)
+/* ,"name":"value" with the value cut at max bytes (at most LOG_MSG_MAX;
+ * on a UTF-8 boundary, "..." added: a 100,000-character uid stays a short
+ * line); a field that does not fit in the line marks it *bad */
+static void field(struct buf *b, const char *name, const char *v, size_t max,
+                  int *bad)
 {
+    char cut[LOG_MSG_MAX + 4];
+    size_t n;
+
     if (!v)
         return;
-    buf_adds(b, ",\"");
-    buf_adds(b, name);
-    buf_adds(b, "\":");
-    buf_add_json_str(b, v);
+    n = strlen(v);
+    if (n > max) {
+        n = max;
+        while (n && ((unsigned char)v[n] & 0xc0) == 0x80)
+            n--;
+        memcpy(cut, v, n);
+        memcpy(cut + n, "...", 4);
+        v = cut;
+    }
+    if (buf_adds(b, ",\"") < 0 || buf_adds(b, name) < 0
+        || buf_adds(b, "\":") < 0 || buf_add_json_str(b, v) < 0)
+        *bad = 1;
 }
 
 void log_vmsg(enum log_level lv, const char *fmt, va_list ap)
 {
     struct buf b, msg;
+    int bad = 0;
 
     buf_init(&b, LOG_LINE_MAX);
-    buf_init(&msg, LOG_LINE_MAX / 2);
+    buf_init(&msg, LOG_MSG_MAX);
     log_start(&b, lv);
     if (buf_vaddf(&msg, fmt, ap) < 0)
         buf_adds(&msg, "(message too long)");
     /* libmicrohttpd's messages end in a newline; drop it */
     while (msg.len && (msg.p[msg.len - 1] == '\n'))
         msg.p[--msg.len] = '\0';
-    field(&b, "msg", msg.p);
-    log_end(&b);
+    field(&b, "msg", msg.p, LOG_MSG_MAX, &bad);
+    log_end(&b, bad);
     buf_release(&msg);
     buf_release(&b);
 }
@@ -221,20 +239,21 @@ void log_request(struct log_batch *lb, const struct log_req *r)
     enum log_level lv = r->status >= 500 ? LOG_ERROR
                         : r->status >= 400 ? LOG_WARN : LOG_INFO;
     char num[48], *o;
+    int bad = 0;
     unsigned long us = r->latency_ms > 0
                        ? (unsigned long)(r->latency_ms * 1000 + 0.5) : 0;
 
     buf_init(&b, LOG_LINE_MAX);
     log_start(&b, lv);
-    field(&b, "msg", "admission");
-    field(&b, "uid", r->uid);
-    field(&b, "kind", r->kind);
-    field(&b, "namespace", r->ns);
-    field(&b, "name", r->name);
-    field(&b, "operation", r->operation);
-    field(&b, "decision", r->decision);
-    field(&b, "rules", r->rules);
-    field(&b, "error", r->error);
+    field(&b, "msg", "admission", LOG_VALUE_MAX, &bad);
+    field(&b, "uid", r->uid, LOG_VALUE_MAX, &bad);
+    field(&b, "kind", r->kind, LOG_VALUE_MAX, &bad);
+    field(&b, "namespace", r->ns, LOG_VALUE_MAX, &bad);
+    field(&b, "name", r->name, LOG_VALUE_MAX, &bad);
+    field(&b, "operation", r->operation, LOG_VALUE_MAX, &bad);
+    field(&b, "decision", r->decision, LOG_VALUE_MAX, &bad);
+    field(&b, "rules", r->rules, LOG_VALUE_MAX, &bad);
+    field(&b, "error", r->error, LOG_VALUE_MAX, &bad);
     buf_adds(&b, ",\"status\":");
     o = decimal(num, r->status > 0 ? (unsigned long)r->status : 0);
     buf_add(&b, num, (size_t)(o - num));
@@ -243,7 +262,7 @@ void log_request(struct log_batch *lb, const struct log_req *r)
     *o++ = '.';
     o = digits(o, us % 1000, 3);
     buf_add(&b, num, (size_t)(o - num));
-    log_close(&b);
+    log_close(&b, bad);
     if (lb)
         batch_add(lb, b.p, b.len);
     else

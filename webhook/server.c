@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -340,6 +341,52 @@ static enum MHD_Result check_length(struct server *s, struct MHD_Connection *c,
                        "--max-body", NULL);
 }
 
+/* Framing the server does not guess at (RFC 9112 6.1, 6.3): two different
+ * Content-Length values are a 400 (libmicrohttpd takes the first one), a
+ * Transfer-Encoding other than "chunked" a 501 (libmicrohttpd cannot
+ * delimit that body and waited for it until the idle timeout). */
+struct framing {
+    const char *length;         /* the first Content-Length */
+    int lengths_differ;
+    int unknown_coding;
+};
+
+static enum MHD_Result framing_header(void *cls, enum MHD_ValueKind kind,
+                                      const char *key, const char *value)
+{
+    struct framing *f = cls;
+
+    (void)kind;
+    if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+        if (f->length && strcmp(f->length, value))
+            f->lengths_differ = 1;
+        if (!f->length)
+            f->length = value;
+    } else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)
+               && strcasecmp(value, "chunked")) {
+        f->unknown_coding = 1;
+    }
+    return MHD_YES;
+}
+
+/* 0 when the framing is one the server reads, else the status to answer
+ * with and *msg */
+static unsigned check_framing(struct MHD_Connection *c, const char **msg)
+{
+    struct framing f = {0};
+
+    MHD_get_connection_values(c, MHD_HEADER_KIND, framing_header, &f);
+    if (f.unknown_coding) {
+        *msg = "only the chunked Transfer-Encoding is implemented";
+        return 501;
+    }
+    if (f.lengths_differ) {
+        *msg = "conflicting Content-Length headers";
+        return 400;
+    }
+    return 0;
+}
+
 /* First call of a request: route, method, early limits. An answer queued
  * here makes libmicrohttpd close the connection (it has not read the
  * body), which is right for errors; normal answers wait for the last call
@@ -348,8 +395,12 @@ static enum MHD_Result on_first(struct server *s, struct MHD_Connection *c,
                                 struct request *rq, const char *method)
 {
     const struct route *r = rq->route;
+    const char *why;
+    unsigned bad = check_framing(c, &why);
     char msg[64];
 
+    if (bad)
+        return reply_error(s, c, rq, bad, why, NULL);
     if (!r)
         return not_found(s, c, rq);
     if (!method_ok(r, method)) {

@@ -568,6 +568,46 @@ def rotate(bundle, port, threads, seconds, outfile):
          "failures": sum(1 for ln in lines if " fail " in ln)})
 
 
+# ---- HTTP framing -----------------------------------------------------------
+
+def strict(ca, port, body_file):
+    """Requests whose framing is ambiguous or unknown, each on its own
+    connection: the status of each answer (None when the connection ends
+    or stays silent for 5 s first)."""
+    with open(body_file, "rb") as f:
+        body = f.read()
+    head = b"POST /validate HTTP/1.1\r\nHost: webhook\r\n" \
+        b"Content-Type: application/json\r\n"
+    cases = {
+        "two-content-lengths": head + b"Content-Length: %d\r\n"
+        b"Content-Length: %d\r\n\r\n" % (len(body), len(body) + 7) + body,
+        "content-length-list": head + b"Content-Length: %d, %d\r\n\r\n"
+        % (len(body), len(body) + 7) + body,
+        "unknown-transfer-encoding": head
+        + b"Transfer-Encoding: xchunked\r\n\r\n" + body,
+        "gzip-chunked": head
+        + b"Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+        "same-content-length-twice": head + b"Content-Length: %d\r\n"
+        b"Content-Length: %d\r\n\r\n" % (len(body), len(body)) + body,
+        "chunked": head + b"Transfer-Encoding: chunked\r\n\r\n"
+        + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n",
+    }
+    res = {}
+    sslctx = ctx(ca)
+    for name, req in cases.items():
+        s = sslctx.wrap_socket(connect(port, 5))
+        t0 = time.time()
+        try:
+            s.sendall(req)
+            r = read_http(s)
+        except (OSError, ssl.SSLError):
+            r = None
+        res[name] = {"status": r[0] if r else None,
+                     "seconds": round(time.time() - t0, 2)}
+        s.close()
+    out(res)
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "slowloris":
@@ -582,6 +622,8 @@ def main():
         sigterm(*args)
     elif cmd == "rotate":
         rotate(*args)
+    elif cmd == "strict":
+        strict(*args)
     else:
         raise SystemExit("unknown command " + cmd)
 

@@ -70,7 +70,7 @@ allowed() { [[ $(review "$@") == "True|"* ]] && echo True || echo False; }
 metric() { # port name -> value
     curl -s --max-time 5 --cacert "$CA" "https://127.0.0.1:$1/metrics" 2>/dev/null | awk -v n="$2" '$1 == n {print $2}'
 }
-# want SECTION: ONLY="slowloris flood garbage sigterm rotation apiserver"
+# want SECTION: ONLY="slowloris flood garbage http sigterm rotation apiserver"
 # (any subset) runs only those sections
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 elapsed() { py "import time; print(round(time.time() - $T_START, 1))"; }
@@ -153,6 +153,48 @@ if want garbage && start junk --tls-cert "$CRT" --tls-key "$KEY" --threads 2 --c
     stop "$PID_junk"
 fi
 lap garbage
+
+# ---- HTTP framing and the request log (issue 16) -----------------------------------
+# two different Content-Length values: 400 (RFC 9112 6.3; libmicrohttpd took
+# the first); an unknown Transfer-Encoding: 501 at once (it waited for the
+# idle timeout); one Content-Length twice and chunked are served. A review
+# with a 100,000-character uid and control characters in its name: every
+# line of the log stays one JSON object, the uid cut.
+if want http && start strict --tls-cert "$CRT" --tls-key "$KEY" --threads 2 --conn-timeout 30 --drain-delay-ms 0; then
+    P=$PORT_strict
+    r=$(python3 "$LOAD" strict "$CA" "$P" "$BODY")
+    for c in two-content-lengths:400 content-length-list:400 unknown-transfer-encoding:501 \
+             gzip-chunked:501 same-content-length-twice:200 chunked:200; do
+        cond "http: ${c%%:*} answered ${c##*:} ($(jget "$r" 'r["'"${c%%:*}"'"]'))" \
+            "$(jget "$r" 'r["'"${c%%:*}"'"]["status"]') == ${c##*:}" "$r"
+    done
+    python3 - "$BODY" "$T/longuid.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["request"]["uid"] = "u" * 100000
+r["request"]["name"] = "x\n{\"forged\":1}\u001b]0;t\u0007"
+json.dump(r, open(sys.argv[2], "w"))
+PY
+    a=$(review "$P" "$T/longuid.json")
+    cond "http: a review with a 100,000-character uid answered ($a)" "'$a' != ''"
+    stop "$PID_strict"
+    cond "http: every log line one JSON object, the uid cut ($(wc -l <"$T/strict.log") lines)" \
+        "$(python3 - "$T/strict.log" <<'PY'
+import json, sys
+ok, uids = True, []
+for line in open(sys.argv[1], "rb").read().split(b"\n")[:-1]:
+    try:
+        o = json.loads(line)
+    except ValueError:
+        ok = False
+        continue
+    if "uid" in o:
+        uids.append(len(o["uid"]))
+print(ok and uids != [] and max(uids) < 2000)
+PY
+)" "$(cut -c1-300 "$T/strict.log" | grep -v '^{' | head -n 3)"
+fi
+lap http
 
 # ---- SIGTERM under load ------------------------------------------------------------
 # 16 clients send reviews back to back; SIGTERM after 1.5 s. Each request
