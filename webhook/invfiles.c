@@ -119,7 +119,8 @@ static int list_files(struct invfiles *f, struct filelist *l, struct err *err)
     return rc;
 }
 
-/* Returns 1 loaded, 0 unchanged, -1 failed (old snapshot kept). */
+/* Returns 1 loaded, 0 unchanged, -1 failed or -2 refused (old snapshot
+ * kept; invstore_set_files()). */
 static int invfiles_load(struct invfiles *f, int force, struct err *err)
 {
     struct filelist l;
@@ -140,8 +141,9 @@ static int invfiles_load(struct invfiles *f, int force, struct err *err)
         if (file_read(l.names[nread], LIMIT_FILE_BYTES, &texts[nread],
                       &lens[nread], err) < 0)
             goto out;
-    if (invstore_set_files(f->store, l.n, (const char *const *)l.names,
-                           (const char *const *)texts, lens, err) < 0)
+    ret = invstore_set_files(f->store, l.n, (const char *const *)l.names,
+                             (const char *const *)texts, lens, err);
+    if (ret < 0)
         goto out;
     log_msg(LOG_INFO, "inventory loaded: %zu files, %zu objects", l.n,
             invstore_size(f->store));
@@ -184,13 +186,18 @@ static void *poll_main(void *arg)
     while (!f->stop) {
         struct timespec ts;
         struct err err = { "" };
+        int rc;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_sec += 1;
         pthread_cond_timedwait(&f->cond, &f->mu, &ts);
         if (f->stop)
             break;
         pthread_mutex_unlock(&f->mu);
-        if (invfiles_load(f, 0, &err) < 0)
+        rc = invfiles_load(f, 0, &err);
+        if (rc == -2)
+            log_msg(LOG_WARN, "inventory refused, keeping the previous "
+                    "snapshot: %s", err.msg);
+        else if (rc < 0)
             log_msg(LOG_ERROR, "inventory reload failed, keeping the "
                     "previous snapshot: %s", err.msg);
         pthread_mutex_lock(&f->mu);

@@ -3,7 +3,9 @@
  * and directories (*.yaml, *.yml, *.json, recursively) read into the
  * invstore at start and again whenever any of them changes (polled every
  * second by stat(), so Secret/ConfigMap `..data` swaps are seen). A change
- * that does not parse keeps the previous snapshot and is logged.
+ * that does not parse keeps the previous snapshot and is logged; so does a
+ * change that would lose data (invstore_set_files(): a file now empty, far
+ * fewer objects), logged as a warning.
  */
 #ifndef CLAIMCHECK_WEBHOOK_INVFILES_H
 #define CLAIMCHECK_WEBHOOK_INVFILES_H

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ struct invref {
 struct text {
     char *file, *data;
     size_t len;
+    size_t objects;             /* what it added to the last build */
 };
 
 struct invstore {
@@ -37,6 +39,8 @@ struct invstore {
     struct metrics *metrics;
     atomic_size_t size;
     int no_list_attributes;     /* invstore_set_list_attributes() */
+    unsigned min_percent;       /* of the last load's file objects */
+    char refusal[256];          /* the last file load refused; under mu */
 };
 
 struct invstore *invstore_new(struct metrics *m)
@@ -46,6 +50,7 @@ struct invstore *invstore_new(struct metrics *m)
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->build_mu, NULL);
     s->metrics = m;
+    s->min_percent = INVSTORE_MIN_PERCENT;
     return s;
 }
 
@@ -134,8 +139,10 @@ static struct inventory *build(struct text *t, size_t n,
     }
     inventory_set_list_attributes(inv, lists);
     for (i = 0; i < n; i++) {
+        size_t before = inventory_size(inv);
         if (inventory_add_text(inv, t[i].file, t[i].data, t[i].len, err) < 0)
             goto fail;
+        t[i].objects = inventory_size(inv) - before;
     }
     if (fn && fn(cls, inv, err) < 0)
         goto fail;
@@ -161,12 +168,57 @@ int invstore_rebuild(struct invstore *s, struct err *err)
     return inv ? 0 : -1;
 }
 
+static int blank(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return !*p;
+}
+
+/* Whether the new texts t would lose data the published ones had: a file
+ * now blank that had objects ("empty": a truncating copy, an editor's
+ * save), or far fewer objects in all (below min_percent of the last load:
+ * "shrunk"). Returns the reason, NULL when t may replace them. */
+static const char *loses_data(const struct invstore *s, const struct text *t,
+                              size_t n, struct err *err)
+{
+    size_t i, j, before = 0, after = 0;
+
+    for (i = 0; i < s->ntexts; i++)
+        before += s->texts[i].objects;
+    for (i = 0; i < n; i++) {
+        after += t[i].objects;
+        if (!blank(t[i].data))
+            continue;
+        for (j = 0; j < s->ntexts; j++)
+            if (s->texts[j].objects && !strcmp(s->texts[j].file, t[i].file)) {
+                err_set(err, "'%s' is empty (it had %zu objects)", t[i].file,
+                        s->texts[j].objects);
+                return "empty";
+            }
+    }
+    if (before && after * 100 < before * (size_t)s->min_percent) {
+        err_set(err, "the files hold %zu objects, fewer than %u%% of the "
+                "last load's %zu", after, s->min_percent, before);
+        return "shrunk";
+    }
+    return NULL;
+}
+
+static void set_refusal(struct invstore *s, const char *msg)
+{
+    pthread_mutex_lock(&s->mu);
+    snprintf(s->refusal, sizeof(s->refusal), "%s", msg);
+    pthread_mutex_unlock(&s->mu);
+}
+
 int invstore_set_files(struct invstore *s, size_t n,
                        const char *const *files, const char *const *texts,
                        const size_t *lens, struct err *err)
 {
     struct text *t = xcalloc(n ? n : 1, sizeof(*t));
     struct inventory *inv;
+    const char *reason = NULL;
     size_t i;
 
     for (i = 0; i < n; i++) {
@@ -179,18 +231,44 @@ int invstore_set_files(struct invstore *s, size_t n,
     pthread_mutex_lock(&s->build_mu);
     inv = build(t, n, s->cluster, s->cluster_cls, !s->no_list_attributes,
                 err);
-    if (inv) {
+    if (inv && s->texts && s->cur)
+        reason = loses_data(s, t, n, err);
+    if (inv && !reason) {
         texts_free(s->texts, s->ntexts);
         s->texts = t;
         s->ntexts = n;
         publish(s, inv);
+        set_refusal(s, "");
     } else {
         texts_free(t, n);
-        if (s->metrics)
+        inventory_free(inv);
+        if (reason)
+            set_refusal(s, err->msg);
+        if (s->metrics && reason)
+            metrics_inventory_refused(s->metrics, reason);
+        else if (s->metrics)
             metrics_inventory_error(s->metrics);
     }
     pthread_mutex_unlock(&s->build_mu);
-    return inv ? 0 : -1;
+    return reason ? -2 : inv ? 0 : -1;
+}
+
+void invstore_set_min_percent(struct invstore *s, unsigned percent)
+{
+    pthread_mutex_lock(&s->build_mu);
+    s->min_percent = percent;
+    pthread_mutex_unlock(&s->build_mu);
+}
+
+int invstore_refusal(struct invstore *s, char *out, size_t n)
+{
+    int refused;
+
+    pthread_mutex_lock(&s->mu);
+    refused = s->refusal[0] != '\0';
+    snprintf(out, n, "%s", s->refusal);
+    pthread_mutex_unlock(&s->mu);
+    return refused;
 }
 
 void invstore_set_cluster(struct invstore *s, invstore_cluster_fn fn,

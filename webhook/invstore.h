@@ -24,6 +24,8 @@ struct invref;
 struct invstore;
 struct metrics;
 
+#define INVSTORE_MIN_PERCENT 50 /* --inventory-min-percent's default */
+
 /* Adds the cluster's objects to a snapshot being built; returns 0 or -1. */
 typedef int (*invstore_cluster_fn)(void *cls, struct inventory *inv,
                                    struct err *err);
@@ -39,10 +41,22 @@ const struct inventory *invref_inventory(const struct invref *r);
 void invref_release(struct invref *r);
 
 /* Replaces the static texts (copied; files[i] names text i in errors) and
- * rebuilds. On failure the previous texts and snapshot stay. */
+ * rebuilds. On failure the previous texts and snapshot stay: -1 when a
+ * text does not parse, -2 when the texts would lose data the published
+ * ones had (refused: a file now blank that had objects, or fewer objects
+ * in all than min_percent of the last load's; counted in
+ * claimcheck_inventory_refused_total{reason="empty"|"shrunk"} and kept for
+ * invstore_refusal() until a load succeeds). The first load is never
+ * refused: there is nothing to lose. */
 int invstore_set_files(struct invstore *s, size_t n,
                        const char *const *files, const char *const *texts,
                        const size_t *lens, struct err *err);
+/* The least share, in percent, of the last load's file objects a new load
+ * keeps (INVSTORE_MIN_PERCENT unless set; 0: never "shrunk"). */
+void invstore_set_min_percent(struct invstore *s, unsigned percent);
+/* 1 and the reason in out when the last file load was refused (the
+ * snapshot before it serves), else 0 and "". */
+int invstore_refusal(struct invstore *s, char *out, size_t n);
 void invstore_set_cluster(struct invstore *s, invstore_cluster_fn fn,
                           void *cls);
 /* The DRAListTypeAttributes gate of the target (default on): off, the

@@ -61,6 +61,7 @@ struct serve_args {
     int warn_mode;
     unsigned deadline_ms;
     unsigned grace_seconds;
+    unsigned inv_min_percent;       /* --inventory-min-percent */
     unsigned drain_delay_ms;
 };
 
@@ -70,7 +71,8 @@ enum {
     O_APISERVER, O_SA_DIR, O_DRA_VERSION, O_LIST_PAGE_SIZE, O_POLICY_REPORTS,
     O_MODE,
     O_EXCLUDE_NAMESPACE, O_THREADS, O_MAX_CONNECTIONS, O_CONN_TIMEOUT,
-    O_MAX_BODY, O_DEADLINE_MS, O_DRAIN_DELAY_MS, O_GRACE_SECONDS, O_HELP
+    O_MAX_BODY, O_DEADLINE_MS, O_DRAIN_DELAY_MS, O_GRACE_SECONDS,
+    O_INVENTORY_MIN_PERCENT, O_HELP
 };
 
 static const struct opt serve_rows[] = {
@@ -93,6 +95,9 @@ static const struct opt serve_rows[] = {
     { "inventory", 'i', OPT_VALUE, "PATH",
       "cluster objects (files/dirs, repeatable;\nreloaded on change)",
       O_INVENTORY },
+    { "inventory-min-percent", 0, OPT_VALUE, "P",
+      "refuse a reload keeping fewer objects than\nP% of the last "
+      "(default 50, 0 = any)", O_INVENTORY_MIN_PERCENT },
     { "in-cluster", 0, OPT_FLAG, NULL,
       "list+watch the inventory from the apiserver", O_IN_CLUSTER },
     { "apiserver", 0, OPT_VALUE, "URL",
@@ -172,6 +177,7 @@ static const struct {
     { O_MAX_CONNECTIONS, 1, 100000 }, { O_CONN_TIMEOUT, 1, 3600 },
     { O_MAX_BODY, 1, 64ul * 1024 * 1024 }, { O_DEADLINE_MS, 0, 600000 },
     { O_DRAIN_DELAY_MS, 0, 3600000 }, { O_GRACE_SECONDS, 0, 3600 },
+    { O_INVENTORY_MIN_PERCENT, 0, 100 },
 };
 
 /* Parses a number option's value into *n: 1 done, 0 not a number option,
@@ -257,6 +263,7 @@ static int serve_option(struct serve_args *a, int id, const char *flag,
     case O_DEADLINE_MS: a->deadline_ms = (unsigned)n; return 0;
     case O_DRAIN_DELAY_MS: a->drain_delay_ms = (unsigned)n; return 0;
     case O_GRACE_SECONDS: a->grace_seconds = (unsigned)n; return 0;
+    case O_INVENTORY_MIN_PERCENT: a->inv_min_percent = (unsigned)n; return 0;
     default: BUG("option id %d has no case", id);
     }
 }
@@ -277,6 +284,7 @@ static int parse_serve(int argc, char **argv, struct serve_args *a,
     a->srv.conn_timeout = 30;
     a->deadline_ms = 2000;
     a->grace_seconds = 10;
+    a->inv_min_percent = INVSTORE_MIN_PERCENT;
     a->drain_delay_ms = 2000;
     opt_init(&p, &serve_table, argc, argv);
     for (;;) {
@@ -418,6 +426,7 @@ static int cmd_serve(int argc, char **argv)
                   m, &err);
     if (!tls || tls_start(tls, &err) < 0)
         goto fail;
+    invstore_set_min_percent(store, a.inv_min_percent);
     if (a.ninventory) {
         files = invfiles_new(store, a.inventory, a.ninventory, &err);
         if (!files || invfiles_start(files, &err) < 0)

@@ -43,6 +43,10 @@ struct rule_count {
     atomic_ullong n;
 };
 
+/* inventory refusals by reason (invstore.h) */
+static const char *const refusal_reasons[] = {"empty", "shrunk"};
+#define NREFUSALS (sizeof(refusal_reasons) / sizeof(refusal_reasons[0]))
+
 struct metrics {
     atomic_ullong requests[NKINDS][NOPS][NDECISIONS];
     atomic_ullong hist[NBOUNDS + 1];    /* last = +Inf only */
@@ -53,6 +57,7 @@ struct metrics {
     atomic_ullong inv_objects;
     atomic_llong inv_updated;
     atomic_ullong inv_errors;
+    atomic_ullong inv_refused[NREFUSALS];
     atomic_llong cert_not_after;
     atomic_ullong cert_reloads, cert_reload_failures;
     pthread_mutex_t rules_mu;           /* guards adding to rules[] */
@@ -170,6 +175,15 @@ void metrics_inventory_error(struct metrics *m)
     atomic_fetch_add(&m->inv_errors, 1);
 }
 
+void metrics_inventory_refused(struct metrics *m, const char *reason)
+{
+    size_t i;
+
+    for (i = 0; i < NREFUSALS; i++)
+        if (!strcmp(reason, refusal_reasons[i]))
+            atomic_fetch_add(&m->inv_refused[i], 1);
+}
+
 void metrics_cert(struct metrics *m, time_t not_after)
 {
     atomic_store(&m->cert_not_after, (long long)not_after);
@@ -256,6 +270,12 @@ int metrics_render(struct metrics *m, struct buf *b)
          "inventory reload or sync failures");
     buf_addf(b, "claimcheck_inventory_errors_total %llu\n",
              atomic_load(&m->inv_errors));
+    help(b, "claimcheck_inventory_refused_total", "counter",
+         "inventory loads refused because they would lose data");
+    for (i = 0; i < NREFUSALS; i++)
+        buf_addf(b, "claimcheck_inventory_refused_total{reason=\"%s\"} "
+                 "%llu\n", refusal_reasons[i],
+                 atomic_load(&m->inv_refused[i]));
     help(b, "claimcheck_tls_cert_not_after_timestamp_seconds", "gauge",
          "expiry of the serving certificate");
     buf_addf(b, "claimcheck_tls_cert_not_after_timestamp_seconds %lld\n",

@@ -31,6 +31,8 @@ void metrics_deadline_overrun(struct metrics *m);
 void metrics_http(struct metrics *m, int status);
 void metrics_inventory(struct metrics *m, size_t objects, time_t updated);
 void metrics_inventory_error(struct metrics *m);
+/* An inventory load refused for reason "empty" or "shrunk" (invstore.h). */
+void metrics_inventory_refused(struct metrics *m, const char *reason);
 void metrics_cert(struct metrics *m, time_t not_after);
 void metrics_cert_reload(struct metrics *m, int ok);
 /* Renders everything into out (bounded by its max). Returns 0 or -1. */

@@ -194,6 +194,31 @@ static enum MHD_Result serve_healthz(struct server *s,
     return reply_text(s, c, rq, 200, "{\"status\":\"ok\"}");
 }
 
+/* Ready. An inventory load refused (invstore.h) leaves it ready: the last
+ * good snapshot still answers correctly, and every replica reads the same
+ * mounted file, so a 503 would take them all out of service at once (no
+ * checking with failurePolicy Ignore, no Pod created with Fail); the body
+ * names the refusal instead, and so do the log and the metric. */
+static enum MHD_Result serve_ready(struct server *s, struct MHD_Connection *c,
+                                   struct request *rq)
+{
+    char why[256], msg[320];
+    struct buf b;
+    enum MHD_Result ret;
+
+    if (!s->inv || !invstore_refusal(s->inv, why, sizeof(why)))
+        return reply_text(s, c, rq, 200, "{\"status\":\"ok\"}");
+    snprintf(msg, sizeof(msg), "refused, the previous snapshot serves: %s",
+             why);
+    buf_init(&b, SERVER_SMALL_MAX);
+    buf_adds(&b, "{\"status\":\"ok\",\"inventory\":");
+    buf_add_json_str(&b, msg);
+    buf_adds(&b, "}");
+    ret = reply_text(s, c, rq, 200, b.p);
+    buf_release(&b);
+    return ret;
+}
+
 static enum MHD_Result serve_readyz(struct server *s, struct MHD_Connection *c,
                                     struct request *rq)
 {
@@ -202,7 +227,7 @@ static enum MHD_Result serve_readyz(struct server *s, struct MHD_Connection *c,
     if (s->o.ready_fn && !s->o.ready_fn(s->o.ready_cls))
         return reply_text(s, c, rq, 503,
                           "{\"status\":\"waiting for inventory sync\"}");
-    return reply_text(s, c, rq, 200, "{\"status\":\"ok\"}");
+    return serve_ready(s, c, rq);
 }
 
 static enum MHD_Result serve_metrics(struct server *s,

@@ -70,7 +70,8 @@ allowed() { [[ $(review "$@") == "True|"* ]] && echo True || echo False; }
 metric() { # port name -> value
     curl -s --max-time 5 --cacert "$CA" "https://127.0.0.1:$1/metrics" 2>/dev/null | awk -v n="$2" '$1 == n {print $2}'
 }
-# want SECTION: ONLY="slowloris flood garbage http sigterm rotation apiserver"
+# want SECTION: ONLY="slowloris flood garbage http inventory sigterm rotation
+# apiserver"
 # (any subset) runs only those sections
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 elapsed() { py "import time; print(round(time.time() - $T_START, 1))"; }
@@ -195,6 +196,59 @@ PY
 )" "$(cut -c1-300 "$T/strict.log" | grep -v '^{' | head -n 3)"
 fi
 lap http
+
+# ---- inventory swaps that would lose data (issue 16) ---------------------------------
+# a truncated file (a truncating copy, an editor's save) and a rewrite with
+# far fewer objects (below --inventory-min-percent, default 50) are refused
+# like a broken one: the previous snapshot stays, a warning, the metric
+# claimcheck_inventory_refused_total{reason}, and /readyz stays 200 (the
+# last good snapshot serves) but names the refusal; a good file clears it.
+if want inventory; then
+    mkdir -p "$T/inv"
+    cp "$ROOT/tests/e2e/webhook/inventory.yaml" "$T/inv/inventory.yaml"
+    for i in 1 2 3 4; do
+        printf -- '---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c%s.example.com}\n' \
+            "$i" >>"$T/inv/inventory.yaml"
+    done
+fi
+if want inventory && start invswap --tls-cert "$CRT" --tls-key "$KEY" --threads 2 --inventory "$T/inv" --drain-delay-ms 0; then
+    P=$PORT_invswap
+    readyz() { curl -s --max-time 5 --cacert "$CA" "https://127.0.0.1:$P/readyz"; }
+    loads() { grep -c 'inventory loaded' "$T/invswap.log"; }
+    refusals() { grep -c 'inventory refused' "$T/invswap.log"; }
+    yes_no() { "$@" && echo True || echo False; }
+    n0=$(metric "$P" claimcheck_inventory_objects)
+    cp "$T/inv/inventory.yaml" "$T/inventory.good"
+    sleep 1.1       # a new mtime second for the poll's signature
+    : >"$T/inv/inventory.yaml"
+    for i in $(seq 1 $((60 * SLOW))); do [ "$(refusals)" -ge 1 ] && break; sleep 0.1; done
+    cond "inventory: an empty file refused with a warning" \
+        "$(yes_no grep -q '"level":"warn".*inventory refused.*empty' "$T/invswap.log")" \
+        "$(tail -n 2 "$T/invswap.log")"
+    cond "inventory: empty file, the snapshot kept (${n0:-?} objects)" \
+        "'$(metric "$P" claimcheck_inventory_objects)' == '$n0' and ${n0:-0} >= 4"
+    cond "inventory: empty file counted" \
+        "'$(metric "$P" 'claimcheck_inventory_refused_total{reason="empty"}')' == '1'"
+    r=$(readyz)
+    cond "inventory: readyz 200 naming the refusal ($r)" \
+        "'$(code "$P" /readyz)' == '200' and $(yes_no grep -q refused <<<"$r")"
+    sleep 1.1
+    head -n 11 "$T/inventory.good" >"$T/inv/inventory.yaml"    # one object
+    for i in $(seq 1 $((60 * SLOW))); do [ "$(refusals)" -ge 2 ] && break; sleep 0.1; done
+    cond "inventory: far fewer objects (${n0:-?} -> 1) refused" \
+        "'$(metric "$P" 'claimcheck_inventory_refused_total{reason="shrunk"}')' == '1'" \
+        "$(tail -n 2 "$T/invswap.log")"
+    cond "inventory: far fewer objects, the snapshot kept" \
+        "'$(metric "$P" claimcheck_inventory_objects)' == '$n0'"
+    sleep 1.1
+    cp "$T/inventory.good" "$T/inv/inventory.yaml"
+    for i in $(seq 1 $((60 * SLOW))); do [ "$(loads)" -ge 2 ] && break; sleep 0.1; done
+    r=$(readyz)
+    cond "inventory: a good file loads and readyz says plain ok again ($r)" \
+        "$(loads) >= 2 and $(yes_no test "$r" = '{"status":"ok"}')"
+    stop "$PID_invswap"
+fi
+lap inventory
 
 # ---- SIGTERM under load ------------------------------------------------------------
 # 16 clients send reviews back to back; SIGTERM after 1.5 s. Each request
