@@ -30,6 +30,46 @@ const struct tnode *tree_get(const struct tnode *n, const char *key)
     return NULL;
 }
 
+int tree_same(const struct tnode *a, const struct tnode *b,
+              const char *const *ignore)
+{
+    size_t i, j, na = 0, nb = 0;
+
+    if (!a || !b)
+        return a == b;
+    if (a->kind != b->kind)
+        return 0;
+    if (a->kind == T_SEQ) {
+        if (a->n != b->n)
+            return 0;
+        for (i = 0; i < a->n; i++)
+            if (!tree_same(a->kids[i], b->kids[i], NULL))
+                return 0;
+        return 1;
+    }
+    if (a->kind != T_MAP)
+        return a->kind == T_NULL || !strcmp(a->str ? a->str : "",
+                                            b->str ? b->str : "");
+    for (i = 0; i < a->n; i++) {
+        const char *k = a->kids[i]->key;
+        for (j = 0; ignore && ignore[j] && strcmp(ignore[j], k); j++)
+            ;
+        if (ignore && ignore[j])
+            continue;
+        na++;
+        if (!tree_same(a->kids[i], tree_get(b, k), NULL))
+            return 0;
+    }
+    for (i = 0; i < b->n; i++) {
+        for (j = 0; ignore && ignore[j] && strcmp(ignore[j], b->kids[i]->key);
+             j++)
+            ;
+        if (!(ignore && ignore[j]))
+            nb++;
+    }
+    return na == nb;
+}
+
 const struct tnode *tree_at(const struct tnode *n, const char *dotted)
 {
     char part[128];

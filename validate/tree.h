@@ -56,6 +56,11 @@ struct tnode {                  /* 64 bytes: millions of them per big input */
 /* Map member lookup (exact, case-sensitive); NULL if n is not a map or the
  * key is absent. */
 const struct tnode *tree_get(const struct tnode *n, const char *key);
+/* 1 when a and b hold the same value (maps compared by key, in any order;
+ * scalars by kind and text), the top level's members named in ignore
+ * (NULL-terminated, or NULL) left out. */
+int tree_same(const struct tnode *a, const struct tnode *b,
+              const char *const *ignore);
 /* Follows a dotted path of map keys ("spec.template.spec"); NULL if any
  * step is missing. Keys containing '.' cannot be used here. */
 const struct tnode *tree_at(const struct tnode *n, const char *dotted);

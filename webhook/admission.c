@@ -35,6 +35,12 @@ static const char *const unread_keys[] = {
     "requestResource", "requestSubResource", "subResource", NULL
 };
 static const struct json_skip unread = { 2, unread_keys };
+/* ... and on UPDATE, where oldObject is what the change is judged against */
+static const char *const unread_keys_update[] = {
+    "userInfo", "options", "resource", "requestKind", "requestResource",
+    "requestSubResource", "subResource", NULL
+};
+static const struct json_skip unread_update = { 2, unread_keys_update };
 
 static int want_str(const struct tnode *parent, const char *key,
                     const char *where, int required, const char **out,
@@ -64,6 +70,10 @@ int admission_parse(struct arena *a, const char *body, size_t len,
 
     memset(rv, 0, sizeof(*rv));
     if (load_json_skipping(a, body, len, &unread, &root, err) < 0)
+        return -1;
+    s = tree_str(tree_at(root, "request.operation"));
+    if (s && !strcmp(s, "UPDATE")
+        && load_json_skipping(a, body, len, &unread_update, &root, err) < 0)
         return -1;
     if (!tree_is_map(root))
         return err_set(err, "body must be a JSON object (an AdmissionReview)"
@@ -105,6 +115,10 @@ int admission_parse(struct arena *a, const char *body, size_t len,
     if (obj && obj->kind != T_NULL && !tree_is_map(obj))
         return err_set(err, "'request.object' must be an object");
     rv->object = tree_is_map(obj) ? obj : NULL;
+    obj = tree_get(rq, "oldObject");        /* read on UPDATE only */
+    if (obj && obj->kind != T_NULL && !tree_is_map(obj))
+        return err_set(err, "'request.oldObject' must be an object");
+    rv->old_object = tree_is_map(obj) ? obj : NULL;
     if (want_str(rq, "name", "request.", 0, &s, err) < 0)
         return -1;
     rv->name = s;
@@ -374,61 +388,76 @@ static void render_error(struct buf *resp, struct admission_out *out,
     out->error = arena_strdup(a, msg);
 }
 
-/* Structural equality of two JSON trees (maps by key), as
- * apiequality.Semantic.DeepEqual compares selectors. */
-static int same_tree(const struct tnode *x, const struct tnode *y)
-{
-    unsigned i;
-
-    if (!x || !y)
-        return x == y;
-    if (x->kind != y->kind || x->n != y->n)
-        return 0;
-    switch (x->kind) {
-    case T_MAP:
-        for (i = 0; i < x->n; i++)
-            if (!same_tree(x->kids[i], tree_get(y, x->kids[i]->key)))
-                return 0;
-        return 1;
-    case T_SEQ:
-        for (i = 0; i < x->n; i++)
-            if (!same_tree(x->kids[i], y->kids[i]))
-                return 0;
-        return 1;
-    case T_NULL:
-        return 1;
-    default:
-        return x->str && y->str && strcmp(x->str, y->str) == 0;
-    }
-}
-
 /* Does an UPDATE keep the object's CEL selectors as stored? Kubernetes
  * then validates them in its StoredExpressions environment: a claim's and
  * a template's spec are immutable; a DeviceClass's when its selectors are
- * exactly the old ones (validateDeviceClassSpec). Only then is the body
- * read again with oldObject. */
-static int selectors_stored(struct arena *a, const char *body, size_t len,
-                            const struct review *rv)
+ * exactly the old ones (validateDeviceClassSpec). */
+static int selectors_stored(const struct review *rv)
 {
-    static const char *const keys[] = { "userInfo", "options", NULL };
-    static const struct json_skip less = { 2, keys };
-    struct tnode *root;
-    struct err err;
-    const struct tnode *rq;
-
     if (strcmp(rv->operation, "UPDATE") != 0 ||
         strcmp(rv->group, "resource.k8s.io") != 0)
         return 0;
     if (strcmp(rv->rkind, "ResourceClaim") == 0 ||
         strcmp(rv->rkind, "ResourceClaimTemplate") == 0)
         return 1;
-    if (strcmp(rv->rkind, "DeviceClass") != 0 ||
-        load_json_skipping(a, body, len, &less, &root, &err) < 0)
+    if (strcmp(rv->rkind, "DeviceClass") != 0 || !rv->old_object)
         return 0;
-    rq = tree_get(root, "request");
-    return tree_is_map(tree_get(rq, "oldObject")) &&
-           same_tree(tree_at(tree_get(rq, "object"), "spec.selectors"),
-                     tree_at(tree_get(rq, "oldObject"), "spec.selectors"));
+    return tree_same(tree_at(rv->object, "spec.selectors"),
+                     tree_at(rv->old_object, "spec.selectors"), NULL);
+}
+
+/* ---- UPDATE, as the apiserver ratchets ------------------------------- */
+
+/* An UPDATE nothing here judges: the object is being deleted (removing a
+ * finalizer must never be denied), or only its metadata or status changed
+ * (controllers' and kubelets' updates of objects that exist). */
+static int update_unjudged(const struct review *rv)
+{
+    static const char *const meta_status[] = {"metadata", "status", NULL};
+    const struct tnode *del;
+
+    if (strcmp(rv->operation, "UPDATE") != 0)
+        return 0;
+    del = tree_at(rv->object, "metadata.deletionTimestamp");
+    if (del && del->kind != T_NULL)
+        return 1;
+    return rv->old_object
+           && tree_same(rv->object, rv->old_object, meta_status);
+}
+
+/* Errors of now that before has too (same rule, same path) become
+ * warnings saying so: only what the update introduces denies. */
+static void ratchet(struct arena *a, struct diag_list *now,
+                    const struct diag_list *before)
+{
+    size_t i, j;
+
+    for (i = 0; i < now->n; i++) {
+        struct diag *d = &now->v[i];
+        if (d->sev != SEV_ERROR || d->suppressed)
+            continue;
+        for (j = 0; j < before->n; j++) {
+            const struct diag *o = &before->v[j];
+            if (o->rule == d->rule && !strcmp(o->path ? o->path : "",
+                                              d->path ? d->path : "")) {
+                d->sev = SEV_WARN;
+                d->msg = arena_printf(a, "%s (already there before this "
+                                      "update, not enforced)",
+                                      d->msg ? d->msg : "");
+                break;
+            }
+        }
+    }
+}
+
+static int has_error(const struct diag_list *l)
+{
+    size_t i;
+
+    for (i = 0; i < l->n; i++)
+        if (l->v[i].sev == SEV_ERROR && !l->v[i].suppressed)
+            return 1;
+    return 0;
 }
 
 void admission_handle(const struct admission_cfg *c,
@@ -455,6 +484,10 @@ void admission_handle(const struct admission_cfg *c,
         render_error(resp, out, a, "'request.object' is missing");
         return;
     }
+    if (update_unjudged(&out->rv)) {
+        admission_render(c, a, &out->rv, NULL, 0, resp, out);
+        return;
+    }
     diag_list_init(&diags, a);
     /* The budget reaches into the engine: it is checked before every rule
      * and inside the allocator's search, which stop once it has passed
@@ -467,9 +500,18 @@ void admission_handle(const struct admission_cfg *c,
     if (c->engine) {
         uint64_t deadline = c->deadline_ms
             ? clock_mono_ns() + (uint64_t)c->deadline_ms * 1000000u : 0;
+        int stored = selectors_stored(&out->rv);
         cut = engine_check_update(c->engine, inv, out->rv.object, out->rv.ns,
-                                  selectors_stored(a, body, len, &out->rv),
-                                  deadline, &diags, &err);
+                                  stored, deadline, &diags, &err);
+        if (cut == 0 && out->rv.old_object && has_error(&diags)) {
+            struct diag_list before;
+            diag_list_init(&before, a);
+            cut = engine_check_update(c->engine, inv, out->rv.old_object,
+                                      out->rv.ns, stored, deadline, &before,
+                                      &err);
+            if (cut == 0)
+                ratchet(a, &diags, &before);
+        }
         if (cut < 0) {
             render_error(resp, out, a, err.msg);
             return;

@@ -10,6 +10,13 @@
  * never over 256, no control characters or invalid UTF-8, deduplicated,
  * <= 4 KiB in total). In warn mode errors become warnings. DELETE, CONNECT,
  * unchecked kinds and excluded namespaces are allowed without work.
+ *
+ * UPDATE is ratcheted as the apiserver does: an object being deleted
+ * (metadata.deletionTimestamp) and a change of metadata or status only are
+ * allowed without work; otherwise an error also found on oldObject (same
+ * rule, same path, against the same inventory) becomes a warning saying
+ * it was already there, and only what the change introduces denies.
+ * oldObject is read on UPDATE only.
  */
 #ifndef CLAIMCHECK_WEBHOOK_ADMISSION_H
 #define CLAIMCHECK_WEBHOOK_ADMISSION_H
@@ -48,6 +55,7 @@ struct review {
     const char *ns;                 /* request.namespace, "" if none */
     const char *name;               /* object name, or generateName + '*' */
     const struct tnode *object;     /* request.object, may be NULL */
+    const struct tnode *old_object; /* request.oldObject, UPDATE only */
     int dry_run;
 };
 

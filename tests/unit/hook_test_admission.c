@@ -266,11 +266,25 @@ static double now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
+/* The real engine with the default config, and an admission cfg using
+ * it; NULL (a failed check) when it cannot be made. */
+static struct engine *engine_cfg(struct config *c, struct admission_cfg *cfg)
+{
+    struct err err = { "" };
+    struct engine *e;
+
+    config_init(c);
+    e = engine_new(c, &rules_builtin, &err);
+    CHECK(e != NULL);
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->engine = e;
+    return e;
+}
+
 /* The real engine end to end, and what one request costs. */
 static void test_engine(void)
 {
     struct config c;
-    struct err err = { "" };
     struct engine *e;
     struct admission_cfg cfg;
     struct admission_out out;
@@ -279,13 +293,9 @@ static void test_engine(void)
     double t0, per;
     int i, n = 2000;
 
-    config_init(&c);
-    e = engine_new(&c, &rules_builtin, &err);
-    CHECK(e != NULL);
+    e = engine_cfg(&c, &cfg);
     if (!e)
         return;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.engine = e;
     snprintf(body, sizeof(body), review_fmt, "CREATE", "ml", "", "Pod",
              "Pod");
     buf_init(&b, LIMIT_BODY_BYTES);
@@ -377,6 +387,114 @@ static void test_stored_selectors(void)
     config_release(&c);
 }
 
+/* UPDATE ratcheting with the real engine (no inventory: the findings are
+ * pod-claim-undeclared and claim-schema). Each case: operation, kind and
+ * group, the object, the oldObject (JSON or "null"), allowed?, and a text
+ * the answer must hold. */
+#define POD_BAD(meta, image, extra) \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"," \
+    "\"namespace\":\"ml\"" meta "},\"spec\":{\"containers\":[{\"name\":" \
+    "\"c\",\"image\":\"" image "\",\"resources\":{\"claims\":[{\"name\":" \
+    "\"gpu\"}]}}]}" extra "}"
+#define POD_GOOD \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"," \
+    "\"namespace\":\"ml\"},\"spec\":{\"containers\":[{\"name\":\"c\"," \
+    "\"image\":\"a\"}]}}"
+#define DEPLOY(labels, image, status) \
+    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":" \
+    "{\"name\":\"d\",\"namespace\":\"ml\"" labels "},\"spec\":{\"selector\":" \
+    "{\"matchLabels\":{\"a\":\"b\"}},\"template\":{\"metadata\":{\"labels\":" \
+    "{\"a\":\"b\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"" \
+    image "\",\"resources\":{\"claims\":[{\"name\":\"gpu\"}]}}]}}}" status "}"
+#define CLAIM(count, status) \
+    "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\"," \
+    "\"metadata\":{\"name\":\"c\",\"namespace\":\"ml\"},\"spec\":{\"devices\":" \
+    "{\"requests\":[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":" \
+    "\"gpu\",\"count\":" count "}}]}}" status "}"
+
+static void test_update(void)
+{
+    static const struct {
+        const char *op, *group, *kind, *object, *old;
+        int allowed;
+        const char *holds;
+    } cases[] = {
+        /* the findings deny on CREATE, and on UPDATE without oldObject */
+        { "CREATE", "", "Pod", POD_BAD("", "a", ""), "null", 0,
+          "pod-claim-undeclared" },
+        { "UPDATE", "", "Pod", POD_BAD("", "a", ""), "null", 0,
+          "pod-claim-undeclared" },
+        /* a finalizer removed while terminating: never denied */
+        { "UPDATE", "", "Pod",
+          POD_BAD(",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"", "a", ""),
+          POD_BAD(",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\","
+                  "\"finalizers\":[\"x/y\"]", "a", ""), 1, "\"allowed\":true" },
+        /* metadata-only and status-only */
+        { "UPDATE", "", "Pod", POD_BAD(",\"labels\":{\"k\":\"v\"}", "a", ""),
+          POD_BAD("", "a", ""), 1, "\"allowed\":true" },
+        { "UPDATE", "", "Pod", POD_BAD("", "a", ",\"status\":{\"phase\":"
+                                       "\"Running\"}"),
+          POD_BAD("", "a", ""), 1, "\"allowed\":true" },
+        { "UPDATE", "apps", "Deployment",
+          DEPLOY("", "a", ",\"status\":{\"replicas\":1}"),
+          DEPLOY("", "a", ""), 1, "\"allowed\":true" },
+        { "UPDATE", "apps", "Deployment",
+          DEPLOY(",\"annotations\":{\"k\":\"v\"}", "a", ""),
+          DEPLOY("", "a", ""), 1, "\"allowed\":true" },
+        { "UPDATE", "resource.k8s.io", "ResourceClaim",
+          CLAIM("-1", ",\"status\":{\"reservedFor\":[]}"), CLAIM("-1", ""), 1,
+          "\"allowed\":true" },
+        /* a spec change: what was there already warns, not denies */
+        { "UPDATE", "", "Pod", POD_BAD("", "b", ""), POD_BAD("", "a", ""), 1,
+          "already there before this update" },
+        { "UPDATE", "apps", "Deployment", DEPLOY("", "b", ""),
+          DEPLOY("", "a", ""), 1, "already there before this update" },
+        /* ... and what the change introduces denies as on CREATE */
+        { "UPDATE", "", "Pod", POD_BAD("", "a", ""), POD_GOOD, 0,
+          "pod-claim-undeclared" },
+        { "UPDATE", "resource.k8s.io", "ResourceClaim", CLAIM("-1", ""),
+          CLAIM("1", ""), 0, "claim-schema" },
+    };
+    struct config c;
+    struct engine *e;
+    struct admission_cfg cfg;
+    struct admission_out out;
+    struct buf b, body;
+
+    e = engine_cfg(&c, &cfg);
+    if (!e)
+        return;
+    buf_init(&b, LIMIT_BODY_BYTES);
+    buf_init(&body, LIMIT_BODY_BYTES);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct arena a;
+        arena_init(&a, 16 * 1024);
+        buf_reset(&b);
+        buf_reset(&body);
+        buf_addf(&body, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":"
+                 "\"AdmissionReview\",\"request\":{\"uid\":\"u\","
+                 "\"operation\":\"%s\",\"namespace\":\"ml\",\"kind\":"
+                 "{\"group\":\"%s\",\"version\":\"v1\",\"kind\":\"%s\"},"
+                 "\"object\":%s,\"oldObject\":%s}}", cases[i].op,
+                 cases[i].group, cases[i].kind, cases[i].object,
+                 cases[i].old);
+        admission_handle(&cfg, NULL, &a, body.p, body.len, &b, &out);
+        CHECK(out.status == 200);
+        CHECK(strstr(b.p, cases[i].allowed ? "\"allowed\":true"
+                     : "\"allowed\":false") != NULL);
+        CHECK(strstr(b.p, cases[i].holds) != NULL);
+        if (!strstr(b.p, cases[i].holds)
+            || !strstr(b.p, cases[i].allowed ? "\"allowed\":true"
+                       : "\"allowed\":false"))
+            printf("update case %zu: %s\n", i, b.p);
+        arena_release(&a);
+    }
+    buf_release(&body);
+    buf_release(&b);
+    engine_free(e);
+    config_release(&c);
+}
+
 int main(void)
 {
     test_stored_selectors();
@@ -384,6 +502,7 @@ int main(void)
     test_render();
     test_warning_budget();
     test_wanted();
+    test_update();
     test_engine();
     return CHECK_DONE();
 }
