@@ -83,6 +83,18 @@ static void test_buf(void)
     CHECK(buf_add_base64(&b, "aGVsbG8=", 8) == -1);  /* past the max */
     CHECK(b.len == 0);
     buf_release(&b);
+    /* for a terminal or a CI log: controls, C1, stray bytes escaped;
+     * UTF-8 kept; a leading "::" (after spaces) only at a line start */
+    buf_init(&b, 200);
+    buf_add_visible(&b, "a\nb\r\t\x1b]0;\x07\x7f\xc2\x9b\x9b \xc3\xa9::x", 0);
+    CHECK_STR(b.p, "a\\nb\\r\\t\\e]0;\\x07\\x7f\\u009b\\x9b \xc3\xa9::x");
+    buf_reset(&b);
+    buf_add_visible(&b, "  ::error::x", 1);
+    CHECK_STR(b.p, "  \\x3a:error::x");
+    buf_reset(&b);
+    buf_add_visible(&b, "::x", 0);
+    CHECK_STR(b.p, "::x");
+    buf_release(&b);
 }
 
 static void test_scalars(void)
