@@ -51,7 +51,7 @@ void render_text(struct buf *b, const struct diag_list *l,
         buf_adds(b, o->color ? "\033[1m" : "");
         buf_add_visible(b, render_file(d), 1);
         if (d->line)
-            buf_addf(b, ":%u:%u", d->line, d->col);
+            buf_addf(b, ":%u:%u:", d->line, d->col);
         else    /* a live object: no position */
             buf_addc(b, ':');
         buf_addf(b, "%s ", o->color ? "\033[0m" : "");
