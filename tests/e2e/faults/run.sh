@@ -221,7 +221,7 @@ if want inventory && start invswap --tls-cert "$CRT" --tls-key "$KEY" --threads 
     cp "$T/inv/inventory.yaml" "$T/inventory.good"
     sleep 1.1       # a new mtime second for the poll's signature
     : >"$T/inv/inventory.yaml"
-    for i in $(seq 1 $((60 * SLOW))); do [ "$(refusals)" -ge 1 ] && break; sleep 0.1; done
+    for i in $(seq 1 $((300 * SLOW))); do [ "$(refusals)" -ge 1 ] && break; sleep 0.1; done
     cond "inventory: an empty file refused with a warning" \
         "$(yes_no grep -q '"level":"warn".*inventory refused.*empty' "$T/invswap.log")" \
         "$(tail -n 2 "$T/invswap.log")"
@@ -234,7 +234,7 @@ if want inventory && start invswap --tls-cert "$CRT" --tls-key "$KEY" --threads 
         "'$(code "$P" /readyz)' == '200' and $(yes_no grep -q refused <<<"$r")"
     sleep 1.1
     head -n 11 "$T/inventory.good" >"$T/inv/inventory.yaml"    # one object
-    for i in $(seq 1 $((60 * SLOW))); do [ "$(refusals)" -ge 2 ] && break; sleep 0.1; done
+    for i in $(seq 1 $((300 * SLOW))); do [ "$(refusals)" -ge 2 ] && break; sleep 0.1; done
     cond "inventory: far fewer objects (${n0:-?} -> 1) refused" \
         "'$(metric "$P" 'claimcheck_inventory_refused_total{reason="shrunk"}')' == '1'" \
         "$(tail -n 2 "$T/invswap.log")"
@@ -242,7 +242,7 @@ if want inventory && start invswap --tls-cert "$CRT" --tls-key "$KEY" --threads 
         "'$(metric "$P" claimcheck_inventory_objects)' == '$n0'"
     sleep 1.1
     cp "$T/inventory.good" "$T/inv/inventory.yaml"
-    for i in $(seq 1 $((60 * SLOW))); do [ "$(loads)" -ge 2 ] && break; sleep 0.1; done
+    for i in $(seq 1 $((300 * SLOW))); do [ "$(loads)" -ge 2 ] && break; sleep 0.1; done
     r=$(readyz)
     cond "inventory: a good file loads and readyz says plain ok again ($r)" \
         "$(loads) >= 2 and $(yes_no test "$r" = '{"status":"ok"}')"
