@@ -204,15 +204,17 @@ static int b64_value(char c)
     return -1;
 }
 
-int buf_add_base64(struct buf *b, const char *s, size_t n)
+int buf_add_base64(struct buf *b, const char *s, size_t n, int strict)
 {
-    size_t len0 = b->len, i, pad = 0;
+    size_t len0 = b->len, i, pad = 0, chars = 0;
     unsigned acc = 0, bits = 0;
 
     for (i = 0; i < n; i++) {
         int v;
-        if (s[i] == '\n' || s[i] == '\r' || s[i] == ' ' || s[i] == '\t')
+        if (s[i] == '\n' || s[i] == '\r'
+            || (!strict && (s[i] == ' ' || s[i] == '\t')))
             continue;
+        chars++;
         if (s[i] == '=') {
             pad++;
             continue;
@@ -230,6 +232,9 @@ int buf_add_base64(struct buf *b, const char *s, size_t n)
     }
     /* 0, 2 or 4 bits left over: a whole number of bytes was encoded */
     if (bits >= 6 || pad > 2)
+        goto bad;
+    /* Go's StdEncoding: whole quanta, the padding's bits zero */
+    if (strict && (chars % 4 || (pad && (acc & ((1u << bits) - 1)))))
         goto bad;
     return 0;
 bad:

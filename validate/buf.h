@@ -34,10 +34,12 @@ int buf_add_json_str(struct buf *b, const char *s);
  * receives from kubectl): <, > and & as \u003c \u003e \u0026, U+2028 and
  * U+2029 escaped, invalid UTF-8 as \ufffd per byte. */
 int buf_add_json_str_go(struct buf *b, const char *s);
-/* Appends the bytes that standard base64 text s[0..n) encodes (line
- * breaks and spaces ignored, padding optional). 0, or -1 when s is not
- * base64 or the result does not fit (b is then as it was). */
-int buf_add_base64(struct buf *b, const char *s, size_t n);
+/* Appends the bytes that standard base64 text s[0..n) encodes. strict is
+ * Go's base64.StdEncoding (padding required, only \r and \n ignored, as a
+ * YAML !!binary value is read); else spaces are ignored too and padding
+ * is optional. 0, or -1 when s is not base64 or the result does not fit
+ * (b is then as it was). */
+int buf_add_base64(struct buf *b, const char *s, size_t n, int strict);
 /* Appends s for a terminal, a CI log or stderr: control characters
  * escaped (\n \r \t \e, \xHH, C1 as \u0080-\u009f, bytes that are not
  * UTF-8 as \xHH), so s can start no line and send no terminal sequence.

@@ -527,50 +527,6 @@ static void resolve_text(const char *in, int want, struct resolved *r)
         r->tag = R_FLOAT;
 }
 
-/* Go's base64.StdEncoding (padding required, \r and \n ignored) into out
- * (room for strlen(in) bytes); -1 for invalid data. */
-static int base64_decode(const char *in, char *out, size_t *n)
-{
-    unsigned acc = 0, bits = 0, chars = 0, pad = 0;
-    size_t k = 0;
-
-    for (; *in; in++) {
-        int v;
-        char c = *in;
-        if (c == '\r' || c == '\n')
-            continue;
-        chars++;
-        if (c == '=') {
-            pad++;
-            continue;
-        }
-        if (pad)
-            return -1;
-        if (c >= 'A' && c <= 'Z')
-            v = c - 'A';
-        else if (c >= 'a' && c <= 'z')
-            v = c - 'a' + 26;
-        else if (c >= '0' && c <= '9')
-            v = c - '0' + 52;
-        else if (c == '+')
-            v = 62;
-        else if (c == '/')
-            v = 63;
-        else
-            return -1;
-        acc = (acc << 6) | (unsigned)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[k++] = (char)((acc >> bits) & 0xff);
-        }
-    }
-    if (chars % 4 || pad > 2 || (pad && (acc & ((1u << bits) - 1))))
-        return -1;
-    *n = k;
-    return 0;
-}
-
 #define YAML_TAG "tag:yaml.org,2002:"
 
 int tree_resolve(struct arena *a, struct tnode *n, const char *tag, int plain,
@@ -592,14 +548,18 @@ int tree_resolve(struct arena *a, struct tnode *n, const char *tag, int plain,
     } else {
         const char *t = tag + strlen(YAML_TAG);
         if (!strcmp(t, "binary")) {
-            char *out = arena_alloc(a, strlen(n->str) + 1);
-            size_t len;
-            if (base64_decode(n->str, out, &len) < 0) {
+            size_t len = strlen(n->str);
+            struct buf out;
+            int rc;
+            buf_init(&out, len + 1);
+            rc = buf_add_base64(&out, n->str, len, 1);
+            if (rc == 0)    /* a NUL byte inside ends the string */
+                n->str = arena_strdup(a, out.p);
+            buf_release(&out);
+            if (rc < 0) {
                 *why = "!!binary value contains invalid base64 data";
                 return -1;
             }
-            out[len] = '\0';    /* a NUL byte inside ends the string */
-            n->str = out;
             return 0;
         }
         for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)

@@ -176,7 +176,7 @@ static int decode(struct kubecreds *cr, const struct kcfile *f,
     struct buf b;
 
     buf_init(&b, KUBECONFIG_PEM_MAX);
-    if (buf_add_base64(&b, b64, strlen(b64)) < 0) {
+    if (buf_add_base64(&b, b64, strlen(b64), 0) < 0) {
         buf_release(&b);
         return err_set(err, "kubeconfig '%s': %s is not base64", f->path,
                        field);

@@ -68,20 +68,29 @@ static void test_buf(void)
     /* base64 (kubeconfig -data fields): padding optional, line breaks
      * ignored, anything else refused with the buffer left as it was */
     buf_init(&b, 100);
-    CHECK(buf_add_base64(&b, "aGVsbG8=", 8) == 0);
+    CHECK(buf_add_base64(&b, "aGVsbG8=", 8, 0) == 0);
     CHECK_STR(b.p, "hello");
-    CHECK(buf_add_base64(&b, "IHdv\ncmxk", 9) == 0);
+    CHECK(buf_add_base64(&b, "IHdv\ncmxk", 9, 0) == 0);
     CHECK_STR(b.p, "hello world");
-    CHECK(buf_add_base64(&b, "IQ", 2) == 0);
+    CHECK(buf_add_base64(&b, "IQ", 2, 0) == 0);
     CHECK_STR(b.p, "hello world!");
-    CHECK(buf_add_base64(&b, "a*b=", 4) == -1);
-    CHECK(buf_add_base64(&b, "aGVsbG8=x", 9) == -1);
-    CHECK(buf_add_base64(&b, "aGVsb", 5) == -1);     /* 6 bits left over */
+    CHECK(buf_add_base64(&b, "a*b=", 4, 0) == -1);
+    CHECK(buf_add_base64(&b, "aGVsbG8=x", 9, 0) == -1);
+    CHECK(buf_add_base64(&b, "aGVsb", 5, 0) == -1);     /* 6 bits left over */
     CHECK_STR(b.p, "hello world!");
     buf_release(&b);
     buf_init(&b, 4);
-    CHECK(buf_add_base64(&b, "aGVsbG8=", 8) == -1);  /* past the max */
+    CHECK(buf_add_base64(&b, "aGVsbG8=", 8, 0) == -1);  /* past the max */
     CHECK(b.len == 0);
+    buf_release(&b);
+    /* strict: Go's StdEncoding, as YAML's !!binary is decoded */
+    buf_init(&b, 100);
+    CHECK(buf_add_base64(&b, "aGVs\r\nbG8=", 10, 1) == 0);
+    CHECK_STR(b.p, "hello");
+    CHECK(buf_add_base64(&b, "aGVsbG8", 7, 1) == -1);   /* no padding */
+    CHECK(buf_add_base64(&b, "aGVs bG8=", 9, 1) == -1); /* a space */
+    CHECK(buf_add_base64(&b, "aGVsbG9=", 8, 1) == -1);  /* bits in the pad */
+    CHECK_STR(b.p, "hello");
     buf_release(&b);
     /* for a terminal or a CI log: controls, C1, stray bytes escaped;
      * UTF-8 kept; a leading "::" (after spaces) only at a line start */
