@@ -18,6 +18,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_CLAIMLIKE,
         .check = check_admin_access_namespace,
+        .flags = RULE_APISERVER,
         .summary = "adminAccess requested in a namespace without the "
                    "admin-access label",
         .hint = "label the namespace resource.kubernetes.io/admin-access="
@@ -89,6 +90,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_DRA | K_TAINTRULE | K_POOLREQ,
         .check = check_api_version_unavailable,
+        .flags = RULE_APISERVER,
         .summary = "a resource.k8s.io apiVersion the target apiserver does "
                    "not serve (not added yet, removed, or off by default)",
         .hint = "use the apiVersion the message names, or enable the version "
@@ -223,6 +225,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_CLAIMLIKE | K_CLASS,
         .check = check_claim_schema,
+        .flags = RULE_APISERVER,
         .summary = "ResourceClaim, ResourceClaimTemplate or DeviceClass "
                    "structure the apiserver rejects",
         .hint = "fix the field as the message says; see the resource.k8s.io "
@@ -334,6 +337,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_PODLIKE,
         .check = check_extended_resource_limits,
+        .flags = RULE_APISERVER,
         .summary = "an extended resource in requests without an equal limit, "
                    "or a non-integer amount",
         .hint = "set the extended resource (e.g. nvidia.com/gpu) in limits; "
@@ -422,6 +426,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_ALL | K_OTHER,
         .check = check_input_types,
+        .flags = RULE_APISERVER,
         .summary = "a document meant as a Kubernetes object is not one, or a "
                    "field holds a value of the wrong type",
         .hint = "give the document apiVersion and kind (case-sensitive), and "
@@ -503,6 +508,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_ALL,
         .check = check_object_metadata,
+        .flags = RULE_APISERVER,
         .summary = "metadata the apiserver rejects: name or generateName, "
                    "labels, annotations, owner references, finalizers, a "
                    "template's metadata",
@@ -667,6 +673,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_CLAIMLIKE | K_CLASS,
         .check = check_selector_invalid,
+        .flags = RULE_APISERVER,
         .summary = "a CEL selector that does not compile in the DRA "
                    "environment, or is over the length or cost limits",
         .hint = "fix the expression at the column shown; `claimcheck cel "
@@ -777,6 +784,7 @@ static const struct rule rules[] = {
         .default_sev = SEV_ERROR,
         .kinds = K_SLICE | K_TAINTRULE | K_POOLREQ,
         .check = check_slice_schema,
+        .flags = RULE_APISERVER,
         .summary = "ResourceSlice, DeviceTaintRule or "
                    "ResourcePoolStatusRequest structure the apiserver "
                    "rejects",

@@ -32,6 +32,9 @@ enum {
                                    allocations, time): runs only in an
                                    audit (config.audit.on), and also on
                                    derived objects (struct object) */
+    RULE_APISERVER = 1u << 1,   /* what the apiserver's own validation
+                                   rejects: it judges every UPDATE in full,
+                                   so the webhook never ratchets these */
 };
 
 struct rule {

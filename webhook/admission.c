@@ -408,9 +408,11 @@ static int selectors_stored(const struct review *rv)
 
 /* ---- UPDATE, as the apiserver ratchets ------------------------------- */
 
-/* An UPDATE nothing here judges: the object is being deleted (removing a
- * finalizer must never be denied), or only its metadata or status changed
- * (controllers' and kubelets' updates of objects that exist). */
+/* An UPDATE claimcheck's own rules do not judge: 2 when the object is
+ * being deleted (removing a finalizer is never denied), 1 when only its
+ * metadata or status changed (controllers' and kubelets' updates of
+ * objects that exist: only the apiserver's own rules, RULE_APISERVER,
+ * still judge it, as the apiserver validates every update in full). */
 static int update_unjudged(const struct review *rv)
 {
     static const char *const meta_status[] = {"metadata", "status", NULL};
@@ -420,13 +422,14 @@ static int update_unjudged(const struct review *rv)
         return 0;
     del = tree_at(rv->object, "metadata.deletionTimestamp");
     if (del && del->kind != T_NULL)
-        return 1;
+        return 2;
     return rv->old_object
            && tree_same(rv->object, rv->old_object, meta_status);
 }
 
 /* Errors of now that before has too (same rule, same path) become
- * warnings saying so: only what the update introduces denies. */
+ * warnings saying so: only what the update introduces denies (not the
+ * rules the apiserver itself re-validates on every UPDATE). */
 static void ratchet(struct arena *a, struct diag_list *now,
                     const struct diag_list *before)
 {
@@ -434,8 +437,9 @@ static void ratchet(struct arena *a, struct diag_list *now,
 
     for (i = 0; i < now->n; i++) {
         struct diag *d = &now->v[i];
-        if (d->sev != SEV_ERROR || d->suppressed)
-            continue;
+        if (d->sev != SEV_ERROR || d->suppressed
+            || (d->rule->flags & RULE_APISERVER))
+            continue;   /* the apiserver re-validates those in full */
         for (j = 0; j < before->n; j++) {
             const struct diag *o = &before->v[j];
             if (o->rule == d->rule && !strcmp(o->path ? o->path : "",
@@ -448,6 +452,19 @@ static void ratchet(struct arena *a, struct diag_list *now,
             }
         }
     }
+}
+
+/* An UPDATE nothing here judges still gets the apiserver's own verdict:
+ * it validates every update in full, so only its rules' errors stay. */
+static void keep_apiserver_errors(struct diag_list *l)
+{
+    size_t i, k = 0;
+
+    for (i = 0; i < l->n; i++)
+        if (l->v[i].sev == SEV_ERROR && !l->v[i].suppressed
+            && (l->v[i].rule->flags & RULE_APISERVER))
+            l->v[k++] = l->v[i];
+    l->n = k;
 }
 
 static int has_error(const struct diag_list *l)
@@ -468,7 +485,7 @@ void admission_handle(const struct admission_cfg *c,
     struct err err = { "" };
     struct diag_list diags;
     double t0 = clock_mono_s(), took;
-    int cut = 0;
+    int cut = 0, unjudged;
 
     memset(out, 0, sizeof(*out));
     if (admission_parse(a, body, len, &out->rv, &err) < 0) {
@@ -484,7 +501,8 @@ void admission_handle(const struct admission_cfg *c,
         render_error(resp, out, a, "'request.object' is missing");
         return;
     }
-    if (update_unjudged(&out->rv)) {
+    unjudged = update_unjudged(&out->rv);
+    if (unjudged == 2) {        /* being deleted: never denied */
         admission_render(c, a, &out->rv, NULL, 0, resp, out);
         return;
     }
@@ -503,7 +521,8 @@ void admission_handle(const struct admission_cfg *c,
         int stored = selectors_stored(&out->rv);
         cut = engine_check_update(c->engine, inv, out->rv.object, out->rv.ns,
                                   stored, deadline, &diags, &err);
-        if (cut == 0 && out->rv.old_object && has_error(&diags)) {
+        if (cut == 0 && !unjudged && out->rv.old_object
+            && has_error(&diags)) {
             struct diag_list before;
             diag_list_init(&before, a);
             cut = engine_check_update(c->engine, inv, out->rv.old_object,
@@ -517,6 +536,8 @@ void admission_handle(const struct admission_cfg *c,
             return;
         }
     }
+    if (unjudged)
+        keep_apiserver_errors(&diags);
     took = (clock_mono_s() - t0) * 1e3;     /* ms */
     if (c->deadline_ms && (cut || took > (double)c->deadline_ms)) {
         if (c->metrics)

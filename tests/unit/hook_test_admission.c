@@ -441,8 +441,13 @@ static void test_update(void)
         { "UPDATE", "apps", "Deployment",
           DEPLOY(",\"annotations\":{\"k\":\"v\"}", "a", ""),
           DEPLOY("", "a", ""), 1, "\"allowed\":true" },
+        /* ... but the apiserver's own rules still judge them: it
+         * validates every update of the resource in full */
         { "UPDATE", "resource.k8s.io", "ResourceClaim",
-          CLAIM("-1", ",\"status\":{\"reservedFor\":[]}"), CLAIM("-1", ""), 1,
+          CLAIM("-1", ",\"status\":{\"reservedFor\":[]}"), CLAIM("-1", ""), 0,
+          "claim-schema" },
+        { "UPDATE", "resource.k8s.io", "ResourceClaim",
+          CLAIM("1", ",\"status\":{\"reservedFor\":[]}"), CLAIM("1", ""), 1,
           "\"allowed\":true" },
         /* a spec change: what was there already warns, not denies */
         { "UPDATE", "", "Pod", POD_BAD("", "b", ""), POD_BAD("", "a", ""), 1,
