@@ -306,10 +306,10 @@ swap_secret() { # ..vN
 fp() { openssl x509 -in "$1" -outform DER 2>/dev/null | sha256sum | cut -d' ' -f1; }
 if want rotation && start rot --tls-cert "$T/secret/tls.crt" --tls-key "$T/secret/tls.key" --threads 2 \
         --drain-delay-ms 0; then
-    python3 "$LOAD" rotate "$T/bundle.crt" "$PORT_rot" 8 6.5 "$T/rot.lines" >"$T/rot.out" 2>&1 &
+    python3 "$LOAD" rotate "$T/bundle.crt" "$PORT_rot" 8 7.5 "$T/rot.lines" >"$T/rot.out" 2>&1 &
     LP=$!
     PIDS+=("$LP")
-    sleep 0.5
+    sleep 1.5       # the generator's first handshakes (v1) before the swap
     S2=$(swap_secret ..v2); sleep 2
     SB=$(swap_secret ..bad); sleep 1.7
     S3=$(swap_secret ..v3)
