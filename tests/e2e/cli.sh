@@ -382,7 +382,9 @@ expect_rc "--show-suppressed" 0 "$bin" lint --show-suppressed "$tmp/sup.yaml"; c
 # ---- hostile input: a clear finding or error in bounded time, never a crash
 : > "$tmp/empty.yaml"
 expect_rc "empty file" 0 "$bin" lint "$tmp/empty.yaml"; contains "empty" "^0 objects in 1 file"
-head -c 4096 /dev/urandom > "$tmp/garbage.yaml"
+# no "{{": a document with one outside quotes is an unrendered Helm template,
+# skipped quietly (1 run in ~16 drew one and passed)
+head -c 4096 /dev/urandom | tr -d '{' > "$tmp/garbage.yaml"
 expect_rc "binary garbage" 2 "$bin" lint "$tmp/garbage.yaml"; contains "garbage" "input-parse"
 printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "\xff\xfe"\n' > "$tmp/utf8.yaml"
 expect_rc "invalid utf-8" 2 "$bin" lint "$tmp/utf8.yaml"; contains "utf8" "utf8.yaml:4:10: error\[input-parse\] invalid UTF-8"
