@@ -998,6 +998,7 @@ int cel_conj_unsat_labels(const struct cel_program *const *progs,
         struct aliases al;
         size_t before = u->n, cbefore = u->ncref, k, nbefore = u->nconj;
         al.n = 0;
+        al.by_name = progs[i]->parsed_only;
         u->p = progs[i];
         u->prog = i;
         conjuncts(progs[i]->root, &al, unsat_fn, u, 0);
