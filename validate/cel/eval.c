@@ -96,11 +96,13 @@ static int rt_const(const struct cel_node *n)
 /* `x in [constants]` becomes a set lookup that costs only x */
 static int rt_set_membership(const struct cel_node *n)
 {
-    const struct cel_node *l = n->args[1];
+    const struct cel_node *l;
     unsigned i;
 
-    if (n->kind != CEL_N_BINOP || n->op != CEL_OP_IN ||
-        l->kind != CEL_N_LIST || !rt_const(l))
+    if (n->kind != CEL_N_BINOP || n->op != CEL_OP_IN)
+        return 0;
+    l = n->args[1];
+    if (l->kind != CEL_N_LIST || !rt_const(l))
         return 0;
     for (i = 0; i < l->nargs; i++) {
         const struct cel_node *e = l->args[i];
