@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../certs/certs.h"
+#include "../../validate/buf.h"
 #include "../../validate/err.h"
 #include "check.h"
 
@@ -191,48 +192,17 @@ static int count_entries(const char *dir)
     return n;
 }
 
-static int b64val(int c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
-/* Strict base64 decode (no whitespace allowed); malloc'ed or NULL. */
+/* Go's strict base64 (as a caBundle is read): the project's decoder
+ * (validate/buf.c, tested in test_core); malloc'ed or NULL. */
 static char *b64dec(const char *s)
 {
-    size_t n = strlen(s), i, o = 0;
-    char *out;
+    struct buf b;
+    char *out = NULL;
 
-    if (n % 4)
-        return NULL;
-    out = malloc(n / 4 * 3 + 1);
-    if (!out)
-        return NULL;
-    for (i = 0; i < n; i += 4) {
-        int a = b64val(s[i]), b = b64val(s[i + 1]);
-        int c = s[i + 2] == '=' ? 0 : b64val(s[i + 2]);
-        int d = s[i + 3] == '=' ? 0 : b64val(s[i + 3]);
-
-        if (a < 0 || b < 0 || c < 0 || d < 0) {
-            free(out);
-            return NULL;
-        }
-        out[o++] = (char)(a << 2 | b >> 4);
-        if (s[i + 2] != '=')
-            out[o++] = (char)((b & 15) << 4 | c >> 2);
-        if (s[i + 3] != '=')
-            out[o++] = (char)((c & 3) << 6 | d);
-    }
-    out[o] = '\0';
+    buf_init(&b, strlen(s) + 1);
+    if (buf_add_base64(&b, s, strlen(s), 1) == 0)
+        out = strdup(b.p);
+    buf_release(&b);
     return out;
 }
 
