@@ -22,6 +22,30 @@ struct config;
 struct err;
 struct cli;
 
+/* The report options of lint and audit, rows of their option tables: P
+ * is the prefix of the command's own ids (P##FORMAT ... P##NO_HINTS). */
+#define CLI_REPORT_ROWS(P) \
+    { "format", 'o', OPT_VALUE, "FORMAT", \
+      "an output format (repeatable; each may be\nfollowed by --output " \
+      "FILE)", P##FORMAT }, \
+    { "output", 0, OPT_VALUE, "FILE", \
+      "write the preceding --format to FILE", P##OUTPUT }, \
+    { "fail-on", 0, OPT_VALUE, "error|warning|never", \
+      "the lowest severity that exits 1 (default\nerror)", P##FAIL_ON }, \
+    { "config", 'c', OPT_VALUE, "FILE", \
+      "config file (default: ./.claimcheck.yaml if present)", P##CONFIG }, \
+    { "enable", 0, OPT_VALUE, "ID,..", "turn rules or categories on", \
+      P##ENABLE }, \
+    { "disable", 0, OPT_VALUE, "ID,..", "turn rules or categories off", \
+      P##DISABLE }, \
+    { "show-suppressed", 0, OPT_FLAG, NULL, \
+      "also list findings suppressed by annotations", P##SHOW_SUPPRESSED }, \
+    { "no-color", 0, OPT_FLAG, NULL, "never colour the text output", \
+      P##NO_COLOR }, \
+    { "no-hints", 0, OPT_FLAG, NULL, \
+      "leave out the hint lines (text output)", P##NO_HINTS }, \
+    { "no-hint", 0, OPT_FLAG, NULL, NULL, P##NO_HINTS }
+
 struct command {
     const char *name;               /* "lint" */
     int (*run)(const struct cli *cli, int argc, char **argv);
