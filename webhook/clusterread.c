@@ -91,10 +91,10 @@ static int fail_set(struct clusterread_fail *f, long status, const char *verb,
     if (body && body->len && load_json(&a, body->p, body->len, &t, &e) == 0)
         msg = tree_str(tree_get(t, "message"));
     snprintf(f->message, sizeof(f->message), "%s", msg ? msg : "");
-    arena_release(&a);
+    arena_release(&a); /* msg pointed into it: f->message from here on */
     return err_set(err, "%s %s%s%s: HTTP %ld%s%s", verb, resource,
-                   *group ? "." : "", group, status, msg ? ": " : "",
-                   msg ? msg : "");
+                   *group ? "." : "", group, status,
+                   *f->message ? ": " : "", f->message);
 }
 
 /* ==== version and discovery ============================================= */
