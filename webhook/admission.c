@@ -445,8 +445,9 @@ static void ratchet(struct arena *a, struct diag_list *now,
             if (o->rule == d->rule && !strcmp(o->path ? o->path : "",
                                               d->path ? d->path : "")) {
                 d->sev = SEV_WARN;
-                d->msg = arena_printf(a, "%s (already there before this "
-                                      "update, not enforced)",
+                /* in front: warnings are cut at ADMISSION_WARN_MAX */
+                d->msg = arena_printf(a, "already there before this "
+                                      "update, not enforced: %s",
                                       d->msg ? d->msg : "");
                 break;
             }
