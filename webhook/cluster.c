@@ -38,6 +38,9 @@
 #define CLUSTER_RELIST_QUIET 30     /* a watch that ran this long ended
                                        normally: relist at once on 410 */
 #define CLUSTER_BUCKETS 1024
+#define CLUSTER_CONFIRM_SECONDS 5   /* an empty list after a non-empty one
+                                       is believed when the next list, this
+                                       much later, is empty too */
 
 /* ---- object map: key -> compact JSON ----------------------------------- */
 
@@ -173,6 +176,8 @@ struct resource {
     int healthy;                /* listed and watching; guarded by c->mu */
     char rv[128];               /* resourceVersion to watch from */
     struct kubeapi *api;
+    int held;                   /* the last list came back empty after a
+                                   non-empty one and was not applied */
 };
 
 /* the inventory kinds of validate/kinds.h, one resource each */
@@ -388,7 +393,8 @@ static void list_item(void *cls, const struct tnode *item)
 }
 
 /* Lists every page into a fresh map, then swaps it in. 0, 1 = 410 (token
- * expired: list again from scratch), or -1. */
+ * expired: list again from scratch), 2 = an empty list after a non-empty
+ * one, not applied (the next empty one is), or -1. */
 static int do_list(struct resource *r, struct err *err)
 {
     struct objmap fresh;
@@ -413,6 +419,15 @@ static int do_list(struct resource *r, struct err *err)
     if (atomic_load(&r->c->stopping))
         goto out;
     n = fresh.n;
+    if (!n && r->objs.n && !r->held) {
+        /* Every object of the kind gone at once is more likely an
+         * apiserver or etcd hiccup than the cluster: the objects held
+         * serve on, and the next list decides (resource_main). Only this
+         * thread writes r->objs, so reading n here needs no lock. */
+        r->held = 1;
+        ret = 2;
+        goto out;
+    }
     pthread_mutex_lock(&r->c->mu);
     objmap_release(&r->objs);
     r->objs = fresh;
@@ -422,8 +437,12 @@ static int do_list(struct resource *r, struct err *err)
     r->c->dirty = 1;
     pthread_mutex_unlock(&r->c->mu);
     snprintf(r->rv, sizeof(r->rv), "%s", rv);
-    log_msg(LOG_INFO, "inventory: listed %zu %s at resourceVersion %s", n,
-            r->plural, rv);
+    log_msg(LOG_INFO, "inventory: listed %zu %s at resourceVersion %s%s", n,
+            r->plural, rv, r->held ? " (the list held back is confirmed "
+            "or replaced)" : "");
+    if (r->held)
+        invstore_set_refusal(r->c->store, "");
+    r->held = 0;
     ret = 0;
 out:
     if (fresh.b)
@@ -596,6 +615,17 @@ static void *resource_main(void *arg)
                 if (wait_stop(c, delay))
                     break;
                 delay = backoff_next(delay);
+                continue;
+            }
+            if (rc == 2) {      /* an empty list held back: list again */
+                char msg[200];
+                snprintf(msg, sizeof(msg), "an empty list of %s after a "
+                         "non-empty one: not applied, listing again in %us",
+                         r->plural, CLUSTER_CONFIRM_SECONDS);
+                log_msg(LOG_WARN, "inventory: %s", msg);
+                metrics_inventory_refused(c->metrics, "empty-list");
+                invstore_set_refusal(c->store, msg);
+                relist_delay = CLUSTER_CONFIRM_SECONDS;
                 continue;
             }
             if (rc > 0) {       /* continue token expired: list again */

@@ -205,7 +205,7 @@ static const char *loses_data(const struct invstore *s, const struct text *t,
     return NULL;
 }
 
-static void set_refusal(struct invstore *s, const char *msg)
+void invstore_set_refusal(struct invstore *s, const char *msg)
 {
     pthread_mutex_lock(&s->mu);
     snprintf(s->refusal, sizeof(s->refusal), "%s", msg);
@@ -238,12 +238,12 @@ int invstore_set_files(struct invstore *s, size_t n,
         s->texts = t;
         s->ntexts = n;
         publish(s, inv);
-        set_refusal(s, "");
+        invstore_set_refusal(s, "");
     } else {
         texts_free(t, n);
         inventory_free(inv);
         if (reason)
-            set_refusal(s, err->msg);
+            invstore_set_refusal(s, err->msg);
         if (s->metrics && reason)
             metrics_inventory_refused(s->metrics, reason);
         else if (s->metrics)

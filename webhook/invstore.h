@@ -57,6 +57,9 @@ void invstore_set_min_percent(struct invstore *s, unsigned percent);
 /* 1 and the reason in out when the last file load was refused (the
  * snapshot before it serves), else 0 and "". */
 int invstore_refusal(struct invstore *s, char *out, size_t n);
+/* Sets what invstore_refusal() reports for a cluster source (cluster.c:
+ * a list held back); "" clears it. */
+void invstore_set_refusal(struct invstore *s, const char *msg);
 void invstore_set_cluster(struct invstore *s, invstore_cluster_fn fn,
                           void *cls);
 /* The DRAListTypeAttributes gate of the target (default on): off, the

@@ -44,7 +44,8 @@ struct rule_count {
 };
 
 /* inventory refusals by reason (invstore.h) */
-static const char *const refusal_reasons[] = {"empty", "shrunk"};
+static const char *const refusal_reasons[] = {"empty", "shrunk",
+                                               "empty-list"};
 #define NREFUSALS (sizeof(refusal_reasons) / sizeof(refusal_reasons[0]))
 
 struct metrics {

@@ -31,7 +31,8 @@ void metrics_deadline_overrun(struct metrics *m);
 void metrics_http(struct metrics *m, int status);
 void metrics_inventory(struct metrics *m, size_t objects, time_t updated);
 void metrics_inventory_error(struct metrics *m);
-/* An inventory load refused for reason "empty" or "shrunk" (invstore.h). */
+/* An inventory load refused for reason "empty" or "shrunk" (invstore.h),
+ * or "empty-list" (cluster.c: an empty list after a non-empty one). */
 void metrics_inventory_refused(struct metrics *m, const char *reason);
 void metrics_cert(struct metrics *m, time_t not_after);
 void metrics_cert_reload(struct metrics *m, int ok);

@@ -25,6 +25,8 @@ the RFC 3339 time that long before the server started ("{{ago 0s}}": now).
 Control (no auth, test only):
   POST /_control {"op": "add"|"delete", "resource": R, "object": {...}}
   POST /_control {"op": "gone"|"drop", "resource": R}
+  POST /_control {"op": "empty", "resource": R, "count": N}: the next N
+                 lists of R come back with no items (an apiserver hiccup)
   GET  /_stats   -> {"lists": {R: list pages served}, "watches": {R: n},
                      "auth": {"token": n, "cert": n}, "denied": n,
                      "agents": [User-Agent of authenticated requests],
@@ -182,6 +184,7 @@ class State:
         self.auth = {"token": 0, "cert": 0}
         self.denied = 0
         self.writes = []
+        self.empty = {r: 0 for r in KINDS}      # lists still to answer empty
 
     def stamp(self):
         for m in self.objs.values():
@@ -282,7 +285,10 @@ class Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length", "0"))
         cmd = json.loads(self.rfile.read(n))
         res, op = cmd["resource"], cmd["op"]
-        if op in ("add", "delete"):
+        if op == "empty":
+            with STATE.lock:
+                STATE.empty[res] = int(cmd.get("count", 1))
+        elif op in ("add", "delete"):
             obj = cmd["object"]
             md = obj["metadata"]
             key = md.get("namespace", "") + "/" + md["name"]
@@ -438,6 +444,9 @@ class Handler(BaseHTTPRequestHandler):
             items = [STATE.objs[res][k] for k in sorted(STATE.objs[res])
                      if ns is None or k.split("/", 1)[0] == ns]
             rv = str(STATE.rv)
+            if STATE.empty[res] and not q.get("continue"):
+                STATE.empty[res] -= 1
+                items = []
         sel = q.get("labelSelector", "").replace("%2F", "/") \
             .replace("%3D", "=")
         if sel:

@@ -438,6 +438,22 @@ control '{"op":"drop","resource":"deviceclasses"}'
 check "dropped watch connection -> backoff + relist" wait_for '[ "$(json_get "$(stats)" "r[\"lists\"][\"deviceclasses\"]")" -gt "$L1" ]'
 check "dropped connection logged" grep -q 'watch deviceclasses failed' "$T/kc.log"
 check "objects kept across relists" test "$(inv_objects)" = "$N1"
+# An empty list after a non-empty one (an apiserver hiccup) is not applied:
+# the objects serve on and the next list, 5 s later, decides (issue 16).
+wait_long() { local i; for i in $(seq 1 250); do eval "$1" && return 0; sleep 0.1; done; return 1; }
+refused_empty() { req $PORT_kc $CA1 GET /metrics | awk '/^claimcheck_inventory_refused_total\{reason="empty-list"\}/ {print $2}'; }
+control '{"op":"empty","resource":"deviceclasses","count":1}'
+control '{"op":"gone","resource":"deviceclasses"}'
+check "empty list after a non-empty one: held back and logged" \
+    wait_for 'grep -q "an empty list of deviceclasses after a non-empty one: not applied" "$T/kc.log"'
+check "empty list held back: objects kept" test "$(inv_objects)" = "$N1"
+check "empty list held back: counted (reason empty-list)" test "$(refused_empty)" = 1
+check "empty list held back: /readyz says so, still 200" \
+    has "$(body_of "$(req $PORT_kc $CA1 GET /readyz)")" 'empty list of deviceclasses'
+check "empty list held back: the next (full) list applies" \
+    wait_long 'grep -q "listed [0-9]* deviceclasses .*(the list held back is confirmed or replaced)" "$T/kc.log"'
+check "empty list not confirmed: objects kept, /readyz clean" \
+    bash -c "test '$(inv_objects)' = '$N1' && ! grep -q inventory <<<'$(body_of "$(req $PORT_kc $CA1 GET /readyz)")'"
 control '{"op":"delete","resource":"deviceclasses","object":{"metadata":{"name":"watched.example.com"}}}'
 check "watch DELETED reaches the snapshot" wait_for '[ "$(inv_objects)" -lt "$N1" ]'
 sleep 2.5
@@ -457,6 +473,12 @@ r=$(post $PORT_kc $CA1 "$ROOT/deploy/examples/admission-deny.json"); b=$(body_of
 check "cluster objects reach the rules (template -> class -> deny)" has "$b" 'device-plugin-dra-conflict'
 control '{"op":"delete","resource":"resourceclaimtemplates","object":{"metadata":{"name":"single-gpu","namespace":"ml"}}}'
 check "deleted template no longer resolves" wait_for '! has "$(body_of "$(post $PORT_kc $CA1 "$ROOT/deploy/examples/admission-deny.json")")" device-plugin-dra-conflict' 
+N2=$(inv_objects)
+control '{"op":"empty","resource":"deviceclasses","count":2}'
+control '{"op":"gone","resource":"deviceclasses"}'
+check "two empty lists in a row: the second is believed" \
+    wait_long '[ "$(inv_objects)" -lt "$N2" ]'
+check "two empty lists in a row: the first held back (2 in all)" test "$(refused_empty)" = 2
 kill -TERM $PID_kc
 for i in $(seq 1 100); do kill -0 $PID_kc 2>/dev/null || break; sleep 0.05; done
 check "in-cluster server stops promptly (watches aborted)" bash -c "! kill -0 $PID_kc 2>/dev/null"
