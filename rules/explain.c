@@ -484,9 +484,7 @@ static const char *split_text(struct arena *a, const struct devmodel *m,
                     applies = !strcmp(k->reqs[j], ci->reqs[r].r->name)
                               || !strcmp(k->reqs[j], ai->name);
                 use = applies && ai->sel[i]
-                      && ((!ai->ncaps && !m->devs[i].taints)
-                          || alloc_device_fits(a, &m->devs[i], &ai->alt,
-                                               NULL));
+                      && alloc_device_ok(a, &m->devs[i], &ai->alt);
             }
         if (!use)
             continue;
@@ -562,9 +560,7 @@ static const char *exclusive_example(struct arena *a,
                 for (k = 0; k < pb->claims[c].reqs[r].nalts && !use; k++) {
                     const struct altinfo *ai = &pb->claims[c].reqs[r].alts[k];
                     use = ai->sel[i]
-                          && ((!ai->ncaps && !m->devs[i].taints)
-                              || alloc_device_fits(a, &m->devs[i], &ai->alt,
-                                                   NULL));
+                          && alloc_device_ok(a, &m->devs[i], &ai->alt);
                 }
         usable += (size_t)use;
     }
@@ -685,10 +681,12 @@ static const char *node_line(struct arena *a, const struct devmodel *m,
                         "request", node);
 }
 
-/* Devices a request's selectors admit but its tolerations do not; one
- * line per distinct finding, naming every request it applies to. */
-void explain_taints(struct check_ctx *cx, struct sat *s,
-                        const struct problem *pb, struct lines *l)
+/* Devices a request's selectors admit but its tolerations do not (gate
+ * 0), or that need a feature gate the target has off (gate 1); one line
+ * per distinct finding, naming every request it applies to. */
+static void explain_filtered(struct check_ctx *cx, struct sat *s,
+                             const struct problem *pb, struct lines *l,
+                             int gate)
 {
     struct arena *a = cx_arena(cx);
     const char *names[16], *tails[16];
@@ -701,22 +699,30 @@ void explain_taints(struct check_ctx *cx, struct sat *s,
                 const char *ex = NULL, *why = NULL, *tail, *name;
                 size_t n = 0;
                 for (i = 0; i < s->m->ndevs; i++) {
-                    if (!ai->sel[i] || !s->m->devs[i].taints)
+                    const struct dm_device *d = &s->m->devs[i];
+                    if (!ai->sel[i])
                         continue;
-                    if (!alloc_device_fits(&s->scratch, &s->m->devs[i],
-                                           &ai->alt, &why) && why
-                        && !strncmp(why, "taint", 5)) {
+                    why = gate ? alloc_device_gated(d, ai->alt.off) : NULL;
+                    if (!gate && d->taints
+                        && !alloc_device_fits(&s->scratch, d, &ai->alt, &why)
+                        && (!why || strncmp(why, "taint", 5)))
+                        why = NULL;
+                    if (why) {
                         if (!n)
-                            ex = arena_printf(a, "%s (%s)",
-                                              s->m->devs[i].ref, why);
+                            ex = arena_printf(a, "%s (%s)", d->ref, why);
                         n++;
                     }
                 }
                 if (!n)
                     continue;
-                tail = arena_printf(a, "%zu matching device%s tainted, "
-                                    "e.g. %s", n, n == 1 ? " is" : "s are",
-                                    ex);
+                tail = arena_printf(a, "%zu matching device%s %s, e.g. %s",
+                                    n, n == 1 ? "" : "s",
+                                    gate ? (n == 1 ? "needs a feature gate "
+                                                     "that is off"
+                                                   : "need a feature gate "
+                                                     "that is off")
+                                         : (n == 1 ? "is tainted"
+                                                   : "are tainted"), ex);
                 name = pb->pod ? arena_printf(a, "'%s/%s'",
                                               pb->claims[c].name, ai->name)
                                : arena_printf(a, "'%s'", ai->name);
@@ -735,6 +741,13 @@ void explain_taints(struct check_ctx *cx, struct sat *s,
                                  strchr(names[j], ',') ? "requests"
                                                        : "request",
                                  names[j], tails[j]));
+}
+
+void explain_taints(struct check_ctx *cx, struct sat *s,
+                    const struct problem *pb, struct lines *l)
+{
+    explain_filtered(cx, s, pb, l, 1);
+    explain_filtered(cx, s, pb, l, 0);
 }
 
 /* Per-node reasons, nodes with the same reason on one line ("gpu-node-7

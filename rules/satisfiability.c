@@ -80,6 +80,22 @@ static void collect_fn(void *arg, const struct object *o)
     c->input |= !o->inventory;
 }
 
+/* The features the allocator does without on the target (allocate.h
+ * ALLOC_OFF_*), as Kubernetes' allocator reads its feature gates. */
+static unsigned sat_gates_off(const struct target *t)
+{
+    unsigned off = 0;
+
+    if (!target_gate_on(t, "DRADeviceTaints"))
+        off |= ALLOC_OFF_TAINTS;
+    if (!target_gate_on(t, "DRAPartitionableDevices"))
+        off |= ALLOC_OFF_PARTITIONABLE;
+    if (!target_gate_on(t, "DRADeviceBindingConditions")
+        || !target_gate_on(t, "DRAResourceClaimDeviceStatus"))
+        off |= ALLOC_OFF_BINDING;
+    return off;
+}
+
 struct sat *sat_get(struct check_ctx *cx)
 {
     void **slot = cx_memo(cx, "satisfiability");
@@ -107,6 +123,7 @@ struct sat *sat_get(struct check_ctx *cx)
         s->m = inventory_devices(cx_inventory(cx));
     if (s->m && !s->m->ndevs)
         s->m = NULL;
+    s->off = sat_gates_off(cx_target(cx));
     if (s->m) {
         for (i = 0; i < s->m->nnodes; i++)
             if (s->m->nodes[i].nlocal || s->m->nshared)
@@ -214,6 +231,7 @@ static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
     ai->alt.tolerations = r->tolerations;
     ai->alt.caps = ai->caps;
     ai->alt.ncaps = ai->ncaps;
+    ai->alt.off = s->off;
     if (!ai->alt.all && ai->alt.count < 1)
         return -1;
     for (i = 0; i < m->ndevs; i++)

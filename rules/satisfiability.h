@@ -33,6 +33,8 @@ struct sat {
     const struct devmodel *m;   /* NULL: no devices, every rule silent */
     struct strmap sel;          /* expression text -> struct selres * */
     size_t nodes_with_devices;
+    unsigned off;               /* ALLOC_OFF_*: the target's gates that
+                                   are off */
     int input_only;             /* the devices come from the linted input
                                    alone (no --inventory slices): judge
                                    only claims of drivers it has */
@@ -133,7 +135,8 @@ void explain_pools(struct arena *a, const struct sat *s, struct lines *l);
  * rejects, then the devices that fail the fewest clauses. */
 void explain_no_device(struct check_ctx *cx, struct sat *s,
                        const struct altinfo *ai, struct lines *l);
-/* Requests whose matching devices are tainted and not tolerated. */
+/* Requests whose matching devices are tainted and not tolerated, or need
+ * a feature gate the target has off. */
 void explain_taints(struct check_ctx *cx, struct sat *s,
                     const struct problem *pb, struct lines *l);
 /* Per-node reasons, nodes with the same reason on one line ("gpu-node-7

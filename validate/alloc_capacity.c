@@ -1,8 +1,9 @@
 /*
- * alloc_capacity.c - what a device offers besides its selectors: capacity
- * requests against its capacity (with requestPolicy), taints against a
- * request's tolerations, and the shared counters devices consume from
- * their pool during a search.
+ * alloc_capacity.c - what a device offers besides its selectors: the
+ * feature gates it needs, capacity requests against its capacity (with
+ * requestPolicy), taints against a request's tolerations, which pools are
+ * usable, and the shared counters devices consume from their pool during
+ * a search.
  */
 #include "allocate.h"
 
@@ -98,11 +99,30 @@ static int apply_policy(const struct tnode *pol, struct quantity *q)
     return 0;
 }
 
+const char *alloc_device_gated(const struct dm_device *d, unsigned off)
+{
+    if ((off & ALLOC_OFF_PARTITIONABLE) && (d->gated & DM_GATED_PARTITIONABLE))
+        return d->nconsumes ? "consumes counters, DRAPartitionableDevices "
+                              "is off"
+                            : "its slice needs DRAPartitionableDevices, "
+                              "which is off";
+    if ((off & ALLOC_OFF_BINDING) && (d->gated & DM_GATED_BINDING))
+        return "has bindingConditions, which need DRADeviceBindingConditions "
+               "and DRAResourceClaimDeviceStatus";
+    return NULL;
+}
+
 int alloc_device_fits(struct arena *a, const struct dm_device *d,
                       const struct alloc_alt *alt, const char **why)
 {
+    const char *gated = alloc_device_gated(d, alt->off);
     size_t i;
 
+    if (gated) {
+        if (why)
+            *why = gated;
+        return 0;
+    }
     for (i = 0; i < alt->ncaps; i++) {
         const struct alloc_capreq *c = &alt->caps[i];
         struct quantity q = c->q;
@@ -127,7 +147,7 @@ int alloc_device_fits(struct arena *a, const struct dm_device *d,
             return 0;
         }
     }
-    if (d->taints) {
+    if (d->taints && !(alt->off & ALLOC_OFF_TAINTS)) {
         for (i = 0; i < d->taints->n; i++) {
             const struct tnode *t = d->taints->kids[i];
             const char *eff = tree_str(tree_get(t, "effect"));
@@ -147,6 +167,14 @@ int alloc_device_fits(struct arena *a, const struct dm_device *d,
         }
     }
     return 1;
+}
+
+int alloc_pool_usable(const struct dm_pool *p, unsigned off)
+{
+    if (!(off & ALLOC_OFF_PARTITIONABLE))
+        return dm_pool_usable(p);
+    /* GatherPools checks no counters then */
+    return !dm_pool_incomplete(p) && (!p->invalid || p->invalid_counters);
 }
 
 /* ==== shared counters ==================================================== */

@@ -29,9 +29,9 @@ void alloc_pools_init(struct search *s)
             e[i] = alt->sel[i]
                    && (!s->p->taken || !s->p->taken[i] || alt->admin
                        || m->devs[i].multi)
-                   && ((!alt->ncaps && !m->devs[i].taints)
-                       || alloc_device_fits(s->a, &m->devs[i], alt, NULL));
-            if (e[i] && !dm_pool_usable(&m->pools[m->devs[i].pool_idx]))
+                   && alloc_device_ok(s->a, &m->devs[i], alt);
+            if (e[i] && !alloc_pool_usable(&m->pools[m->devs[i].pool_idx],
+                                           alt->off))
                 e[i] = EFF_UNUSABLE;
         }
         s->eff[ai] = e;

@@ -12,7 +12,8 @@
  * (allocationMode All fails where one would match), exclusivity across
  * requests (unless allowMultipleAllocations; adminAccess requests share),
  * consumesCounters against the pool's sharedCounters, and the Pod's
- * nodeName / nodeSelector / required node affinity against placements.
+ * nodeName / nodeSelector / required node affinity against placements,
+ * and the feature gates the target has off (alloc_alt.off).
  * Devices already allocated to other claims count only when the caller
  * names them (alloc_problem.taken: an audit of a live cluster); otherwise
  * the cluster is taken as empty. What is not modelled (always optimistic,
@@ -91,6 +92,19 @@ struct alloc_capreq {           /* capacity.requests entry */
     const char *text;           /* the quantity as written */
 };
 
+/* alloc_alt.off: features the target cluster has off (its feature gates),
+ * applied as Kubernetes' allocator applies them */
+enum {
+    ALLOC_OFF_TAINTS = 1,       /* DRADeviceTaints: taints are ignored */
+    ALLOC_OFF_PARTITIONABLE = 2,/* DRAPartitionableDevices: devices that
+                                   need it (DM_GATED_PARTITIONABLE) are not
+                                   allocatable; counters do not make a pool
+                                   invalid */
+    ALLOC_OFF_BINDING = 4,      /* DRADeviceBindingConditions or
+                                   DRAResourceClaimDeviceStatus: devices with
+                                   bindingConditions are not allocatable */
+};
+
 struct alloc_alt {              /* a request, or one firstAvailable entry */
     const char *name;           /* "gpu" or "gpu/big" */
     const unsigned char *sel;   /* per device: 1 if every class and request
@@ -101,6 +115,7 @@ struct alloc_alt {              /* a request, or one firstAvailable entry */
     const struct tnode *tolerations;
     const struct alloc_capreq *caps;
     size_t ncaps;
+    unsigned off;               /* ALLOC_OFF_* */
 };
 
 struct alloc_request {
@@ -197,11 +212,29 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
                                const struct alloc_problem *p,
                                struct alloc_result *out);
 
-/* 1 if device d passes alt's filters other than selectors: capacity
- * requests and taints. When it does not and why is not NULL, *why is set
- * to a short reason (arena-owned), e.g. "memory 40Gi < 80Gi". */
+/* 1 if device d passes alt's filters other than selectors: the features
+ * it needs (alt->off), capacity requests and taints. When it does not and
+ * why is not NULL, *why is set to a short reason (arena-owned), e.g.
+ * "memory 40Gi < 80Gi". */
 int alloc_device_fits(struct arena *a, const struct dm_device *d,
                       const struct alloc_alt *alt, const char **why);
+
+/* Why Kubernetes' allocator does not allocate device d while the features
+ * in off (ALLOC_OFF_*) are off (static text), or NULL. */
+const char *alloc_device_gated(const struct dm_device *d, unsigned off);
+
+/* alloc_device_fits() without a reason, quick where nothing can fail. */
+static inline int alloc_device_ok(struct arena *a, const struct dm_device *d,
+                                  const struct alloc_alt *alt)
+{
+    return (!alt->ncaps && !d->taints && !d->gated)
+           || alloc_device_fits(a, d, alt, NULL);
+}
+
+/* 1 if the allocator may use the devices of pool p at all: complete, and
+ * valid (with ALLOC_OFF_PARTITIONABLE in off, counters cannot make it
+ * invalid). */
+int alloc_pool_usable(const struct dm_pool *p, unsigned off);
 
 /* 1 if tolerations (a DeviceToleration sequence, may be NULL) tolerate
  * the taint. */

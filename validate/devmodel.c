@@ -386,15 +386,39 @@ static void device_place(struct build *b, struct dm_device *d,
     }
 }
 
-/* Marks a pool invalid, keeping the first reason; counters: the reason is
- * about sharedCounters / consumesCounters. */
+/* Marks a pool invalid, keeping the first reason (but one about
+ * something else over one about counters, which do not count with
+ * DRAPartitionableDevices off); counters: the reason is about
+ * sharedCounters / consumesCounters. */
 static void pool_invalid(struct devmodel *m, size_t pool, const char *why,
                          int counters)
 {
-    if (m->pools[pool].invalid)
+    if (m->pools[pool].invalid
+        && (counters || !m->pools[pool].invalid_counters))
         return;
     m->pools[pool].invalid = why;
     m->pools[pool].invalid_counters = counters;
+}
+
+/* What the device needs a gate for (dm_device.gated): Kubernetes'
+ * GatherPools skips a slice with perDeviceNodeSelection (set at all) or
+ * sharedCounters while DRAPartitionableDevices is off (the pool's
+ * completeness still counts it), and isSelectable / allocateDevice refuse
+ * a device with bindingConditions or consumesCounters while their feature
+ * is off. */
+static unsigned device_gated(const struct dm_device *d, const struct tnode *f,
+                             const struct tnode *spec)
+{
+    const struct tnode *sc = tree_get(spec, "sharedCounters");
+    const struct tnode *bc = tree_get(f, "bindingConditions");
+    unsigned g = 0;
+
+    if (d->nconsumes || (tree_is_seq(sc) && sc->n)
+        || tree_text(tree_get(spec, "perDeviceNodeSelection")))
+        g |= DM_GATED_PARTITIONABLE;
+    if (tree_is_seq(bc) && bc->n)
+        g |= DM_GATED_BINDING;
+    return g;
 }
 
 static void add_device(struct build *b, size_t pool, const struct tnode *dev,
@@ -443,6 +467,7 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
     device_attrs(m, d, tree_get(f, "attributes"));
     device_caps(m, d, tree_get(f, "capacity"));
     device_consumes(a, d, tree_get(f, "consumesCounters"));
+    d->gated = device_gated(d, f, spec);
     device_place(b, d, tree_true(tree_get(spec, "perDeviceNodeSelection"))
                        ? f : spec);
     d->driver_hash = hash_str(1469598103934665603ull, driver)

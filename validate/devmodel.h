@@ -57,8 +57,9 @@ struct dm_pool {
                                    pool (a device name twice, a counter set
                                    defined twice or consumed but missing,
                                    across its slices), NULL: valid */
-    int invalid_counters;       /* ... a reason about counters, which the
-                                   apiserver drops with
+    int invalid_counters;       /* ... every reason is about counters,
+                                   which the apiserver drops (and the
+                                   allocator does not check) with
                                    DRAPartitionableDevices off */
 };
 
@@ -86,7 +87,19 @@ struct dm_device {
     struct dm_consume *consumes;
     size_t nconsumes;
     int multi;                  /* allowMultipleAllocations */
+    unsigned gated;             /* DM_GATED_*: what needs a feature gate
+                                   to be allocatable at all */
     uint64_t driver_hash;       /* hash of driver and multi */
+};
+
+/* dm_device.gated: Kubernetes' allocator does not allocate the device
+ * while the feature is off */
+enum {
+    DM_GATED_PARTITIONABLE = 1, /* consumesCounters, or in a slice with
+                                   perDeviceNodeSelection or sharedCounters
+                                   (DRAPartitionableDevices) */
+    DM_GATED_BINDING = 2,       /* bindingConditions
+                                   (DRADeviceBindingConditions) */
 };
 
 struct dm_node {

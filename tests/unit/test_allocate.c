@@ -3,8 +3,9 @@
  * and the allocator (validate/allocate.c): quantities, pool generations,
  * slice shapes of every apiVersion, placement, node selectors, selector
  * vectors, and the search: counts, All, firstAvailable, constraints,
- * exclusivity, adminAccess, counters, taints, capacity policies, the
- * budget (undetermined, never a false failure) and the nodes-alike memo.
+ * exclusivity, adminAccess, counters, taints, feature gates that are off,
+ * capacity policies, the budget (undetermined, never a false failure) and
+ * the nodes-alike memo.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,7 +325,7 @@ static void test_counts_and_constraints(void)
     /* a tiny budget: undetermined, never a failure */
     {
         struct alloc_alt alt = {"r", sel(&a, m, "true"), 0, 4, 0, NULL,
-                                NULL, 0};
+                                NULL, 0, 0};
         struct alloc_request rq = {"r", &alt, 1};
         struct alloc_claim cl = {"c", &rq, 1, &distinct, 1};
         struct alloc_problem p;
@@ -584,6 +585,68 @@ static void test_invalid_pool(void)
     inventory_free(inv);
 }
 
+/* the target's feature gates that are off (alloc_alt.off), as Kubernetes'
+ * allocator applies them: DRADeviceTaints off ignores taints,
+ * DRAPartitionableDevices off refuses devices that consume counters or sit
+ * in a slice with perDeviceNodeSelection / sharedCounters (and checks no
+ * counters: a pool invalid only for them is usable),
+ * DRADeviceBindingConditions off refuses devices with bindingConditions */
+static void test_gates_off(void)
+{
+    struct inventory *inv = inv_of(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: s}\nspec:\n  driver: d\n  nodeName: n\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+        "  devices:\n"
+        "  - {name: plain}\n"
+        "  - {name: tainted, taints: [{key: k, effect: NoSchedule}]}\n"
+        "  - {name: bound, bindingConditions: [Ready]}\n"
+        "  - {name: part, consumesCounters: [{counterSet: nope, counters: "
+        "{mem: {value: 1}}}]}\n"
+        "---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: t}\nspec:\n  driver: e\n"
+        "  perDeviceNodeSelection: true\n"
+        "  pool: {name: q, generation: 0, resourceSliceCount: 1}\n"
+        "  devices: [{name: pernode, nodeName: n}]\n");
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_alt alt;
+    const char *why = NULL;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    CHECK(m->ndevs == 5 && m->npools == 2);
+    CHECK(!m->devs[0].gated && !m->devs[1].gated);
+    CHECK(m->devs[2].gated == DM_GATED_BINDING);
+    CHECK(m->devs[3].gated == DM_GATED_PARTITIONABLE);
+    CHECK(m->devs[4].gated == DM_GATED_PARTITIONABLE);
+    CHECK(m->pools[0].invalid && m->pools[0].invalid_counters);
+    memset(&alt, 0, sizeof(alt));
+    alt.count = 1;
+    /* every gate on: the taint counts, the others pass */
+    CHECK(!alloc_device_ok(&a, &m->devs[1], &alt));
+    CHECK(alloc_device_ok(&a, &m->devs[2], &alt));
+    CHECK(alloc_device_ok(&a, &m->devs[3], &alt));
+    CHECK(alloc_device_ok(&a, &m->devs[4], &alt));
+    CHECK(!alloc_pool_usable(&m->pools[0], 0));
+    alt.off = ALLOC_OFF_TAINTS;
+    CHECK(alloc_device_ok(&a, &m->devs[1], &alt));
+    alt.off = ALLOC_OFF_BINDING;
+    CHECK(!alloc_device_fits(&a, &m->devs[2], &alt, &why));
+    CHECK(why && strstr(why, "bindingConditions"));
+    CHECK(alloc_device_ok(&a, &m->devs[3], &alt));
+    alt.off = ALLOC_OFF_PARTITIONABLE;
+    CHECK(alloc_device_ok(&a, &m->devs[0], &alt));
+    CHECK(alloc_device_ok(&a, &m->devs[2], &alt));
+    CHECK(!alloc_device_fits(&a, &m->devs[3], &alt, &why));
+    CHECK(why && strstr(why, "consumes counters"));
+    CHECK(!alloc_device_ok(&a, &m->devs[4], &alt));
+    CHECK(alloc_pool_usable(&m->pools[0], ALLOC_OFF_PARTITIONABLE));
+    CHECK(alloc_device_gated(&m->devs[4], ALLOC_OFF_TAINTS) == NULL);
+    arena_release(&a);
+    inventory_free(inv);
+}
+
 /* devices allocated already (an audit's live state): not candidates,
  * unless shared; their counters are spent */
 static void test_taken(void)
@@ -756,6 +819,7 @@ int main(void)
     test_counters();
     test_taken();
     test_invalid_pool();
+    test_gates_off();
     test_eval();
     test_memo();
     return CHECK_DONE();
