@@ -607,6 +607,19 @@ static const char *counter_example(struct arena *a, const struct devmodel *m,
     return "";
 }
 
+/* 1 if some request of the problem has adminAccess. */
+static int any_admin(const struct problem *pb)
+{
+    size_t c, r, k;
+
+    for (c = 0; c < pb->nclaims; c++)
+        for (r = 0; r < pb->claims[c].nreqs; r++)
+            for (k = 0; k < pb->claims[c].reqs[r].nalts; k++)
+                if (pb->claims[c].reqs[r].alts[k].alt.admin)
+                    return 1;
+    return 0;
+}
+
 static const char *node_line(struct arena *a, const struct devmodel *m,
                              const struct problem *pb,
                              const struct alloc_node *f)
@@ -666,12 +679,14 @@ static const char *node_line(struct arena *a, const struct devmodel *m,
                             counter_example(a, m, pb, f->node));
     case WHY_EXCLUSIVE: {
         const char *ex = exclusive_example(a, m, pb, f->node);
+        const char *rule = any_admin(pb)
+            ? "each device goes to one request; an adminAccess request "
+              "shares only what earlier claims hold"
+            : "each device goes to one request";
         if (*ex)
-            return arena_printf(a, "%s: %s (each device goes to one "
-                                "request)", node, ex);
+            return arena_printf(a, "%s: %s (%s)", node, ex, rule);
         return arena_printf(a, "%s: the requests compete for the same "
-                            "devices (each device goes to one request)",
-                            node);
+                            "devices (%s)", node, rule);
     }
     case WHY_TOGETHER:
     case WHY_BUDGET:

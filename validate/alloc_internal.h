@@ -70,7 +70,14 @@ struct search {
     size_t **cpos;                      /* per alt: their position on the
                                            node (local index, or shared) */
     size_t *ncand;
-    unsigned char *used;                /* per device */
+    unsigned short *used;               /* per device: requests holding
+                                           it (adminAccess ones of other
+                                           claims may share) */
+    unsigned char *held;                /* per claim x device: the claim
+                                           holds it (only when some
+                                           request has adminAccess: one
+                                           may not take a device its own
+                                           claim holds) */
     struct cstate *cs;                  /* flattened per claim */
     size_t *cs0;                        /* per claim: first cstate */
     size_t ncs;

@@ -24,38 +24,54 @@ static void undo_to(struct search *s, size_t nundo, size_t nctr)
     s->nctr = nctr;
 }
 
+/* Where the claim of slot si marks device d as held (s->held), or NULL. */
+static unsigned char *held_at(struct search *s, size_t si, size_t d)
+{
+    return s->held ? &s->held[s->slots[si].claim * s->m->ndevs + d] : NULL;
+}
+
 /* Tries to add device d for alternative ai of slot si; 1 if it fits (the
- * state then includes it: undo with undo_to and used[d]--). */
+ * state then includes it: undo with unplace). As in Kubernetes' allocator
+ * a device is held by one request, unless it allows multiple allocations;
+ * an adminAccess request may take a device other claims hold, never one
+ * its own claim holds, and holds it too. */
 static int place(struct search *s, size_t si, size_t ai, size_t d)
 {
     const struct alloc_alt *alt = s->alts[ai];
     const struct dm_device *dv = &s->m->devs[d];
-    int excl = !alt->admin && !dv->multi && !(s->relax & RELAX_EXCL);
+    int excl = !dv->multi && !(s->relax & RELAX_EXCL);
+    unsigned char *held = held_at(s, si, d);
     size_t nundo = s->nundo, nctr = s->nctr;
 
-    if (excl && s->used[d])
+    if (excl && (alt->admin ? held && *held : s->used[d] > 0))
         return 0;
     if (!(s->relax & RELAX_CONS) && alloc_constraints_take(s, si, ai, d) < 0)
         goto fail;
     if (!alt->admin && !(s->relax & RELAX_CTR)
         && alloc_counters_take(s, d) < 0)
         goto fail;
-    if (excl)
+    if (excl) {
         s->used[d]++;
+        if (held)
+            *held = 1;
+    }
     return 1;
 fail:
     undo_to(s, nundo, nctr);
     return 0;
 }
 
-static void unplace(struct search *s, size_t ai, size_t d, size_t nundo,
+static void unplace(struct search *s, size_t si, size_t d, size_t nundo,
                     size_t nctr)
 {
-    const struct alloc_alt *alt = s->alts[ai];
+    unsigned char *held = held_at(s, si, d);
 
     undo_to(s, nundo, nctr);
-    if (!alt->admin && !s->m->devs[d].multi && !(s->relax & RELAX_EXCL))
+    if (!s->m->devs[d].multi && !(s->relax & RELAX_EXCL)) {
         s->used[d]--;
+        if (held)
+            *held = 0;
+    }
 }
 
 static int dfs(struct search *s, size_t si);
@@ -79,7 +95,7 @@ static int choose(struct search *s, size_t si, size_t ai, size_t from,
         if (place(s, si, ai, d)) {
             if (choose(s, si, ai, i + 1, left - 1))
                 return 1;
-            unplace(s, ai, d, nundo, nctr);
+            unplace(s, si, d, nundo, nctr);
         }
         if (s->over)
             return 0;
@@ -114,7 +130,7 @@ static int dfs(struct search *s, size_t si)
             if (i == n && dfs(s, si + 1))
                 return 1;
             while (k-- > 0)
-                unplace(s, ai, s->cand[ai][k], nu[k], nc[k]);
+                unplace(s, si, s->cand[ai][k], nu[k], nc[k]);
         } else if (alt->count > 0 && (size_t)alt->count <= n) {
             if (choose(s, si, ai, 0, alt->count))
                 return 1;
@@ -139,15 +155,21 @@ static void reset(struct search *s)
 static int attempt(struct search *s, int relax)
 {
     int r;
-    size_t ai, i;
+    size_t si, ai, i;
 
     reset(s);
     s->relax = relax;
     r = dfs(s, 0);
-    /* a found assignment stays placed: clear used[] */
-    for (ai = 0; ai < s->nalts; ai++)
-        for (i = 0; i < s->ncand[ai]; i++)
-            s->used[s->cand[ai][i]] = 0;
+    /* a found assignment stays placed: clear used[] and held[] */
+    for (si = 0; si < s->nslots; si++)
+        for (ai = s->slots[si].alt0;
+             ai < s->slots[si].alt0 + s->slots[si].r->nalts; ai++)
+            for (i = 0; i < s->ncand[ai]; i++) {
+                unsigned char *held = held_at(s, si, s->cand[ai][i]);
+                s->used[s->cand[ai][i]] = 0;
+                if (held)
+                    *held = 0;
+            }
     if (s->over)
         return -1;
     return r;
@@ -239,7 +261,7 @@ static void search_init(struct search *s, struct arena *a,
     s->cpos = arena_alloc(a, (s->nalts + 1) * sizeof(*s->cpos));
     s->cs = arena_alloc(a, (s->ncs + 1) * sizeof(*s->cs));
     s->cs0 = arena_alloc(a, (p->nclaims + 1) * sizeof(*s->cs0));
-    s->used = arena_alloc(a, m->ndevs + 1);
+    s->used = arena_alloc(a, (m->ndevs + 1) * sizeof(*s->used));
     for (c = 0, i = 0; c < p->nclaims; c++) {
         const struct alloc_claim *cl = &p->claims[c];
         s->cs0[c] = i;
@@ -255,6 +277,9 @@ static void search_init(struct search *s, struct arena *a,
                 s->alts[ai++] = &cl->reqs[r].alts[k];
         }
     }
+    for (i = 0; i < s->nalts && !s->held; i++)
+        if (s->alts[i]->admin)
+            s->held = arena_alloc(a, p->nclaims * m->ndevs + 1);
     alloc_constraints_init(s);
     alloc_counters_taken(s);
     alloc_pools_init(s);

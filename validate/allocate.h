@@ -10,7 +10,8 @@
  * order, matchAttribute / distinctAttribute constraints (list-type values
  * as Kubernetes compares them), devices of incomplete pools never used
  * (allocationMode All fails where one would match), exclusivity across
- * requests (unless allowMultipleAllocations; adminAccess requests share),
+ * requests (unless allowMultipleAllocations; an adminAccess request
+ * shares what earlier claims hold, never what its own claim holds),
  * consumesCounters against the pool's sharedCounters, and the Pod's
  * nodeName / nodeSelector / required node affinity against placements,
  * and the feature gates the target has off (alloc_alt.off).

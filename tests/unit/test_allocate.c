@@ -386,9 +386,33 @@ static void test_requests_together(void)
     /* 3 + 3 devices of 4: exclusive */
     CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_FAIL);
     CHECK(r.nfails && r.fails[0].why == WHY_EXCLUSIVE);
-    /* adminAccess shares */
+    /* adminAccess shares devices with other claims, never within its
+     * own claim (Kubernetes' allocatingDeviceForClaim) */
     alts[1].admin = 1;
-    CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_OK);
+    CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_FAIL);
+    {
+        struct alloc_claim two[2];
+        size_t i;
+        memset(two, 0, sizeof(two));
+        for (i = 0; i < 2; i++) {   /* one request each */
+            two[i].name = i ? "c1" : "c0";
+            two[i].reqs = &rq[i];
+            two[i].nreqs = 1;
+        }
+        p.claims = two;
+        p.nclaims = 2;
+        /* 3 exclusive in c0, 3 adminAccess in c1, of 4: shared */
+        CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_OK);
+        /* the other way round: what adminAccess holds is in use */
+        alts[0].admin = 1;
+        alts[1].admin = 0;
+        CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_FAIL);
+        alts[1].admin = 1;
+        CHECK(alloc_solve(&a, m, &p, &r) == ALLOC_OK);
+        alts[0].admin = 0;
+        p.claims = &cl;
+        p.nclaims = 1;
+    }
     alts[1].admin = 0;
     /* firstAvailable: 8 does not fit, 1 does */
     alts[2] = alts[1];
