@@ -745,14 +745,17 @@ static const struct rule rules[] = {
         .check = check_selector_runtime_error,
         .needs = K_SLICE,
         .summary = "a selector raises a CEL runtime error on a device the "
-                   "class admits, which aborts the claim's allocation",
+                   "class admits, or the claim's class has a selector that "
+                   "does not compile, which aborts the claim's allocation",
         .hint = "guard the lookup with has(device.attributes[\"d\"].x) or "
                 "use device.attributes[\"d\"].?x.orValue(default)",
         .why = "The scheduler evaluates every selector on every device the "
                "class admits. A runtime error (no such key for an attribute "
                "one device lacks, a type mismatch) is not a non-match: it "
                "aborts the allocation of the whole claim, even when other "
-               "devices would match. The details name the devices and the "
+               "devices would match. A class selector that does not compile (a "
+               "class stored before a CEL change) fails every claim of the "
+               "class the same way. The details name the devices and the "
                "error.",
         .bad = "expression: device.attributes['gpu.example.com'].memoryGB > "
                "40   # some devices lack memoryGB\n",

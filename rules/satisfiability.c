@@ -148,6 +148,8 @@ struct selres *sat_selres(struct check_ctx *cx, struct sat *s,
     if (mt) {
         r->ok = 1;
         r->match = *mt;
+    } else {
+        r->err = arena_strdup(cx_arena(cx), err.msg);
     }
     strmap_put(&s->sel, expr, r);
     return r;
@@ -513,6 +515,37 @@ static void class_errors(struct check_ctx *cx, struct sat *s,
     }
 }
 
+/* A request whose class has a selector that does not compile (the class
+ * itself gets selector-invalid when it is linted): Kubernetes' allocator
+ * fails the claim with the compile error. */
+static void class_broken(struct check_ctx *cx, struct sat *s,
+                         const struct devreq *r)
+{
+    const struct object *cls;
+    size_t i;
+
+    if (!r->class_name)
+        return;
+    cls = cx_lookup(cx, K_CLASS, "", r->class_name);
+    if (!cls || !cls->cls)
+        return;
+    for (i = 0; i < cls->cls->nsel; i++) {
+        const struct selres *sr;
+        if (!cls->cls->sel[i].expr || !*cls->cls->sel[i].expr)
+            continue;
+        sr = sat_selres(cx, s, cls->cls->sel[i].expr);
+        if (sr->ok)
+            continue;
+        report_hint(cx, "fix the DeviceClass's selector; `claimcheck cel "
+                    "EXPR` compiles it in the DRA environment");
+        report(cx, r->class_node ? r->class_node : r->node,
+               "class '%s' selector #%zu does not compile (%s): the "
+               "scheduler fails allocation of the whole claim with this "
+               "error", r->class_name, i + 1, sr->err);
+        return;
+    }
+}
+
 void check_selector_runtime_error(struct check_ctx *cx,
                                   const struct object *o)
 {
@@ -529,6 +562,12 @@ void check_selector_runtime_error(struct check_ctx *cx,
     }
     if (!o->claim)
         return;
+    for (i = 0; i < o->claim->nreqs; i++) {
+        const struct devreq *r = &o->claim->reqs[i];
+        class_broken(cx, s, r);
+        for (k = 0; k < r->nsubs; k++)
+            class_broken(cx, s, &r->subs[k]);
+    }
     claim_build(cx, s, obj_arena(s, o), o, o->claim, o->name, &ci);
     if (!ci.usable)
         return;

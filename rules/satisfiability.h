@@ -25,6 +25,7 @@ struct object;
 
 struct selres {                 /* one selector or clause text */
     int ok;                     /* compiled */
+    const char *err;            /* why not (!ok) */
     struct alloc_match match;   /* the model's shared results (a copy of
                                    the header; vectors are the model's) */
 };
