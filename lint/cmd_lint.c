@@ -35,7 +35,7 @@
 
 enum {
     O_INVENTORY, O_FORMAT, O_OUTPUT, O_FAIL_ON, O_CONFIG, O_ENABLE,
-    O_DISABLE, O_SHOW_SUPPRESSED, O_NO_COLOR, O_NO_HINTS
+    O_DISABLE, O_SHOW_SUPPRESSED, O_NO_COLOR, O_NO_HINTS, O_INPUT_INVENTORY
 };
 
 static const struct opt rows[] = {
@@ -47,6 +47,9 @@ static const struct opt rows[] = {
       "API versions enabled beyond the defaults", CLI_RUNTIME_CONFIG },
     { "inventory", 'i', OPT_VALUE, "PATH",
       "cluster objects to check against (repeatable)", O_INVENTORY },
+    { "inventory-from-input", 0, OPT_VALUE, "auto|always|never",
+      "the linted files' ResourceSlices and Nodes as inventory (auto: "
+      "when -i has none)", O_INPUT_INVENTORY },
     CLI_REPORT_ROWS(O_),
     { "help", 'h', OPT_FLAG, NULL, "show this help", CLI_HELP },
 };
@@ -77,7 +80,26 @@ struct lint_opts {
     struct outputs outs;
     int no_hints;
     const char *config_path;
+    enum input_inventory input_inv;
 };
+
+static int input_inventory_parse(const char *v, enum input_inventory *out,
+                                 struct err *err)
+{
+    static const char *const words[] = {"auto", "always", "never"};
+    static const enum input_inventory modes[] = {
+        INPUT_INV_AUTO, INPUT_INV_ALWAYS, INPUT_INV_NEVER
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        if (!strcmp(v, words[i])) {
+            *out = modes[i];
+            return 0;
+        }
+    return err_set(err, "--inventory-from-input takes 'auto', 'always' or "
+                   "'never', not '%s'", v);
+}
 
 static void push(const char ***v, size_t *n, const char *s)
 {
@@ -105,6 +127,8 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
     case O_INVENTORY:
         push(&o->inventories, &o->ninventories, v);
         return 0;
+    case O_INPUT_INVENTORY:
+        return input_inventory_parse(v, &o->input_inv, err);
     case O_FORMAT:
         return outputs_add(&o->outs, v, err);
     case O_OUTPUT:
@@ -200,6 +224,7 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
         inputs_add(&in, o.paths[i]);
     diag_list_init(&diags, &arena);
     run = run_new(eng, inv, &arena, &diags);
+    run_inventory_from_input(run, o.input_inv);
     for (i = 0; i < in.n; i++)
         run_add_text(run, in.v[i].name, in.v[i].data, in.v[i].len);
     run_check(run);
@@ -220,6 +245,7 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
         dmap = devicemap_build(&arena, run);
     ro.devicemap = dmap;
     ro.no_inventory = !run_has_inventory(run);
+    ro.input_inventory = run_input_inventory(run);
     ro.nnot_run = run_not_run(run, not_run, RULES_MAX_NOT_RUN);
     if (ro.nnot_run > RULES_MAX_NOT_RUN)
         ro.nnot_run = RULES_MAX_NOT_RUN;

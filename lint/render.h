@@ -42,6 +42,8 @@ struct render_opts {
     long long now;              /* Unix seconds: PolicyReport timestamps */
     const struct devicemap *devicemap;  /* html: the devices (NULL: none) */
     int no_inventory;           /* judged without an inventory (no -i) */
+    int input_inventory;        /* the linted files' ResourceSlices and
+                                   Nodes served as the inventory */
     const struct rule **not_run;    /* rules that could not run */
     size_t nnot_run;
 };

@@ -61,9 +61,10 @@ void render_json(struct buf *b, const struct diag_list *l,
     render_count(l, &e, &w, &n);
     buf_addf(b, "%s],\"summary\":{\"files\":%zu,\"objects\":%zu,"
              "\"errors\":%zu,\"warnings\":%zu,\"infos\":%zu,"
-             "\"inventory\":%s,\"notRun\":[", k ? "\n" : "",
-             o->cluster ? 0 : o->files, o->objects, e, w, n,
-             o->no_inventory ? "false" : "true");
+             "\"inventory\":%s,\"inputInventory\":%s,\"notRun\":[",
+             k ? "\n" : "", o->cluster ? 0 : o->files, o->objects, e, w, n,
+             o->no_inventory ? "false" : "true",
+             o->input_inventory ? "true" : "false");
     for (i = 0; i < o->nnot_run; i++) {
         if (i)
             buf_addc(b, ',');

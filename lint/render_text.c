@@ -84,6 +84,9 @@ void render_text(struct buf *b, const struct diag_list *l,
     if (n)
         buf_addf(b, ", %zu info%s", n, n == 1 ? "" : "s");
     buf_adds(b, "\n");
+    if (o->input_inventory)
+        buf_adds(b, "note: ResourceSlices and Nodes of the linted files "
+                 "served as the inventory (--inventory-from-input)\n");
     if (o->hints && o->no_inventory) {
         buf_adds(b, "note: judged without an inventory (-i FILE)");
         for (i = 0; i < o->nnot_run; i++)

@@ -306,7 +306,8 @@ static void scan_slice(void *arg, const struct object *s)
     const char *d = slice_driver(s);
     size_t n;
 
-    if (ns->hit || !d || strcmp(d, ns->driver))
+    if (ns->hit || !d || strcmp(d, ns->driver)
+        || !cx_inventory_object(ns->cx, s))
         return;
     n = devices_on_node(cx_arena(ns->cx), s, ns->node);
     if (n) {
@@ -339,6 +340,8 @@ static void check_node_plugins(struct check_ctx *cx, const struct object *o)
             cx_each(cx, K_SLICE, scan_slice, &ns);
             if (!ns.hit)
                 continue;
+            if (!ns.hit->inventory)
+                report_from_input(cx);
             report(cx, q, "node advertises '%s: %s' through a device plugin "
                    "while ResourceSlice '%s' of DRA driver '%s' publishes "
                    "%zu device%s on it: both manage the same %s and can hand "
@@ -474,6 +477,7 @@ static void scan_plugin_slice(void *arg, const struct object *s)
     const char *d = slice_driver(s);
 
     if (!ps->slice && d && !strcmp(d, ps->driver)
+        && cx_inventory_object(ps->cx, s)
         && devices_on_node(cx_arena(ps->cx), s, ps->node))
         ps->slice = s;
 }
@@ -482,7 +486,8 @@ static void scan_plugin_node(void *arg, const struct object *node)
 {
     struct plugin_scan *ps = arg;
 
-    if (ps->slice || !advertised(node, ps->res))
+    if (ps->slice || !advertised(node, ps->res)
+        || !cx_inventory_object(ps->cx, node))
         return;
     ps->node = node;
     cx_each(ps->cx, K_SLICE, scan_plugin_slice, ps);
@@ -513,6 +518,8 @@ void check_extended_resource_mapping(struct check_ctx *cx,
     cx_each(cx, K_NODE, scan_plugin_node, &ps);
     if (!ps.slice)
         return;
+    if (!ps.node->inventory || !ps.slice->inventory)
+        report_from_input(cx);
     report(cx, o->cls->extended_node, "node '%s' also advertises '%s' "
            "through a device plugin while ResourceSlice '%s' publishes "
            "devices of this class (driver '%s') on it: which of the two "

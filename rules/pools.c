@@ -29,9 +29,9 @@ static const struct dm_pool *slice_pool(struct check_ctx *cx,
     const struct dm_pool *p;
     long long gen = 0;
 
-    if (!s->m || !driver || !name)
+    if (!s->objects || !driver || !name)
         return NULL;
-    p = devmodel_pool(s->m, driver, name);
+    p = devmodel_pool(s->objects, driver, name);
     tree_int(tree_get(pool, "generation"), &gen);
     if (!p || gen != p->generation)
         return NULL;

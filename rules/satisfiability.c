@@ -6,8 +6,10 @@
  * without devices.
  *
  * The device model is the inventory's (built once per snapshot) unless the
- * linted input itself holds ResourceSlices or Nodes: then one model of
- * input + inventory objects is built once per run (cx_memo). Selector
+ * linted input itself holds ResourceSlices or Nodes that serve as the
+ * inventory (--inventory-from-input): then one model of input + inventory
+ * objects is built once per run (cx_memo), and every finding judged with
+ * it says so (report_from_input). Selector
  * results are cached per run by expression text, so a class used by a
  * thousand claims is evaluated once. The allocator (validate/allocate.h)
  * answers; explain.c turns its answers into bounded explanations.
@@ -96,6 +98,12 @@ static unsigned sat_gates_off(const struct target *t)
     return off;
 }
 
+/* m without devices is no model: NULL */
+static const struct devmodel *with_devices(const struct devmodel *m)
+{
+    return m && m->ndevs ? m : NULL;
+}
+
 struct sat *sat_get(struct check_ctx *cx)
 {
     void **slot = cx_memo(cx, "satisfiability");
@@ -113,16 +121,21 @@ struct sat *sat_get(struct check_ctx *cx)
     c.a = cx_arena(cx);
     if (cx_input_has(cx, K_SLICE | K_NODE))
         cx_each(cx, K_SLICE | K_NODE, collect_fn, &c);
+    s->m = inventory_devices(cx_inventory(cx));
+    s->objects = s->m;
     if (c.input) {
         struct devmodel *own = devmodel_build(cx_arena(cx), c.v, c.n,
             target_gate_on(cx_target(cx), "DRAListTypeAttributes"));
         cx_at_run_end(cx, model_release, own);
-        s->m = own;
-        s->input_only = !cx_inventory_has(cx, K_SLICE);
-    } else
-        s->m = inventory_devices(cx_inventory(cx));
-    if (s->m && !s->m->ndevs)
-        s->m = NULL;
+        s->objects = own;
+        if (cx_inventory_object(cx, c.v[0])) {  /* input first: they serve */
+            s->m = own;
+            s->from_input = 1;
+            s->input_only = !cx_inventory_has(cx, K_SLICE);
+        }
+    }
+    s->m = with_devices(s->m);
+    s->objects = with_devices(s->objects);
     s->off = sat_gates_off(cx_target(cx));
     if (s->m) {
         for (i = 0; i < s->m->nnodes; i++)
@@ -130,6 +143,15 @@ struct sat *sat_get(struct check_ctx *cx)
                 s->nodes_with_devices++;
     }
     *slot = s;
+    return s;
+}
+
+struct sat *sat_judge(struct check_ctx *cx)
+{
+    struct sat *s = sat_get(cx);
+
+    if (s->from_input)
+        report_from_input(cx);
     return s;
 }
 
@@ -366,7 +388,7 @@ static const struct tnode *alt_at(const struct altinfo *ai)
 
 void check_selector_no_device(struct check_ctx *cx, const struct object *o)
 {
-    struct sat *s = sat_get(cx);
+    struct sat *s = sat_judge(cx);
     struct claiminfo ci;
     size_t i, k;
 
@@ -549,7 +571,7 @@ static void class_broken(struct check_ctx *cx, struct sat *s,
 void check_selector_runtime_error(struct check_ctx *cx,
                                   const struct object *o)
 {
-    struct sat *s = sat_get(cx);
+    struct sat *s = sat_judge(cx);
     struct claiminfo ci;
     size_t i, k;
 
@@ -687,7 +709,7 @@ static struct problem *solve(struct check_ctx *cx, struct sat *s,
 void check_claim_unsatisfiable(struct check_ctx *cx, const struct object *o)
 {
     struct arena *a = cx_arena(cx);
-    struct sat *s = sat_get(cx);
+    struct sat *s = sat_judge(cx);
     struct alloc_result *res;
     struct problem *pb;
     struct lines l;
@@ -729,7 +751,7 @@ void check_claim_unsatisfiable(struct check_ctx *cx, const struct object *o)
 void check_claim_scarce(struct check_ctx *cx, const struct object *o)
 {
     struct arena *a = cx_arena(cx);
-    struct sat *s = sat_get(cx);
+    struct sat *s = sat_judge(cx);
     struct alloc_result *res;
     struct problem *pb;
     struct lines l;
@@ -882,7 +904,7 @@ static void waiter_fn(void *arg, const struct object *pod)
 void check_claim_blocked(struct check_ctx *cx, const struct object *o)
 {
     struct arena *a = cx_arena(cx);
-    struct sat *s = sat_get(cx);
+    struct sat *s = sat_judge(cx);
     const struct allocated *al;
     struct alloc_problem now;
     struct alloc_result *res, nres;

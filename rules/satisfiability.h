@@ -32,6 +32,11 @@ struct selres {                 /* one selector or clause text */
 
 struct sat {
     const struct devmodel *m;   /* NULL: no devices, every rule silent */
+    const struct devmodel *objects; /* the input's slices and nodes with
+                                   the inventory's, whether or not they
+                                   serve as it (m then): the pool rules
+                                   lint them as objects; NULL: no devices */
+    int from_input;             /* m holds the input's slices and nodes */
     struct strmap sel;          /* expression text -> struct selres * */
     size_t nodes_with_devices;
     unsigned off;               /* ALLOC_OFF_*: the target's gates that
@@ -56,8 +61,12 @@ struct sat {
 };
 
 /* The run's state, built on first use: the device model of the input's
- * slices and nodes, else the inventory's. */
+ * slices and nodes with the inventory's when the input's serve as the
+ * inventory (cx_inventory_object), else the inventory's. */
 struct sat *sat_get(struct check_ctx *cx);
+/* The same for a check that judges the object with s->m: its findings
+ * say so when the input's slices and nodes are in it. */
+struct sat *sat_judge(struct check_ctx *cx);
 
 /* The results of one selector (or clause) text over every device, computed
  * once per run. */

@@ -73,6 +73,8 @@ struct run {
     struct strmap strings;      /* kept trees' keys and scalars, shared */
     struct run_cleanup *cleanups;   /* cx_at_run_end(), run last first */
     uint64_t deadline;          /* admission budget (clock.h), 0 = none */
+    enum input_inventory input_inv; /* run_inventory_from_input() */
+    int input_used;             /* ... and some check used them */
     int stored_selectors;       /* objects added: selectors as stored */
     int expired;                /* ... passed: the findings are void */
 };
@@ -89,6 +91,8 @@ struct check_ctx {
     const struct rule *rule;
     enum sev sev;
     const char *hint;           /* report_hint(): for the next finding */
+    int from_input;             /* report_from_input(): this check's
+                                   findings used input slices or nodes */
 };
 
 /* ==== engine ============================================================ */
@@ -285,6 +289,13 @@ static void vreport(struct check_ctx *cx, const struct tnode *at,
     d->path = path ? arena_strdup(r->arena, path)
                    : tree_path(r->arena, o->root, at);
     d->msg = arena_vprintf(r->arena, fmt, ap);
+    if (cx->from_input && !r->e->cfg->audit.on) {
+        const char **v = arena_alloc(r->arena, (ndetails + 1) * sizeof(*v));
+        if (ndetails)
+            memcpy(v, details, ndetails * sizeof(*v));
+        v[ndetails++] = INPUT_INVENTORY_NOTE;
+        details = v;
+    }
     d->details = details;
     d->ndetails = ndetails;
     d->hint = cx->hint;
@@ -301,6 +312,12 @@ static void vreport(struct check_ctx *cx, const struct tnode *at,
 void report_hint(struct check_ctx *cx, const char *s)
 {
     cx->hint = s;
+}
+
+void report_from_input(struct check_ctx *cx)
+{
+    cx->from_input = 1;
+    cx->run->input_used = 1;
 }
 
 void report(struct check_ctx *cx, const struct tnode *at, const char *fmt,
@@ -457,15 +474,45 @@ int run_has_inventory(const struct run *r)
     return r->inv != NULL;
 }
 
+void run_inventory_from_input(struct run *r, enum input_inventory mode)
+{
+    r->input_inv = mode;
+}
+
+/* 1 when the input's ResourceSlices and Nodes serve as inventory: always
+ * in an audit (the input is the cluster), else as --inventory-from-input
+ * says; auto: when the inventory has neither (a cluster snapshot's slices
+ * are not mixed with a repository's samples). */
+static int input_serves(const struct run *r)
+{
+    if (r->e->cfg->audit.on || r->input_inv == INPUT_INV_ALWAYS)
+        return 1;
+    if (r->input_inv == INPUT_INV_NEVER)
+        return 0;
+    return !r->inv || !(r->inv->kinds & INPUT_INV_KINDS);
+}
+
+int run_input_inventory(const struct run *r)
+{
+    return r->input_used && !r->e->cfg->audit.on;
+}
+
+int cx_inventory_object(struct check_ctx *cx, const struct object *o)
+{
+    return o->inventory || !(o->kind & INPUT_INV_KINDS)
+           || input_serves(cx->run);
+}
+
 size_t run_not_run(const struct run *r, const struct rule **out, size_t max)
 {
     const struct ruleset *rs = r->e->rules;
     unsigned inv = r->inv ? r->inv->kinds : 0;
+    unsigned input = input_serves(r) ? r->kinds : r->kinds & ~INPUT_INV_KINDS;
     size_t i, n = 0;
 
     for (i = 0; i < rs->n; i++) {
         const struct rule *ru = &rs->v[i];
-        unsigned have = ru->needs & NEEDS_INVENTORY ? inv : inv | r->kinds;
+        unsigned have = ru->needs & NEEDS_INVENTORY ? inv : inv | input;
         if (!ru->needs || (ru->needs & have & K_ALL)
             || r->e->sev[i] == SEV_OFF)
             continue;
@@ -965,6 +1012,7 @@ static void check_suppressions(struct run *r, const struct object *o)
     cx.run = r;
     cx.obj = o;
     cx.hint = NULL;
+    cx.from_input = 0;
     cx.rule = ruleset_find(r->e->rules, "suppression-invalid");
     cx.sev = r->e->sev[rule_index(r->e, cx.rule)];
     if (cx.sev == SEV_OFF)
@@ -996,6 +1044,7 @@ static void check_object(struct run *r, const struct object *o)
         if (cx_expired(&cx))
             return;
         cx.hint = NULL;
+        cx.from_input = 0;
         rule->check(&cx, o);
     }
     /* other kinds have no suppressions; a derived object's owner's

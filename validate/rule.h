@@ -100,6 +100,10 @@ void report_path(struct check_ctx *cx, const struct tnode *at,
  * rule's (for a case the rule's hint does not fit); s must be
  * arena-owned or static. */
 void report_hint(struct check_ctx *cx, const char *s);
+/* Every finding this check reports from now on (on this object) was
+ * judged with ResourceSlices or Nodes of the linted input
+ * (cx_inventory_object() said yes to one): each gets a note saying so. */
+void report_from_input(struct check_ctx *cx);
 /* The same as report(), at severity max when the rule's is higher: for a
  * rule's lesser findings (unknown-field's duplicate keys, which kubectl
  * collapses, are warnings where unknown fields are errors). */
@@ -139,6 +143,12 @@ int cx_have(struct check_ctx *cx, unsigned kinds);
 int cx_input_has(struct check_ctx *cx, unsigned kinds);
 /* 1 if the inventory (not the input) holds objects of these kinds. */
 int cx_inventory_has(struct check_ctx *cx, unsigned kinds);
+/* 1 when o may serve as the inventory a check judges against: an
+ * inventory object, an input object of another kind than ResourceSlice
+ * and Node, or one of those when --inventory-from-input lets the input's
+ * serve (run.h). A check that uses an input one says so with
+ * report_from_input(). */
+int cx_inventory_object(struct check_ctx *cx, const struct object *o);
 /* Calls fn for every known object of the given kinds (input, then
  * inventory objects that no input object shadows). */
 void cx_each(struct check_ctx *cx, unsigned kinds,

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "kinds.h"
+
 struct arena;
 struct diag_list;
 struct engine;
@@ -66,6 +68,22 @@ int run_list_attributes(const struct run *r);
  * (rule.needs) neither the input nor the inventory holds go to *out (up to
  * max, the count is returned): they could not run. */
 int run_has_inventory(const struct run *r);
+/* Whether the ResourceSlices and Nodes of the linted input serve as the
+ * inventory the checks judge claims and device plugins against
+ * (--inventory-from-input). They are linted as objects either way, and
+ * DeviceClasses of the input always resolve references (they are applied
+ * with the claims). AUTO (a new run's): only when the inventory holds no
+ * ResourceSlice or Node; ALWAYS: merged with the inventory; NEVER. A
+ * finding judged with them carries INPUT_INVENTORY_NOTE as its last
+ * detail. In an audit the input is the cluster: always, and no note. */
+enum input_inventory { INPUT_INV_AUTO, INPUT_INV_ALWAYS, INPUT_INV_NEVER };
+#define INPUT_INV_KINDS (K_SLICE | K_NODE)
+#define INPUT_INVENTORY_NOTE "note: judged with ResourceSlices or Nodes " \
+    "of the linted files as the inventory (--inventory-from-input)"
+void run_inventory_from_input(struct run *r, enum input_inventory mode);
+/* 1 when ResourceSlices or Nodes of the input served as the inventory of
+ * some check (report_from_input; not in an audit): the summary says so. */
+int run_input_inventory(const struct run *r);
 size_t run_not_run(const struct run *r, const struct rule **out, size_t max);
 void run_free(struct run *r);
 

@@ -295,7 +295,7 @@ for f in d["findings"]:
     assert f["line"] >= 1 and f["column"] >= 1
 s = d["summary"]
 assert s["notRun"] and "selector-no-device" in s["notRun"], s
-assert s.pop("notRun") and s == {"files": 2, "objects": 2, "errors": 1, "warnings": 1, "infos": 0, "inventory": False}, s
+assert s.pop("notRun") and s == {"files": 2, "objects": 2, "errors": 1, "warnings": 1, "infos": 0, "inventory": False, "inputInventory": False}, s
 e = [f for f in d["findings"] if f["rule"] == "extended-resource-limits"][0]
 assert e["object"] == {"apiVersion":"v1","kind":"Pod","namespace":"ml","name":"cuda"}
 assert e["path"] == "spec.containers[0].resources.requests[nvidia.com/gpu]"
@@ -482,6 +482,46 @@ contains "config rule did you mean" "did you mean 'shared-claim-replicas'"
 printf 'kubeVersoin: "1.34"\n' > "$tmp/typo-key.yaml"
 expect_rc "config key typo" 2 "$bin" lint -c "$tmp/typo-key.yaml" "$tmp/clean.yaml"
 contains "config key did you mean" "typo-key.yaml:1:1: unknown key 'kubeVersoin' \(did you mean 'kubeVersion'\?\)"
+
+# ---- --inventory-from-input: the linted files' slices and nodes as inventory
+cu="$rd/claim-unsatisfiable"
+inv_note="note: judged with ResourceSlices or Nodes of the linted files as the inventory"
+sum_note="^note: ResourceSlices and Nodes of the linted files served as the inventory"
+# auto without -i: the input's slices judge the claim, the finding and the
+# summary say so
+expect_rc "input inventory auto" 1 "$bin" lint --no-color --no-hints $(cat "$cu/fail-input-slices.args") "$cu/fail-input-slices.yaml"
+contains "auto: claim judged with the input's slices" "error\[claim-unsatisfiable\] ResourceClaim ml/three"
+contains "auto: note on the finding" "^    $inv_note"
+contains "auto: summary says so" "$sum_note"
+# never: linted, no inventory: the claim is not judged, no note
+expect_rc "input inventory never" 0 "$bin" lint --no-color --no-hints --inventory-from-input never $(cat "$cu/fail-input-slices.args") "$cu/fail-input-slices.yaml"
+lacks "never: no claim finding" "claim-unsatisfiable"
+lacks "never: no summary note" "^note:"
+# never still lints the slices as objects (pool-invalid is theirs)
+expect_rc "never lints slices" 1 "$bin" lint --no-color --no-hints --inventory-from-input never "$rd/pool-invalid/fail-duplicate-device.yaml"
+contains "never lints slices" "error\[pool-invalid\]"
+# auto with an -i inventory that has slices: the input's sample slice is
+# not mixed in (the claim fits the cluster); always mixes it in
+expect_rc "input inventory auto with -i" 0 "$bin" lint --no-color --no-hints -i "$cu/inventory-cluster.yaml" --disable claim-scarce "$cu/pass-input-slices-auto.yaml"
+lacks "auto with -i: no note" "^note:"
+expect_rc "input inventory always" 1 "$bin" lint --no-color --no-hints --inventory-from-input always -i "$cu/inventory-cluster.yaml" --disable claim-scarce "$cu/pass-input-slices-auto.yaml"
+contains "always: judged with both" "error\[claim-unsatisfiable\] ResourceClaim ml/four"
+contains "always: note on the finding" "^    $inv_note"
+contains "always: summary says so" "$sum_note"
+# JSON: the summary's inputInventory, the note among the details
+expect_rc "input inventory json" 1 "$bin" lint -o json $(cat "$cu/fail-input-slices.args") "$cu/fail-input-slices.yaml"
+if python3 - "$tmp/out" "$inv_note" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["summary"]["inputInventory"] is True, d["summary"]
+f = [f for f in d["findings"] if f["rule"] == "claim-unsatisfiable"][0]
+assert f["details"][-1].startswith(sys.argv[2]), f
+PY
+then ok; else bad "json inputInventory"; fi
+expect_rc "input inventory json never" 0 "$bin" lint -o json --inventory-from-input never $(cat "$cu/fail-input-slices.args") "$cu/fail-input-slices.yaml"
+if python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; assert s["inputInventory"] is False, s' "$tmp/out"; then ok; else bad "json inputInventory never"; fi
+expect_rc "input inventory bad word" 2 "$bin" lint --inventory-from-input sometimes "$tmp/clean.yaml"
+contains "input inventory bad word" "--inventory-from-input takes 'auto', 'always' or 'never', not 'sometimes'"
 
 echo "cli: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"
