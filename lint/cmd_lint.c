@@ -28,6 +28,7 @@
 #include "../validate/xalloc.h"
 #include "cli.h"
 #include "inputs.h"
+#include "kustomize.h"
 #include "outputs.h"
 #include "render.h"
 
@@ -35,7 +36,8 @@
 
 enum {
     O_INVENTORY, O_FORMAT, O_OUTPUT, O_FAIL_ON, O_CONFIG, O_ENABLE,
-    O_DISABLE, O_SHOW_SUPPRESSED, O_NO_COLOR, O_NO_HINTS, O_INPUT_INVENTORY
+    O_DISABLE, O_SHOW_SUPPRESSED, O_NO_COLOR, O_NO_HINTS, O_INPUT_INVENTORY,
+    O_KUSTOMIZE
 };
 
 static const struct opt rows[] = {
@@ -50,6 +52,8 @@ static const struct opt rows[] = {
     { "inventory-from-input", 0, OPT_VALUE, "auto|always|never",
       "the linted files' ResourceSlices and Nodes as inventory (auto: "
       "when -i has none)", O_INPUT_INVENTORY },
+    { "kustomize", 0, OPT_VALUE, "DIR",
+      "lint what 'kubectl kustomize DIR' renders (repeatable)", O_KUSTOMIZE },
     CLI_REPORT_ROWS(O_),
     { "help", 'h', OPT_FLAG, NULL, "show this help", CLI_HELP },
 };
@@ -64,8 +68,11 @@ void lint_help_more(FILE *f)
         fprintf(f, "%s %s%s", i ? "," : "", render_formats[i].name,
                 i ? "" : " (default)");
     fprintf(f, "\n\nPATH is a file, a directory (its *.yaml, *.yml and *.json, "
-            "hidden\nentries skipped) or - for stdin; without PATH stdin is "
-            "read unless\nit is a terminal.\n"
+            "hidden\nentries skipped) or - for stdin; without PATH (or "
+            "--kustomize) stdin is\nread unless it is a terminal. "
+            "--kustomize DIR runs 'kubectl kustomize DIR'\n(or 'kustomize "
+            "build DIR' when only kustomize is installed, no shell) and\n"
+            "lints its output as one stream named DIR.\n"
             "\nexit status: 0 nothing at or above --fail-on, 1 findings at "
             "or above it,\n2 usage error or input that could not be read or "
             "parsed\n");
@@ -77,6 +84,8 @@ struct lint_opts {
     size_t npaths;
     const char **inventories;
     size_t ninventories;
+    const char **kustomize;     /* --kustomize directories */
+    size_t nkustomize;
     struct outputs outs;
     int no_hints;
     const char *config_path;
@@ -126,6 +135,9 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
         return 0;
     case O_INVENTORY:
         push(&o->inventories, &o->ninventories, v);
+        return 0;
+    case O_KUSTOMIZE:
+        push(&o->kustomize, &o->nkustomize, v);
         return 0;
     case O_INPUT_INVENTORY:
         return input_inventory_parse(v, &o->input_inv, err);
@@ -187,7 +199,7 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     arena_init(&arena, ARENA_RUN_BYTES);
     if (cli_parse(cli, argc, argv, on_option, &o, &ret) < 0)
         goto out;
-    if (!o.npaths && isatty(STDIN_FILENO)) {
+    if (!o.npaths && !o.nkustomize && isatty(STDIN_FILENO)) {
         /* nothing given and nobody piping: waiting on the terminal would
          * look like a hang */
         cli_error("no PATH given and stdin is a terminal (use - to read it)");
@@ -218,10 +230,12 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     }
     if (inv)
         inventory_set_list_attributes(inv, engine_list_attributes(eng));
-    if (!o.npaths)
+    if (!o.npaths && !o.nkustomize)
         inputs_add(&in, "-");
     for (i = 0; i < o.npaths; i++)
         inputs_add(&in, o.paths[i]);
+    for (i = 0; i < o.nkustomize; i++)
+        kustomize_add(&in, o.kustomize[i]);
     diag_list_init(&diags, &arena);
     run = run_new(eng, inv, &arena, &diags);
     run_inventory_from_input(run, o.input_inv);
@@ -265,6 +279,7 @@ out:
     inputs_release(&invin);
     free(o.paths);
     free(o.inventories);
+    free(o.kustomize);
     config_release(&o.cfg);
     arena_release(&arena);
     return ret;

@@ -95,6 +95,16 @@ void inputs_add(struct inputs *in, const char *path)
     file_dirs_release(&dirs);
 }
 
+void inputs_add_text(struct inputs *in, const char *name, const char *data,
+                     size_t len)
+{
+    char *copy = xmalloc(len + 1);
+
+    memcpy(copy, data, len);
+    copy[len] = '\0';
+    push(in, name, copy, len);
+}
+
 void inputs_release(struct inputs *in)
 {
     size_t i;

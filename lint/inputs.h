@@ -27,6 +27,10 @@ struct inputs {                 /* zeroed to start; do not touch v/cap */
  * ("claimcheck: cannot read 'x': ...") and sets in->failed; the caller
  * goes on with the others and exits 2 at the end. */
 void inputs_add(struct inputs *in, const char *path);
+/* Adds a text that is no file (a rendered Kustomize directory) as an
+ * input called name; data is copied. */
+void inputs_add_text(struct inputs *in, const char *name, const char *data,
+                     size_t len);
 void inputs_release(struct inputs *in);
 
 #endif

@@ -523,6 +523,46 @@ if python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; asser
 expect_rc "input inventory bad word" 2 "$bin" lint --inventory-from-input sometimes "$tmp/clean.yaml"
 contains "input inventory bad word" "--inventory-from-input takes 'auto', 'always' or 'never', not 'sometimes'"
 
+# ---- --kustomize DIR: fake kubectl / kustomize on PATH (no shell between)
+kz="$tmp/kz"; mkdir -p "$kz/kubectl" "$kz/kustomize" "$kz/none" "$kz/fail" "$kz/huge" "$kz/app"
+# each fake writes its argv (one per line) and prints the Pod of error.yaml
+for t in kubectl kustomize; do
+  printf '#!/bin/sh\nfor a in "$@"; do printf "%%s\\n" "$a"; done > "%s/args"\n/bin/cat "%s"\n' "$kz" "$tmp/error.yaml" > "$kz/$t/$t"
+  chmod +x "$kz/$t/$t"
+done
+expect_rc "kustomize with kubectl" 1 env PATH="$kz/kubectl" "$bin" lint --no-color --no-hints --kustomize "$kz/app"
+contains "kustomize: findings name the directory" "^$kz/app:12:9: error\[extended-resource-limits\] Pod ml/cuda"
+contains "kustomize: one stream" "in 1 file"
+if [ "$(cat "$kz/args")" = "kustomize
+$kz/app" ]; then ok; else bad "kustomize: kubectl argv"; cat "$kz/args"; fi
+# a directory name with shell syntax reaches the tool as one argument
+mkdir -p "$kz/a b;\$(x)"
+expect_rc "kustomize no shell" 1 env PATH="$kz/kubectl" "$bin" lint --no-color --no-hints --kustomize "$kz/a b;\$(x)"
+if [ "$(tail -n 1 "$kz/args")" = "$kz/a b;\$(x)" ]; then ok; else bad "kustomize: dir not one argument"; cat "$kz/args"; fi
+expect_rc "kustomize with kustomize only" 1 env PATH="$kz/kustomize" "$bin" lint --no-color --no-hints --kustomize "$kz/app"
+contains "kustomize build: findings" "^$kz/app:12:9: error\[extended-resource-limits\]"
+if [ "$(cat "$kz/args")" = "build
+$kz/app" ]; then ok; else bad "kustomize build argv"; cat "$kz/args"; fi
+# with files too: both linted
+expect_rc "kustomize and a file" 1 env PATH="$kz/kubectl" "$bin" lint --no-color --no-hints --kustomize "$kz/app" "$tmp/warn.yaml"
+contains "kustomize and a file" "in 2 files"
+# neither installed: what to install, exit 2
+expect_rc "kustomize absent" 2 env PATH="$kz/none" "$bin" lint --no-color --kustomize "$kz/app"
+contains "kustomize absent" "claimcheck: --kustomize '$kz/app' needs kubectl or kustomize on PATH: install kubectl"
+# kubectl failing: its stderr, escaped and bounded, exit 2
+printf '#!/bin/sh\nprintf "error: accumulating resources: \\033[31mboom\\033[0m\\\\n"  >&2\n/usr/bin/head -c 100000 /dev/zero | /usr/bin/tr "\\\\0" x >&2\nexit 3\n' > "$kz/fail/kubectl"
+chmod +x "$kz/fail/kubectl"
+expect_rc "kustomize failing" 2 env PATH="$kz/fail" "$bin" lint --no-color --kustomize "$kz/app"
+contains "kustomize failing: status and stderr" "claimcheck: 'kubectl kustomize $kz/app' failed \(exit status 3\): error: accumulating resources: \\\\e\[31mboom\\\\e\[0m"
+lacks "kustomize failing: no raw escape" $'\033'
+if [ "$(wc -c < "$tmp/out")" -lt 4000 ]; then ok; else bad "kustomize failing: stderr not bounded ($(wc -c < "$tmp/out") bytes)"; fi
+contains "kustomize failing: cut said" "\[\.\.\.\]"
+# more than the input limit: killed, exit 2, quickly
+printf '#!/bin/sh\nexec /usr/bin/head -c 300000000 /dev/zero\n' > "$kz/huge/kubectl"
+chmod +x "$kz/huge/kubectl"
+expect_rc "kustomize huge output" 2 env PATH="$kz/huge" "$bin" lint --no-color --kustomize "$kz/app"
+contains "kustomize huge output" "'kubectl kustomize $kz/app' printed more than the 256 MiB input limit"
+
 echo "cli: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
