@@ -66,19 +66,22 @@ static void say_failure(const char *const *argv, const char *dir,
 
 void kustomize_add(struct inputs *in, const char *dir)
 {
+    struct spawn_opts so = {0};
     struct spawn_result r;
     struct err err;
     const char *argv[4];
     size_t t;
     int rc = SPAWN_NOT_FOUND;
 
+    so.out_max = LIMIT_FILE_BYTES;
+    so.err_max = KUSTOMIZE_STDERR_MAX;
+    so.timeout_s = KUSTOMIZE_TIMEOUT_S;
     for (t = 0; t < sizeof(tools) / sizeof(tools[0]); t++) {
         argv[0] = tools[t][0];
         argv[1] = tools[t][1];
         argv[2] = dir;
         argv[3] = NULL;
-        rc = spawn_run(argv, LIMIT_FILE_BYTES, KUSTOMIZE_STDERR_MAX,
-                       KUSTOMIZE_TIMEOUT_S, &r, &err);
+        rc = spawn_run(argv, &so, &r, &err);
         if (rc != SPAWN_NOT_FOUND)
             break;
     }

@@ -1,20 +1,18 @@
 /*
  * execcred.c - exec credential plugins (see execcred.h): the environment
- * the plugin sees, running it (posix_spawn: safe in the threaded webhook),
- * reading and checking its ExecCredential, and the cache until expiry.
+ * the plugin sees, running it (validate/spawn.c: posix_spawn, safe in the
+ * threaded webhook), reading and checking its ExecCredential, and the
+ * cache until expiry.
  * Where the spec comes from is kubeconfig.c's business; how a credential
  * is put on a request is kubeapi.c's.
  */
 #include "execcred.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +22,7 @@
 #include "../validate/err.h"
 #include "../validate/limits.h"
 #include "../validate/load_json.h"
+#include "../validate/spawn.h"
 #include "../validate/tree.h"
 #include "../validate/xalloc.h"
 
@@ -149,78 +148,55 @@ static char **plugin_env(struct arena *a, const struct execcred_spec *s,
     return env;
 }
 
-/* Runs the plugin; its stdout into b. 0, or -1 with err. */
+/* Runs the plugin (validate/spawn.c: no shell, its stderr ours, its stdin
+ * ours only when interactive); its stdout into b. 0, or -1 with err. */
 static int plugin_run(const struct execcred_spec *s, int interactive,
                       struct buf *b, struct err *err)
 {
-    posix_spawn_file_actions_t fa;
+    struct spawn_opts so = {0};
+    struct spawn_result r;
     struct arena a;
-    char **argv, **env, chunk[4096];
-    int fds[2], status = 0, ret = -1, too_big = 0;
-    pid_t pid;
-    ssize_t n;
+    const char **argv;
+    int rc, ret = -1;
     size_t i;
 
     arena_init(&a, ARENA_TINY_BYTES);
     argv = arena_alloc(&a, (s->nargs + 2) * sizeof(*argv));
-    argv[0] = (char *)arena_strdup(&a, s->command);
+    argv[0] = s->command;
     for (i = 0; i < s->nargs; i++)
-        argv[i + 1] = (char *)arena_strdup(&a, s->args[i]);
+        argv[i + 1] = s->args[i];
     argv[s->nargs + 1] = NULL;
-    env = plugin_env(&a, s, interactive);
-    if (pipe(fds) < 0) {
-        err_set(err, "exec plugin '%s': %s", s->command, strerror(errno));
+    so.env = plugin_env(&a, s, interactive);
+    so.keep_stdin = interactive;
+    so.keep_stderr = 1;
+    so.out_max = b->max;
+    rc = spawn_run(argv, &so, &r, err);
+    if (rc == SPAWN_NOT_FOUND) {
+        err_set(err, "exec plugin '%s' not found%s%s", s->command,
+                s->install_hint ? ": " : "",
+                s->install_hint ? s->install_hint : "");
         goto out;
     }
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    posix_spawn_file_actions_addclose(&fa, fds[1]);
-    if (!interactive)
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    errno = posix_spawnp(&pid, s->command, &fa, NULL, argv, env);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (errno) {
-        if (errno == ENOENT)
-            err_set(err, "exec plugin '%s' not found%s%s", s->command,
-                    s->install_hint ? ": " : "",
-                    s->install_hint ? s->install_hint : "");
-        else
-            err_set(err, "cannot run exec plugin '%s': %s", s->command,
-                    strerror(errno));
-        close(fds[0]);
+    if (rc < 0) {
+        char why[sizeof(err->msg)];
+        memcpy(why, err->msg, sizeof(why));
+        err_set(err, "exec plugin: %s", why);
         goto out;
     }
-    for (;;) {
-        n = read(fds[0], chunk, sizeof(chunk));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        if (buf_add(b, chunk, (size_t)n) < 0) {
-            too_big = 1;
-            break;
-        }
-    }
-    close(fds[0]);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (too_big) {
+    if (r.out_too_big)
         err_set(err, "exec plugin '%s' printed more than %u KiB",
                 s->command, EXECCRED_OUT_MAX >> 10);
-        goto out;
+    else if (!r.exited)
+        err_set(err, "exec plugin '%s' was killed by signal %d",
+                s->command, r.signal);
+    else if (r.code)
+        err_set(err, "exec plugin '%s' failed (exit status %d)",
+                s->command, r.code);
+    else {
+        buf_add(b, r.out.p, r.out.len);
+        ret = 0;
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        if (WIFEXITED(status))
-            err_set(err, "exec plugin '%s' failed (exit status %d)",
-                    s->command, WEXITSTATUS(status));
-        else
-            err_set(err, "exec plugin '%s' was killed by signal %d",
-                    s->command, WTERMSIG(status));
-        goto out;
-    }
-    ret = 0;
+    spawn_result_release(&r);
 out:
     arena_release(&a);
     return ret;
