@@ -27,6 +27,8 @@ struct objs {
     size_t n, cap;
     struct arena *a;
     int claims;                 /* keep inventory claims only if allocated */
+    const struct run *devices;  /* the devices of this run's inventory
+                                   only (--inventory-from-input) */
 };
 
 static void collect(void *arg, const struct object *o)
@@ -35,6 +37,8 @@ static void collect(void *arg, const struct object *o)
 
     if (c->claims && o->inventory
         && !tree_at(o->root, "status.allocation"))
+        return;
+    if (c->devices && !run_inventory_object(c->devices, o))
         return;
     if (c->n == c->cap) {
         c->cap = c->cap ? c->cap * 2 : 64;
@@ -183,6 +187,7 @@ struct devicemap *devicemap_build(struct arena *a, const struct run *r)
 
     memset(&inv, 0, sizeof(inv));
     inv.a = a;
+    inv.devices = r;
     run_each(r, K_SLICE | K_NODE, collect, &inv);
     m = devmodel_build(a, inv.v, inv.n, run_list_attributes(r));
     if (!m->ndevs) {

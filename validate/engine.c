@@ -497,10 +497,14 @@ int run_input_inventory(const struct run *r)
     return r->input_used && !r->e->cfg->audit.on;
 }
 
+int run_inventory_object(const struct run *r, const struct object *o)
+{
+    return o->inventory || !(o->kind & INPUT_INV_KINDS) || input_serves(r);
+}
+
 int cx_inventory_object(struct check_ctx *cx, const struct object *o)
 {
-    return o->inventory || !(o->kind & INPUT_INV_KINDS)
-           || input_serves(cx->run);
+    return run_inventory_object(cx->run, o);
 }
 
 size_t run_not_run(const struct run *r, const struct rule **out, size_t max)

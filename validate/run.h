@@ -81,6 +81,9 @@ enum input_inventory { INPUT_INV_AUTO, INPUT_INV_ALWAYS, INPUT_INV_NEVER };
 #define INPUT_INVENTORY_NOTE "note: judged with ResourceSlices or Nodes " \
     "of the linted files as the inventory (--inventory-from-input)"
 void run_inventory_from_input(struct run *r, enum input_inventory mode);
+/* 1 when o may serve as the inventory (cx_inventory_object(), rule.h):
+ * for front ends that show the devices (the device map). */
+int run_inventory_object(const struct run *r, const struct object *o);
 /* 1 when ResourceSlices or Nodes of the input served as the inventory of
  * some check (report_from_input; not in an audit): the summary says so. */
 int run_input_inventory(const struct run *r);

@@ -520,6 +520,11 @@ PY
 then ok; else bad "json inputInventory"; fi
 expect_rc "input inventory json never" 0 "$bin" lint -o json --inventory-from-input never $(cat "$cu/fail-input-slices.args") "$cu/fail-input-slices.yaml"
 if python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; assert s["inputInventory"] is False, s' "$tmp/out"; then ok; else bad "json inputInventory never"; fi
+# the html device map shows the devices the findings were judged with
+"$bin" lint -o html "$cu/fail-input-slices.yaml" > "$tmp/out" 2>&1
+contains "html auto: the input's nodes" '"nodes":\["worker-a","worker-b"\]'
+"$bin" lint -o html --inventory-from-input never "$cu/fail-input-slices.yaml" > "$tmp/out" 2>&1
+lacks "html never: no input nodes" '"nodes":\["worker-a"'
 expect_rc "input inventory bad word" 2 "$bin" lint --inventory-from-input sometimes "$tmp/clean.yaml"
 contains "input inventory bad word" "--inventory-from-input takes 'auto', 'always' or 'never', not 'sometimes'"
 
