@@ -25,6 +25,29 @@ void arena_init(struct arena *a, size_t chunk_size)
     a->head = NULL;
     a->chunk_size = chunk_size ? chunk_size : 65536;
     a->total = 0;
+    a->meter = NULL;
+}
+
+void arena_meter(struct arena *a, atomic_size_t *meter)
+{
+    if (a->meter)
+        atomic_fetch_sub(a->meter, a->total);
+    a->meter = meter;
+    if (meter)
+        atomic_fetch_add(meter, a->total);
+}
+
+/* a's total changes by n bytes (added or taken) */
+static void chunk_count(struct arena *a, size_t n, int add)
+{
+    if (add)
+        a->total += n;
+    else
+        a->total -= n;
+    if (a->meter && add)
+        atomic_fetch_add(a->meter, n);
+    else if (a->meter)
+        atomic_fetch_sub(a->meter, n);
 }
 
 static struct arena_chunk *chunk_new(struct arena *a, size_t size)
@@ -36,7 +59,7 @@ static struct arena_chunk *chunk_new(struct arena *a, size_t size)
     c = xmalloc(sizeof(*c) + size);
     c->used = 0;
     c->size = size;
-    a->total += sizeof(*c) + size;
+    chunk_count(a, sizeof(*c) + size, 1);
     return c;
 }
 
@@ -157,7 +180,7 @@ void arena_release(struct arena *a)
         c = next;
     }
     a->head = NULL;
-    a->total = 0;
+    chunk_count(a, a->total, 0);
 }
 
 void arena_clear(struct arena *a)
@@ -169,7 +192,7 @@ void arena_clear(struct arena *a)
         if (!next && c->size == a->chunk_size) {
             keep = c;           /* the oldest normal chunk: reused */
         } else {
-            a->total -= sizeof(*c) + c->size;
+            chunk_count(a, sizeof(*c) + c->size, 0);
             free(c);
         }
         c = next;

@@ -11,6 +11,7 @@
 #define CLAIMCHECK_ARENA_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 struct arena_chunk;
@@ -19,6 +20,7 @@ struct arena {
     struct arena_chunk *head;   /* current chunk; older ones follow ->next */
     size_t chunk_size;          /* size of a normal chunk */
     size_t total;               /* bytes obtained from malloc, for stats */
+    atomic_size_t *meter;       /* arena_meter(), or NULL */
 };
 
 void arena_init(struct arena *a, size_t chunk_size);
@@ -35,6 +37,11 @@ char *arena_vprintf(struct arena *a, const char *fmt, va_list ap)
  * (old items copied). Used for small vectors; the old block is not freed. */
 void *arena_grow(struct arena *a, void *old, size_t old_n, size_t want,
                  size_t item);
+/* From now on every chunk a obtains or frees is added to or taken from
+ * *meter too (atomically; the chunks it holds now are added at once), so
+ * one counter can follow the memory of many arenas in several threads
+ * (webhook/membudget.h). NULL stops counting (what is held is taken back). */
+void arena_meter(struct arena *a, atomic_size_t *meter);
 /* Frees every chunk but the first and empties it: cheap reuse of a scratch
  * arena (e.g. one document at a time). Earlier memory becomes invalid. */
 void arena_clear(struct arena *a);

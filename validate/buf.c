@@ -43,6 +43,22 @@ static int buf_reserve(struct buf *b, size_t n)
     return 0;
 }
 
+int buf_presize(struct buf *b, size_t n)
+{
+    char *p;
+
+    if (n > b->max || b->len > b->max - n)
+        return -1;
+    if (b->len + n + 1 <= b->cap)
+        return 0;
+    p = xrealloc(b->cap ? b->p : NULL, b->len + n + 1);
+    if (!b->cap)
+        p[0] = '\0';
+    b->p = p;
+    b->cap = b->len + n + 1;
+    return 0;
+}
+
 int buf_add(struct buf *b, const void *s, size_t n)
 {
     if (buf_reserve(b, n) < 0)

@@ -46,6 +46,10 @@ int buf_add_base64(struct buf *b, const char *s, size_t n, int strict);
  * line_start: s begins a line, so a leading "::" (after spaces: a GitHub
  * workflow command) becomes "\x3a:". */
 int buf_add_visible(struct buf *b, const char *s, int line_start);
+/* Makes room for n more bytes, allocating exactly that much when it must
+ * grow (a body whose length is known: no doubling slack, no copies while
+ * it is read). 0, or -1 when len + n would pass max. */
+int buf_presize(struct buf *b, size_t n);
 void buf_reset(struct buf *b);          /* len = 0, keeps memory */
 void buf_release(struct buf *b);        /* frees; buf_init again to reuse */
 

@@ -647,6 +647,7 @@ struct run *run_new(const struct engine *e, const struct inventory *inv,
     strmap_init(&r->memo, a);
     strmap_init(&r->strings, a);
     arena_init(&r->doc, ARENA_CHUNK_BYTES);
+    arena_meter(&r->doc, a->meter);     /* counted with the caller's */
     return r;
 }
 

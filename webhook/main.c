@@ -29,6 +29,7 @@
 #include "kubeapi.h"
 #include "kubeconfig.h"
 #include "log.h"
+#include "membudget.h"
 #include "metrics.h"
 #include "reportwriter.h"
 #include "server.h"
@@ -71,8 +72,8 @@ enum {
     O_APISERVER, O_SA_DIR, O_DRA_VERSION, O_LIST_PAGE_SIZE, O_POLICY_REPORTS,
     O_MODE,
     O_EXCLUDE_NAMESPACE, O_THREADS, O_MAX_CONNECTIONS, O_CONN_TIMEOUT,
-    O_MAX_BODY, O_DEADLINE_MS, O_DRAIN_DELAY_MS, O_GRACE_SECONDS,
-    O_INVENTORY_MIN_PERCENT, O_HELP
+    O_MAX_BODY, O_MEMORY_BUDGET, O_DEADLINE_MS, O_DRAIN_DELAY_MS,
+    O_GRACE_SECONDS, O_INVENTORY_MIN_PERCENT, O_HELP
 };
 
 static const struct opt serve_rows[] = {
@@ -126,6 +127,10 @@ static const struct opt serve_rows[] = {
       "idle/slow connection timeout (default 30)", O_CONN_TIMEOUT },
     { "max-body", 0, OPT_VALUE, "BYTES",
       "request body cap (default 3145728; more: 413)", O_MAX_BODY },
+    { "memory-budget", 0, OPT_VALUE, "BYTES",
+      "request bodies + validation memory, all\nrequests together "
+      "(default 201326592, fits a\n512Mi limit; past it: 429; 0 = none)",
+      O_MEMORY_BUDGET },
     { "deadline-ms", 0, OPT_VALUE, "MS",
       "validation budget; past it: allow + warning\n(default 2000, 0 = none)",
       O_DEADLINE_MS },
@@ -175,7 +180,9 @@ static const struct {
 } ranges[] = {
     { O_LIST_PAGE_SIZE, 1, 100000 }, { O_THREADS, 1, 256 },
     { O_MAX_CONNECTIONS, 1, 100000 }, { O_CONN_TIMEOUT, 1, 3600 },
-    { O_MAX_BODY, 1, 64ul * 1024 * 1024 }, { O_DEADLINE_MS, 0, 600000 },
+    { O_MAX_BODY, 1, 64ul * 1024 * 1024 },
+    { O_MEMORY_BUDGET, 0, 64ul * 1024 * 1024 * 1024 },
+    { O_DEADLINE_MS, 0, 600000 },
     { O_DRAIN_DELAY_MS, 0, 3600000 }, { O_GRACE_SECONDS, 0, 3600 },
     { O_INVENTORY_MIN_PERCENT, 0, 100 },
 };
@@ -260,6 +267,7 @@ static int serve_option(struct serve_args *a, int id, const char *flag,
     case O_MAX_CONNECTIONS: a->srv.max_connections = (unsigned)n; return 0;
     case O_CONN_TIMEOUT: a->srv.conn_timeout = (unsigned)n; return 0;
     case O_MAX_BODY: a->srv.max_body = n; return 0;
+    case O_MEMORY_BUDGET: a->srv.memory_budget = n; return 0;
     case O_DEADLINE_MS: a->deadline_ms = (unsigned)n; return 0;
     case O_DRAIN_DELAY_MS: a->drain_delay_ms = (unsigned)n; return 0;
     case O_GRACE_SECONDS: a->grace_seconds = (unsigned)n; return 0;
@@ -280,6 +288,7 @@ static int parse_serve(int argc, char **argv, struct serve_args *a,
     a->srv.listen = "0.0.0.0:8443";
     a->srv.threads = 2;
     a->srv.max_body = LIMIT_BODY_BYTES;
+    a->srv.memory_budget = MEMBUDGET_DEFAULT_BYTES;
     a->srv.max_connections = 1024;
     a->srv.conn_timeout = 30;
     a->deadline_ms = 2000;
@@ -302,6 +311,10 @@ static int parse_serve(int argc, char **argv, struct serve_args *a,
     }
     if (!a->cert || !a->key)
         return err_set(err, "--tls-cert and --tls-key are required");
+    if (a->srv.memory_budget && a->srv.memory_budget <= a->srv.max_body)
+        return err_set(err, "--memory-budget %zu admits no body of "
+                       "--max-body %zu: give it more (or 0 for none)",
+                       a->srv.memory_budget, a->srv.max_body);
     return 0;
 }
 
@@ -460,6 +473,7 @@ static int cmd_serve(int argc, char **argv)
             goto fail;
     }
 
+    membudget_tune_malloc();
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);

@@ -54,6 +54,7 @@ struct metrics {
     atomic_ullong hist_sum_ns;
     atomic_ullong hist_count;
     atomic_ullong overruns;
+    atomic_ullong memory_refused;
     atomic_ullong http[6];              /* index = status / 100 */
     atomic_ullong inv_objects;
     atomic_llong inv_updated;
@@ -156,6 +157,11 @@ void metrics_deadline_overrun(struct metrics *m)
     atomic_fetch_add(&m->overruns, 1);
 }
 
+void metrics_memory_refused(struct metrics *m)
+{
+    atomic_fetch_add(&m->memory_refused, 1);
+}
+
 void metrics_http(struct metrics *m, int status)
 {
     int c = status / 100;
@@ -248,6 +254,11 @@ int metrics_render(struct metrics *m, struct buf *b)
          "--deadline-ms");
     buf_addf(b, "claimcheck_deadline_overruns_total %llu\n",
              atomic_load(&m->overruns));
+    help(b, "claimcheck_memory_refused_total", "counter",
+         "requests refused (429) because their body did not fit in "
+         "--memory-budget");
+    buf_addf(b, "claimcheck_memory_refused_total %llu\n",
+             atomic_load(&m->memory_refused));
     help(b, "claimcheck_http_responses_total", "counter",
          "HTTP responses by status class");
     for (i = 1; i < 6; i++)

@@ -31,6 +31,7 @@
 #include "admission.h"
 #include "invstore.h"
 #include "log.h"
+#include "membudget.h"
 #include "metrics.h"
 #include "tls.h"
 
@@ -59,6 +60,7 @@ struct server {
     atomic_size_t in_flight;
     atomic_size_t connections;  /* open client connections */
     struct log_batch *log;      /* request lines, flushed by server_tick */
+    struct membudget mem;       /* bodies and arenas, --memory-budget */
     /* idle requests, reused with their arena's first chunk and body
      * buffer: no malloc per request in the steady state */
     pthread_mutex_t pool_mu;
@@ -72,6 +74,8 @@ struct request {
     struct buf body;
     const struct route *route;  /* NULL: no such path (404) */
     int too_big;                /* body passed max_body: 413 at the end */
+    int over_budget;            /* body refused by the memory budget: 429 */
+    size_t charged;             /* body bytes charged to the budget */
     int answered;               /* a response was queued early */
     double t0;
 };
@@ -93,27 +97,50 @@ static struct request *request_get(struct server *s)
     if (!rq) {
         rq = xcalloc(1, sizeof(*rq));
         arena_init(&rq->arena, SERVER_ARENA_CHUNK);
+        arena_meter(&rq->arena, &s->mem.used);
         buf_init(&rq->body, s->o.max_body);
     }
     rq->next = NULL;
     rq->route = NULL;
     rq->too_big = 0;
+    rq->over_budget = 0;
+    rq->charged = 0;
     rq->answered = 0;
     rq->t0 = clock_mono_s();
     return rq;
 }
 
-/* Empties rq (the arena keeps its first chunk) and pools it, or frees it
- * when the pool is full or its body buffer grew large. */
-static void request_put(struct server *s, struct request *rq)
+/* Gives back the body's charge to the memory budget. */
+static void request_uncharge(struct server *s, struct request *rq)
 {
+    membudget_give(&s->mem, rq->charged);
+    rq->charged = 0;
+}
+
+/* Empties rq's body and arena (the arena keeps its first chunk, a small
+ * body buffer is kept) and gives back their charge, as soon as its answer
+ * is queued: libmicrohttpd completes the request only once the answer is
+ * sent, and a worker may validate others first. After a large request,
+ * free memory goes back to the system. */
+static void request_shed(struct server *s, struct request *rq)
+{
+    size_t held = rq->arena.total + rq->body.cap;
+
+    request_uncharge(s, rq);
     arena_clear(&rq->arena);
-    if (rq->too_big || rq->body.cap > SERVER_POOL_BODY) {
+    if (rq->too_big || rq->over_budget || rq->body.cap > SERVER_POOL_BODY) {
         buf_release(&rq->body);
         buf_init(&rq->body, s->o.max_body);
     } else {
         buf_reset(&rq->body);
     }
+    membudget_after(&s->mem, held);
+}
+
+/* Empties rq and pools it, or frees it when the pool is full. */
+static void request_put(struct server *s, struct request *rq)
+{
+    request_shed(s, rq);
     pthread_mutex_lock(&s->pool_mu);
     if (s->npool < SERVER_POOL_MAX) {
         rq->next = s->pool;
@@ -131,9 +158,14 @@ static void request_put(struct server *s, struct request *rq)
 
 /* ---- responses ------------------------------------------------------- */
 
+/* An extra response header: Allow on a 405, Retry-After on a 429. */
+struct header {
+    const char *name, *value;
+};
+
 static enum MHD_Result reply(struct server *s, struct MHD_Connection *c,
                              unsigned status, const char *ctype,
-                             char *body, size_t len, const char *allow)
+                             char *body, size_t len, const struct header *h)
 {
     struct MHD_Response *r;
     enum MHD_Result ret;
@@ -142,8 +174,8 @@ static enum MHD_Result reply(struct server *s, struct MHD_Connection *c,
     if (!r)
         return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-    if (allow)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    if (h)
+        MHD_add_response_header(r, h->name, h->value);
     /* while draining, close keep-alive connections after this response */
     if (atomic_load(&s->draining))
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -155,7 +187,7 @@ static enum MHD_Result reply(struct server *s, struct MHD_Connection *c,
 
 static enum MHD_Result reply_error(struct server *s, struct MHD_Connection *c,
                                    struct request *rq, unsigned status,
-                                   const char *msg, const char *allow)
+                                   const char *msg, const struct header *h)
 {
     struct buf b;
     enum MHD_Result ret;
@@ -164,7 +196,7 @@ static enum MHD_Result reply_error(struct server *s, struct MHD_Connection *c,
     buf_addf(&b, "{\"error\":{\"code\":%u,\"message\":", status);
     buf_add_json_str(&b, msg);
     buf_adds(&b, "}}");
-    ret = reply(s, c, status, "application/json", b.p, b.len, allow);
+    ret = reply(s, c, status, "application/json", b.p, b.len, h);
     buf_release(&b);
     rq->answered = 1;
     return ret;
@@ -243,6 +275,13 @@ static enum MHD_Result serve_metrics(struct server *s,
              "served\n# TYPE claimcheck_in_flight_requests gauge\n"
              "claimcheck_in_flight_requests %zu\n",
              atomic_load(&s->in_flight));
+    buf_addf(&b, "# HELP claimcheck_memory_budget_bytes --memory-budget "
+             "(0: none)\n# TYPE claimcheck_memory_budget_bytes gauge\n"
+             "claimcheck_memory_budget_bytes %zu\n"
+             "# HELP claimcheck_memory_used_bytes request bodies and "
+             "arenas held now\n# TYPE claimcheck_memory_used_bytes gauge\n"
+             "claimcheck_memory_used_bytes %zu\n", s->mem.limit,
+             membudget_used(&s->mem));
     buf_addf(&b, "# HELP claimcheck_ready 1 when /readyz answers 200\n"
              "# TYPE claimcheck_ready gauge\nclaimcheck_ready %d\n",
              !atomic_load(&s->draining)
@@ -289,6 +328,7 @@ static enum MHD_Result serve_validate(struct server *s,
     lr.latency_ms = secs * 1e3;
     log_request(s->log, &lr);
     buf_release(&resp);
+    request_shed(s, rq);        /* the answer is a copy: done with both */
     return ret;
 }
 
@@ -343,8 +383,46 @@ static enum MHD_Result not_found(struct server *s, struct MHD_Connection *c,
     return ret;
 }
 
+/* The memory budget is in use: 429, Retry-After, counted. */
+static enum MHD_Result refuse_busy(struct server *s, struct MHD_Connection *c,
+                                   struct request *rq)
+{
+    static const struct header retry = { MHD_HTTP_HEADER_RETRY_AFTER, "1" };
+    char msg[160];
+
+    metrics_memory_refused(s->metrics);
+    metrics_request(s->metrics, NULL, NULL, "error", clock_mono_s() - rq->t0);
+    log_msg(LOG_WARN, "refused a request body: the memory budget is in use "
+            "(%zu of %zu bytes)", membudget_used(&s->mem), s->mem.limit);
+    snprintf(msg, sizeof(msg), "the server's memory budget (--memory-budget "
+             "%zu bytes) is in use by other requests; retry in 1 s",
+             s->mem.limit);
+    return reply_error(s, c, rq, 429, msg, &retry);
+}
+
+/* Charges the body's growth to the memory budget (a chunked body, or a
+ * buffer from the pool): 0, or -1 when it does not fit (the body is then
+ * dropped and its charge given back). */
+static int charge_body(struct server *s, struct request *rq)
+{
+    if (rq->body.cap <= rq->charged)
+        return 0;
+    if (membudget_take(&s->mem, rq->body.cap - rq->charged) == 0) {
+        rq->charged = rq->body.cap;
+        return 0;
+    }
+    rq->over_budget = 1;
+    buf_release(&rq->body);
+    request_uncharge(s, rq);
+    return -1;
+}
+
 /* A body may not be larger than --max-body: checked on Content-Length
- * here, and while reading (a chunked body has none). */
+ * here, and while reading (a chunked body has none). A body of known
+ * length is charged to the memory budget now, and its buffer allocated
+ * once. One that does not fit is read and dropped, then answered 429:
+ * answering before the body is read closes the connection, and a client
+ * still writing its body would see a reset instead of the answer. */
 static enum MHD_Result check_length(struct server *s, struct MHD_Connection *c,
                                     struct request *rq)
 {
@@ -357,8 +435,17 @@ static enum MHD_Result check_length(struct server *s, struct MHD_Connection *c,
         return MHD_YES;
     errno = 0;
     n = strtoull(cl, &end, 10);
-    if (!errno && !*end && n <= s->o.max_body)
+    if (!errno && !*end && n <= s->o.max_body) {
+        if (membudget_take(&s->mem, (size_t)n + 1) < 0) {
+            rq->over_budget = 1;
+            return MHD_YES;
+        }
+        rq->charged = (size_t)n + 1;
+        if (buf_presize(&rq->body, (size_t)n) == 0
+            && rq->body.cap > rq->charged)
+            charge_body(s, rq);         /* a pooled buffer: already held */
         return MHD_YES;
+    }
     metrics_request(s->metrics, NULL, NULL, "error", clock_mono_s() - rq->t0);
     log_msg(LOG_WARN, "refused a request body of %s bytes (--max-body %zu)",
             cl, s->o.max_body);
@@ -429,8 +516,9 @@ static enum MHD_Result on_first(struct server *s, struct MHD_Connection *c,
     if (!r)
         return not_found(s, c, rq);
     if (!method_ok(r, method)) {
+        struct header allow = { MHD_HTTP_HEADER_ALLOW, r->allow };
         snprintf(msg, sizeof(msg), "use %s for %s", r->method, r->path);
-        return reply_error(s, c, rq, 405, msg, r->allow);
+        return reply_error(s, c, rq, 405, msg, &allow);
     }
     if (!r->body)
         return MHD_YES;
@@ -461,10 +549,15 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c,
     if (*upload_size) {
         /* chunked bodies have no Content-Length: cap while reading; other
          * routes ignore a body */
-        if (!rq->answered && !rq->too_big && rq->route && rq->route->body
-            && buf_add(&rq->body, upload, *upload_size) < 0) {
-            rq->too_big = 1;
-            buf_release(&rq->body);
+        if (!rq->answered && !rq->too_big && !rq->over_budget && rq->route
+            && rq->route->body) {
+            if (buf_add(&rq->body, upload, *upload_size) < 0) {
+                rq->too_big = 1;
+                buf_release(&rq->body);
+                request_uncharge(s, rq);
+            } else {
+                charge_body(s, rq);
+            }
         }
         *upload_size = 0;
         return MHD_YES;
@@ -476,6 +569,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c,
     if (rq->too_big)
         return reply_error(s, c, rq, 413, "request body is larger than "
                            "--max-body", NULL);
+    if (rq->over_budget)
+        return refuse_busy(s, c, rq);
     return rq->route->serve(s, c, rq);
 }
 
@@ -580,6 +675,7 @@ struct server *server_new(const struct server_opts *o, struct tls *tls,
     s->metrics = m;
     s->listen_fd = -1;
     s->log = log_batch_new();
+    membudget_init(&s->mem, s->o.memory_budget);
     pthread_mutex_init(&s->pool_mu, NULL);
     if (parse_listen(s, o->listen ? o->listen : "0.0.0.0:8443", err) < 0) {
         log_batch_free(s->log);
@@ -634,9 +730,10 @@ int server_start(struct server *s, struct err *err)
         inet_ntop(AF_INET, &((struct sockaddr_in *)&s->addr)->sin_addr, host,
                   sizeof(host));
     log_msg(LOG_INFO, "listening on https://%s%s%s:%u (threads %u, max "
-            "connections %u, max body %zu)", s->ipv6 ? "[" : "", host,
-            s->ipv6 ? "]" : "", s->port, s->o.threads,
-            s->o.max_connections, s->o.max_body);
+            "connections %u, max body %zu, memory budget %zu)",
+            s->ipv6 ? "[" : "", host, s->ipv6 ? "]" : "", s->port,
+            s->o.threads, s->o.max_connections, s->o.max_body,
+            s->o.memory_budget);
     return 0;
 }
 

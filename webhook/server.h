@@ -28,6 +28,7 @@ struct server_opts {
     unsigned max_connections;
     unsigned conn_timeout;      /* seconds of inactivity before closing */
     size_t max_body;            /* larger bodies get 413 */
+    size_t memory_budget;       /* bodies + arenas (membudget.h); 0 none */
     int (*ready_fn)(void *cls); /* extra readiness (inventory sync), NULL */
     void *ready_cls;
 };

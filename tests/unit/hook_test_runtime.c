@@ -2,8 +2,9 @@
  * hook_test_runtime.c - the webhook's shared runtime state without HTTP:
  * inventory snapshots (publish while readers hold refs, from threads),
  * Prometheus rendering, TLS credential reload (new pair, unchanged,
- * mismatched pair kept out, not-after), and the batched request log (held
- * until a flush, whole lines from threads, JSON, number formatting).
+ * mismatched pair kept out, not-after), the batched request log (held
+ * until a flush, whole lines from threads, JSON, number formatting), and
+ * the memory budget (takes within the limit, from threads).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,6 +19,7 @@
 #include "../../validate/err.h"
 #include "../../webhook/invstore.h"
 #include "../../webhook/log.h"
+#include "../../webhook/membudget.h"
 #include "../../webhook/metrics.h"
 #include "../../webhook/tls.h"
 #include "check.h"
@@ -326,8 +328,70 @@ static void test_log_batch(void)
     free(text);
 }
 
+/* 4 threads take and give 1,000 bytes 20,000 times each against a
+ * budget of 3,500: never more than 3 at once, nothing lost */
+struct taker {
+    struct membudget *b;
+    atomic_size_t *worst;
+    long refused;
+};
+
+static void *taker_main(void *arg)
+{
+    struct taker *t = arg;
+    int i;
+
+    for (i = 0; i < 20000; i++) {
+        size_t u, w;
+        if (membudget_take(t->b, 1000) < 0) {
+            t->refused++;
+            continue;
+        }
+        u = membudget_used(t->b);
+        w = atomic_load(t->worst);
+        while (u > w && !atomic_compare_exchange_weak(t->worst, &w, u))
+            ;
+        membudget_give(t->b, 1000);
+    }
+    return NULL;
+}
+
+static void test_membudget(void)
+{
+    struct membudget b;
+    struct taker t[4];
+    pthread_t th[4];
+    atomic_size_t worst;
+    int i;
+
+    membudget_init(&b, 3500);
+    CHECK(membudget_take(&b, 3000) == 0);
+    CHECK(membudget_take(&b, 501) == -1);       /* past the limit */
+    CHECK(membudget_used(&b) == 3000);          /* ... nothing charged */
+    CHECK(membudget_take(&b, 500) == 0);        /* exactly the limit */
+    CHECK(membudget_take(&b, 1) == -1);
+    membudget_give(&b, 3500);
+    CHECK(membudget_take(&b, 3501) == -1);      /* never fits */
+    CHECK(membudget_take(&b, (size_t)-1) == -1); /* no wrap-around */
+    atomic_init(&worst, 0);
+    for (i = 0; i < 4; i++) {
+        t[i].b = &b;
+        t[i].worst = &worst;
+        t[i].refused = 0;
+        pthread_create(&th[i], NULL, taker_main, &t[i]);
+    }
+    for (i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
+    CHECK(atomic_load(&worst) <= 3000);
+    CHECK(membudget_used(&b) == 0);
+    membudget_init(&b, 0);                      /* no budget: counted */
+    CHECK(membudget_take(&b, 1u << 30) == 0);
+    CHECK(membudget_used(&b) == 1u << 30);
+}
+
 int main(void)
 {
+    test_membudget();
     test_log_batch();
     test_invstore();
     test_metrics();

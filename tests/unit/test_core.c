@@ -51,10 +51,51 @@ static void test_arena(void)
     arena_release(&a);
 }
 
+/* arena_meter: one counter follows every chunk of several arenas, and
+ * is back where it started once they are cleared and released */
+static void test_arena_meter(void)
+{
+    atomic_size_t meter;
+    struct arena a, b;
+    size_t after_a;
+
+    atomic_init(&meter, 7);
+    arena_init(&a, 1024);
+    arena_init(&b, 1024);
+    arena_alloc(&a, 100);
+    arena_meter(&a, &meter);            /* what a holds is added at once */
+    CHECK(atomic_load(&meter) == 7 + a.total);
+    arena_meter(&b, &meter);
+    arena_alloc(&a, 5000);              /* a large block */
+    arena_alloc(&a, 900);               /* a new chunk */
+    after_a = a.total;
+    arena_alloc(&b, 300);
+    CHECK(atomic_load(&meter) == 7 + after_a + b.total);
+    CHECK(after_a > 5000 + 1024);
+    arena_clear(&a);                    /* keeps its first chunk */
+    CHECK(atomic_load(&meter) == 7 + a.total + b.total);
+    CHECK(a.total < after_a);
+    arena_release(&b);
+    CHECK(atomic_load(&meter) == 7 + a.total);
+    arena_meter(&a, NULL);              /* taken back, no longer counted */
+    CHECK(atomic_load(&meter) == 7);
+    arena_alloc(&a, 5000);
+    CHECK(atomic_load(&meter) == 7);
+    arena_release(&a);
+}
+
 static void test_buf(void)
 {
     struct buf b;
 
+    buf_init(&b, 5000);                 /* a body of known length */
+    CHECK(buf_adds(&b, "ab") == 0);
+    CHECK(buf_presize(&b, 3000) == 0);
+    CHECK(b.cap == 2 + 3000 + 1);       /* exactly, no doubling */
+    CHECK(buf_presize(&b, 10) == 0 && b.cap == 3003);
+    CHECK(buf_presize(&b, 4999) == -1); /* past max: refused, unchanged */
+    CHECK(b.cap == 3003 && b.len == 2 && strcmp(b.p, "ab") == 0);
+    buf_release(&b);
     buf_init(&b, 8);
     CHECK(buf_adds(&b, "12345678") == 0);
     CHECK(buf_addc(&b, '9') == -1);     /* past the limit: refused */
@@ -508,6 +549,7 @@ static void test_registry(void)
 int main(void)
 {
     test_arena();
+    test_arena_meter();
     test_buf();
     test_scalars();
     test_positions_and_paths();

@@ -45,6 +45,14 @@ a deadline. Each command prints one JSON object on stdout.
       connection in OUT:
       "<t_start> <t_end> <ok|fail> <sha256 of the served cert|error>".
       -> {connections, failures}
+  load.py bigpods CA PORT N MIB SERVER_PID
+      N connections (TLS set up first) each send a Pod AdmissionReview of
+      about MIB MiB (3 MiB: about 9,000 containers) at the same moment; a
+      429/503 answer is retried after its Retry-After (at most 60 s in
+      all); the server's peak RSS (VmHWM) is read at the end.
+      -> {n, body_bytes, answered (200s), refused (429/503 answers, each
+          with Retry-After and a JSON error), no_retry_after, other,
+          seconds, hwm_kb, rss_kb}
 """
 import asyncio
 import json
@@ -608,6 +616,133 @@ def strict(ca, port, body_file):
     out(res)
 
 
+# ---- concurrent large reviews (the memory budget) ----------------------------
+
+def big_pod_review(mib):
+    """A Pod AdmissionReview of about mib MiB (never over it): containers
+    of about 345 bytes."""
+    def container(i):
+        return {"name": "c%05d" % i,
+                "image": "registry.example.com/app:1.%05d" % i,
+                "env": [{"name": "INDEX", "value": "%05d" % i},
+                        {"name": "ROLE", "value": "worker-of-a-large-pod"}],
+                "resources": {"requests": {"cpu": "10m", "memory": "16Mi"},
+                              "limits": {"cpu": "20m", "memory": "32Mi"}},
+                "imagePullPolicy": "IfNotPresent",
+                "terminationMessagePath": "/dev/termination-log"}
+    per = len(json.dumps(container(10000))) + 2
+    cs = [container(i) for i in range(int((mib * 1024 * 1024 - 512) / per))]
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "big", "namespace": "default"},
+           "spec": {"containers": cs}}
+    return json.dumps({
+        "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+        "request": {"uid": "big-pod", "operation": "CREATE",
+                    "kind": {"group": "", "version": "v1", "kind": "Pod"},
+                    "namespace": "default", "name": "big",
+                    "object": pod}}).encode()
+
+
+def vm_kb(pid, key):
+    try:
+        for ln in open("/proc/%s/status" % pid):
+            if ln.startswith(key + ":"):
+                return int(ln.split()[1])
+    except OSError:
+        pass
+    return -1
+
+
+def read_answer(s):
+    """(status, headers dict, body) of one response, or None."""
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        got = s.recv(65536)
+        if not got:
+            return None
+        buf += got
+    head, _, rest = buf.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    hdrs = {}
+    for ln in lines[1:]:
+        k, _, v = ln.partition(":")
+        hdrs[k.strip().lower()] = v.strip()
+    n = int(hdrs.get("content-length", "0"))
+    while len(rest) < n:
+        got = s.recv(65536)
+        if not got:
+            return None
+        rest += got
+    return int(lines[0].split()[1]), hdrs, rest[:n]
+
+
+def bigpods(ca, port, n, mib, pid):
+    sslctx = ctx(ca)
+    port, n = int(port), int(n)
+    req = post_bytes(big_pod_review(float(mib)))
+    lock = threading.Lock()
+    st = {"n": n, "body_bytes": len(req), "answered": 0, "refused": 0,
+          "no_retry_after": 0, "other": 0}
+    socks = []
+    for _ in range(n):
+        s = sslctx.wrap_socket(connect(port, 60))
+        s.settimeout(60)
+        socks.append(s)
+    go = threading.Barrier(n)
+    end = time.monotonic() + 60
+
+    def rec(k):
+        with lock:
+            st[k] += 1
+
+    def worker(s):
+        go.wait()
+        while time.monotonic() < end:
+            try:
+                s.sendall(req)
+                r = read_answer(s)
+            except (OSError, ssl.SSLError):
+                r = None
+            if r is None:
+                rec("other")
+                return
+            code, hdrs, body = r
+            if code == 200:
+                rec("answered")
+                return
+            if code not in (429, 503):
+                rec("other")
+                return
+            rec("refused")
+            try:
+                json.loads(body)["error"]["message"]
+                wait = float(hdrs["retry-after"])
+            except (ValueError, KeyError, TypeError):
+                rec("no_retry_after")
+                return
+            # refused before its body was read: the server closes
+            s.close()
+            time.sleep(min(wait, 2) * random.random() + 0.05)
+            s = sslctx.wrap_socket(connect(port, 60))
+            s.settimeout(60)
+
+    t0 = time.monotonic()
+    ts = [threading.Thread(target=worker, args=(s,)) for s in socks]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    st["seconds"] = round(time.monotonic() - t0, 2)
+    st["hwm_kb"] = vm_kb(pid, "VmHWM")
+    st["rss_kb"] = vm_kb(pid, "VmRSS")
+    for s in socks:
+        try:
+            s.close()
+        except OSError:
+            pass
+    out(st)
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "slowloris":
@@ -624,6 +759,8 @@ def main():
         rotate(*args)
     elif cmd == "strict":
         strict(*args)
+    elif cmd == "bigpods":
+        bigpods(*args)
     else:
         raise SystemExit("unknown command " + cmd)
 

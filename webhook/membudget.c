@@ -1,0 +1,63 @@
+/*
+ * membudget.c - the global memory budget of request bodies and arenas
+ * (membudget.h); the only file including <malloc.h>.
+ */
+#include "membudget.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+/* Blocks from this size up are mapped on their own and unmapped when
+ * freed: bodies, the arenas' chunks (64 KiB plus a header) and their large
+ * blocks go back to the system at once instead of staying in the worker
+ * threads' heaps. Setting it also stops glibc from raising the threshold
+ * after each such free (to 32 MiB at most), which had later multi-MiB
+ * bodies carved from the heaps. A small request uses its pooled first
+ * chunk only, and maps nothing. */
+#define MMAP_THRESHOLD (64 * 1024)
+
+void membudget_tune_malloc(void)
+{
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+#endif
+}
+
+void membudget_init(struct membudget *b, size_t limit)
+{
+    b->limit = limit;
+    atomic_init(&b->used, 0);
+}
+
+int membudget_take(struct membudget *b, size_t n)
+{
+    size_t cur = atomic_load(&b->used);
+
+    do {
+        if (b->limit && (n > b->limit || cur > b->limit - n))
+            return -1;
+    } while (!atomic_compare_exchange_weak(&b->used, &cur, cur + n));
+    return 0;
+}
+
+void membudget_give(struct membudget *b, size_t n)
+{
+    atomic_fetch_sub(&b->used, n);
+}
+
+size_t membudget_used(struct membudget *b)
+{
+    return atomic_load(&b->used);
+}
+
+void membudget_after(struct membudget *b, size_t held)
+{
+    (void)b;
+#if defined(__GLIBC__)
+    if (held >= MEMBUDGET_TRIM_BYTES)
+        malloc_trim(0);
+#else
+    (void)held;
+#endif
+}

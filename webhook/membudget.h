@@ -1,0 +1,48 @@
+/*
+ * membudget.h - the webhook's global memory budget (--memory-budget): one
+ * count of the bytes held by request bodies and by the requests' arenas,
+ * and the rule that admits a new body only while it fits. Owns struct
+ * membudget and the process's malloc tuning (glibc: large blocks mapped
+ * and unmapped on their own, memory trimmed after large requests).
+ *
+ * A body is charged before it is read when its Content-Length is known,
+ * else as it grows; past the budget the request is refused (server.c
+ * answers 429 with Retry-After). Arenas are metered (arena_meter()) and
+ * never refused halfway: a validation in progress finishes, so the count
+ * can pass the budget by what the requests being validated (at most
+ * --threads) allocate beyond it, and no new body is admitted meanwhile.
+ */
+#ifndef CLAIMCHECK_WEBHOOK_MEMBUDGET_H
+#define CLAIMCHECK_WEBHOOK_MEMBUDGET_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+/* the default: a request's arena is about 5x its body (16 MB for a 3 MiB
+ * Pod of 9,000 containers), so the shipped 512Mi limit keeps room for the
+ * inventory, --threads validations past the budget and malloc's own
+ * overhead (tests/e2e/faults section memory measures it) */
+#define MEMBUDGET_DEFAULT_BYTES (192u * 1024 * 1024)
+/* after a request that held this much, free memory goes back to the
+ * system (malloc_trim) */
+#define MEMBUDGET_TRIM_BYTES (1024u * 1024)
+
+struct membudget {
+    size_t limit;               /* 0: no budget (only counted) */
+    atomic_size_t used;         /* bodies + metered arenas, bytes */
+};
+
+/* Process-wide malloc settings for a server that handles multi-MiB
+ * bodies in several threads; call once from main before any thread. */
+void membudget_tune_malloc(void);
+void membudget_init(struct membudget *b, size_t limit);
+/* Charges n bytes: 0, or -1 (nothing charged) when used + n would pass
+ * the limit. */
+int membudget_take(struct membudget *b, size_t n);
+void membudget_give(struct membudget *b, size_t n);
+size_t membudget_used(struct membudget *b);
+/* A request that held `held` bytes has ended: returns free memory to the
+ * system when that was a large one. */
+void membudget_after(struct membudget *b, size_t held);
+
+#endif
