@@ -320,8 +320,9 @@ void admission_render(const struct admission_cfg *c, struct arena *a,
     buf_init(&msg, ADMISSION_MSG_MAX);
     if (overrun_ms > 0) {
         warnings_add(a, &w, arena_printf(a, "claimcheck: validation took "
-                     "%.0f ms, over its %u ms budget; allowed unchecked",
-                     overrun_ms, c->deadline_ms));
+                     "%.0f ms since the request arrived, over its %u ms "
+                     "budget; allowed unchecked", overrun_ms,
+                     c->deadline_ms));
         d = NULL;
     }
     for (i = 0; d && i < d->n; i++) {
@@ -478,14 +479,28 @@ static int has_error(const struct diag_list *l)
     return 0;
 }
 
+/* The overrun answer: allowed with a warning, counted. */
+static void render_overrun(const struct admission_cfg *c, struct arena *a,
+                           const struct diag_list *d, uint64_t start,
+                           struct buf *resp, struct admission_out *out)
+{
+    double took = (double)(clock_mono_ns() - start) / 1e6;    /* ms */
+
+    if (c->metrics)
+        metrics_deadline_overrun(c->metrics);
+    admission_render(c, a, &out->rv, d, took > 0 ? took : 1e-3, resp, out);
+}
+
 void admission_handle(const struct admission_cfg *c,
                       const struct inventory *inv, struct arena *a,
-                      const char *body, size_t len, struct buf *resp,
-                      struct admission_out *out)
+                      const char *body, size_t len, uint64_t arrived_ns,
+                      struct buf *resp, struct admission_out *out)
 {
     struct err err = { "" };
     struct diag_list diags;
-    double t0 = clock_mono_s(), took;
+    uint64_t start = arrived_ns ? arrived_ns : clock_mono_ns();
+    uint64_t deadline = c->deadline_ms
+        ? start + (uint64_t)c->deadline_ms * 1000000u : 0;
     int cut = 0, unjudged;
 
     memset(out, 0, sizeof(*out));
@@ -508,7 +523,9 @@ void admission_handle(const struct admission_cfg *c,
         return;
     }
     diag_list_init(&diags, a);
-    /* The budget reaches into the engine: it is checked before every rule
+    /* The budget counts from the request's arrival: one that waited in
+     * the queue past it is answered at once, without running the rules.
+     * It reaches into the engine: it is checked before every rule
      * and inside the allocator's search, which stop once it has passed
      * (the run's findings are dropped). Work that cannot stop halfway
      * (one CEL evaluation, one selector over the inventory, whose results
@@ -516,9 +533,11 @@ void admission_handle(const struct admission_cfg *c,
      * come somewhat after the budget; past it the answer is always "allow +
      * warning" (what failurePolicy: Ignore would give on a timeout, without
      * the wait) and is counted. */
+    if (clock_past(deadline)) {
+        render_overrun(c, a, NULL, start, resp, out);
+        return;
+    }
     if (c->engine) {
-        uint64_t deadline = c->deadline_ms
-            ? clock_mono_ns() + (uint64_t)c->deadline_ms * 1000000u : 0;
         int stored = selectors_stored(&out->rv);
         cut = engine_check_update(c->engine, inv, out->rv.object, out->rv.ns,
                                   stored, deadline, &diags, &err);
@@ -539,11 +558,8 @@ void admission_handle(const struct admission_cfg *c,
     }
     if (unjudged)
         keep_apiserver_errors(&diags);
-    took = (clock_mono_s() - t0) * 1e3;     /* ms */
-    if (c->deadline_ms && (cut || took > (double)c->deadline_ms)) {
-        if (c->metrics)
-            metrics_deadline_overrun(c->metrics);
-        admission_render(c, a, &out->rv, &diags, took, resp, out);
+    if (cut || clock_past(deadline)) {
+        render_overrun(c, a, &diags, start, resp, out);
         return;
     }
     admission_render(c, a, &out->rv, &diags, 0, resp, out);

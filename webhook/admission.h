@@ -22,6 +22,7 @@
 #define CLAIMCHECK_WEBHOOK_ADMISSION_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct arena;
 struct buf;
@@ -69,11 +70,14 @@ struct admission_out {
 };
 
 /* Handles one POST /validate body. Always renders a JSON body into resp:
- * an AdmissionReview (status 200) or {"error":...} (status 400). */
+ * an AdmissionReview (status 200) or {"error":...} (status 400).
+ * --deadline-ms counts from arrived_ns (clock.h clock_mono_ns() time of
+ * the request's arrival, queue time included; 0 = now): a request that
+ * waited past it is allowed with a warning without running the rules. */
 void admission_handle(const struct admission_cfg *c,
                       const struct inventory *inv, struct arena *a,
-                      const char *body, size_t len, struct buf *resp,
-                      struct admission_out *out);
+                      const char *body, size_t len, uint64_t arrived_ns,
+                      struct buf *resp, struct admission_out *out);
 
 /* The pieces, exposed for unit tests. */
 int admission_parse(struct arena *a, const char *body, size_t len,
@@ -82,7 +86,8 @@ int admission_parse(struct arena *a, const char *body, size_t len,
  * namespace that is not excluded). */
 int admission_wanted(const struct admission_cfg *c, const struct review *rv);
 /* Renders the AdmissionReview for rv with findings d (may be NULL);
- * overrun_ms > 0 means the deadline passed: allowed with one warning. */
+ * overrun_ms > 0 means the deadline passed, overrun_ms after the request
+ * arrived: allowed with one warning. */
 void admission_render(const struct admission_cfg *c, struct arena *a,
                       const struct review *rv, const struct diag_list *d,
                       double overrun_ms, struct buf *resp,

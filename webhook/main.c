@@ -132,7 +132,8 @@ static const struct opt serve_rows[] = {
       "(default 201326592, fits a\n512Mi limit; past it: 429; 0 = none)",
       O_MEMORY_BUDGET },
     { "deadline-ms", 0, OPT_VALUE, "MS",
-      "validation budget; past it: allow + warning\n(default 2000, 0 = none)",
+      "validation budget from the request's arrival\n(queue time included); "
+      "past it: allow +\nwarning (default 2000, 0 = none)",
       O_DEADLINE_MS },
     { "drain-delay-ms", 0, OPT_VALUE, "MS",
       "after SIGTERM keep serving (readyz 503) at\nleast this long "

@@ -10,8 +10,10 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +80,7 @@ struct request {
     size_t charged;             /* body bytes charged to the budget */
     int answered;               /* a response was queued early */
     double t0;
+    uint64_t arrived_ns;        /* clock_mono_ns() when it arrived */
 };
 
 
@@ -183,6 +186,37 @@ static enum MHD_Result reply(struct server *s, struct MHD_Connection *c,
     MHD_destroy_response(r);
     metrics_http(s->metrics, (int)status);
     return ret;
+}
+
+/* When the request arrived, queue time included: a worker reads its
+ * connections only between validations, so a request may have waited in
+ * the socket for as long as the one before took. The kernel knows when
+ * the connection last received data (TCP_INFO tcpi_last_data_recv, in
+ * ms): at the first call, the headers have just been read, so that is
+ * when the latest of the request's bytes (so far) came, never before the
+ * request itself (the answer to the request before was sent since). Time
+ * in the listen backlog before the TLS handshake is not seen: the
+ * apiserver keeps its connections. Without TCP_INFO: now. */
+static uint64_t arrival_ns(struct MHD_Connection *c)
+{
+    uint64_t now = clock_mono_ns();
+#ifdef TCP_INFO
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct tcp_info ti;
+    socklen_t len = sizeof(ti);
+    uint64_t ago;
+
+    if (!ci || getsockopt(ci->connect_fd, IPPROTO_TCP, TCP_INFO, &ti, &len)
+        || len < offsetof(struct tcp_info, tcpi_last_data_recv)
+                 + sizeof(ti.tcpi_last_data_recv))
+        return now;
+    ago = (uint64_t)ti.tcpi_last_data_recv * 1000000u;
+    return ago < now ? now - ago : now;
+#else
+    (void)c;
+    return now;
+#endif
 }
 
 static enum MHD_Result reply_error(struct server *s, struct MHD_Connection *c,
@@ -307,7 +341,7 @@ static enum MHD_Result serve_validate(struct server *s,
     buf_init(&resp, LIMIT_BODY_BYTES);
     ref = invstore_acquire(s->inv);
     admission_handle(s->adm, invref_inventory(ref), &rq->arena, rq->body.p,
-                     rq->body.len, &resp, &out);
+                     rq->body.len, rq->arrived_ns, &resp, &out);
     invref_release(ref);
     ret = reply(s, c, (unsigned)out.status, "application/json", resp.p,
                 resp.len, NULL);
@@ -542,6 +576,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c,
         if (!rq)
             return MHD_NO;
         rq->route = route_of(url);
+        rq->arrived_ns = arrival_ns(c);
         *req_cls = rq;
         atomic_fetch_add(&s->in_flight, 1);
         return on_first(s, c, rq, method);

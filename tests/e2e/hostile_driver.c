@@ -186,7 +186,7 @@ static int run_admission(char **files, int nfiles)
         }
         arena_init(&a, ARENA_CHUNK_BYTES);
         buf_init(&resp, LIMIT_BODY_BYTES);
-        admission_handle(&c, NULL, &a, src, len, &resp, &out);
+        admission_handle(&c, NULL, &a, src, len, 0, &resp, &out);
         printf("ok: %s %d %.*s\n", out.decision ? out.decision : "-",
                out.status, (int)resp.len, resp.p);
         buf_release(&resp);

@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     arena_init(&a, ARENA_CHUNK_BYTES);
     buf_init(&resp, LIMIT_BODY_BYTES);
     admission_handle(&cfg, (flags & 4) ? fuzz_inventory : NULL, &a,
-                     (const char *)data, size, &resp, &out);
+                     (const char *)data, size, 0, &resp, &out);
     if (!resp.len)
         __builtin_trap();       /* always a body */
     if (load_json(&a, resp.p, resp.len, &root, &err) < 0)

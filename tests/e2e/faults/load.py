@@ -45,6 +45,10 @@ a deadline. Each command prints one JSON object on stdout.
       connection in OUT:
       "<t_start> <t_end> <ok|fail> <sha256 of the served cert|error>".
       -> {connections, failures}
+  load.py queued CA PORT FILE...
+      one connection per FILE (TLS set up first), each POSTs its review at
+      the same moment; the time to each answer and what it says.
+      -> {answers: [{ms, allowed, warnings}], max_ms}
   load.py bigpods CA PORT N MIB SERVER_PID
       N connections (TLS set up first) each send a Pod AdmissionReview of
       about MIB MiB (3 MiB: about 9,000 containers) at the same moment; a
@@ -743,6 +747,48 @@ def bigpods(ca, port, n, mib, pid):
     out(st)
 
 
+# ---- requests that wait in the queue (the deadline from arrival) --------------
+
+def queued(ca, port, *files):
+    sslctx = ctx(ca)
+    port = int(port)
+    socks = []
+    for _ in files:
+        s = sslctx.wrap_socket(connect(port, 30))
+        s.settimeout(30)
+        socks.append(s)
+    reqs = [post_bytes(open(f, "rb").read()) for f in files]
+    go = threading.Barrier(len(files))
+    answers = [None] * len(files)
+
+    def worker(i):
+        go.wait()
+        t0 = time.monotonic()
+        try:
+            socks[i].sendall(reqs[i])
+            r = read_answer(socks[i])
+        except (OSError, ssl.SSLError):
+            r = None
+        a = {"ms": round((time.monotonic() - t0) * 1e3)}
+        try:
+            resp = json.loads(r[2])["response"]
+            a["allowed"] = resp["allowed"]
+            a["warnings"] = resp.get("warnings", [])
+        except (TypeError, ValueError, KeyError):
+            a["error"] = repr(r)[:200]
+        answers[i] = a
+
+    ts = [threading.Thread(target=worker, args=(i,))
+          for i in range(len(files))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for s in socks:
+        s.close()
+    out({"answers": answers, "max_ms": max(a["ms"] for a in answers)})
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "slowloris":
@@ -761,6 +807,8 @@ def main():
         strict(*args)
     elif cmd == "bigpods":
         bigpods(*args)
+    elif cmd == "queued":
+        queued(*args)
     else:
         raise SystemExit("unknown command " + cmd)
 
