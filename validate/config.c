@@ -72,14 +72,16 @@ static void add_kv(struct config *cfg, struct config_kv **v, size_t *n,
     (*n)++;
 }
 
+/* where: "file:line:col" of the entry in the config file, or NULL */
 static void add_sev(struct config *cfg, const char *rule, enum sev s,
-                    int use_default)
+                    int use_default, const char *where)
 {
     cfg->sevs = arena_grow(&cfg->arena, cfg->sevs, cfg->nsevs, cfg->nsevs + 1,
                            sizeof(*cfg->sevs));
     cfg->sevs[cfg->nsevs].rule = arena_strdup(&cfg->arena, rule);
     cfg->sevs[cfg->nsevs].sev = s;
     cfg->sevs[cfg->nsevs].use_default = use_default;
+    cfg->sevs[cfg->nsevs].where = where;
     cfg->nsevs++;
 }
 
@@ -161,7 +163,7 @@ int config_add_enable(struct config *cfg, const char *list, int on,
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         if (len) {
             char *id = arena_strndup(&cfg->arena, p, len);
-            add_sev(cfg, id, on ? SEV_ERROR : SEV_OFF, on);
+            add_sev(cfg, id, on ? SEV_ERROR : SEV_OFF, on, NULL);
         }
         p += len + (comma ? 1 : 0);
     }
@@ -169,6 +171,15 @@ int config_add_enable(struct config *cfg, const char *list, int on,
 }
 
 /* ==== the file ========================================================== */
+
+/* "file:line:col" of n (of its key, for a mapping entry) */
+static const char *pos(struct config *cfg, const char *file,
+                       const struct tnode *n)
+{
+    return arena_printf(&cfg->arena, "%s:%u:%u", file, n->key_line
+                        ? n->key_line : n->line, n->key_line ? n->key_col
+                        : n->col);
+}
 
 static int at_err(struct err *err, const char *file, const struct tnode *n,
                   const char *msg)
@@ -218,27 +229,170 @@ static int load_bool_map(struct config *cfg, const char *file,
     return 0;
 }
 
+/* "unknown key 'PREFIXkey' (did you mean 'k'?)", or the known keys */
+static const char *unknown_key(struct config *cfg, const char *prefix,
+                               const char *key, const char *const *keys,
+                               size_t nkeys)
+{
+    struct suggest s;
+    const char *known = "";
+    size_t i;
+
+    suggest_init(&s, key);
+    for (i = 0; i < nkeys; i++) {
+        suggest_add(&s, keys[i]);
+        known = arena_printf(&cfg->arena, "%s%s%s", known, i ? ", " : "",
+                             keys[i]);
+    }
+    if (suggest_best(&s))
+        return arena_printf(&cfg->arena, "unknown key '%s%s' (did you mean "
+                            "'%s'?)", prefix, key, suggest_best(&s));
+    return arena_printf(&cfg->arena, "unknown key '%s%s' (known: %s)",
+                        prefix, key, known);
+}
+
+#define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
+
+/* A severity as the rules map takes it for rule entry r: error|warning|
+ * info|off, or on (back to the default); YAML's booleans are on and off.
+ * e is the value's node. */
+static int load_severity(struct config *cfg, const char *file,
+                         const struct tnode *r, const struct tnode *e,
+                         struct err *err)
+{
+    const char *s = e->kind == T_BOOL ? (e->boolean ? "on" : "off")
+                                      : tree_text(e);
+    enum sev sev;
+
+    if (s && !strcmp(s, "on")) {
+        add_sev(cfg, r->key, SEV_ERROR, 1, pos(cfg, file, r));
+        return 0;
+    }
+    if (!s || sev_parse(s, &sev) < 0)
+        return at_err(err, file, e, "expected error, warning, info or off");
+    add_sev(cfg, r->key, sev, 0, pos(cfg, file, r));
+    return 0;
+}
+
+static int load_action(struct config *cfg, const char *file,
+                       const struct tnode *r, const struct tnode *e,
+                       struct err *err)
+{
+    static const char *const names[] = { "deny", "warn", "off" };
+    const char *s = e->kind == T_BOOL && !e->boolean ? "off" : tree_str(e);
+    size_t i;
+
+    for (i = 0; s && i < NKEYS(names); i++)
+        if (!strcmp(s, names[i]))
+            break;
+    if (!s || i == NKEYS(names))
+        return at_err(err, file, e, "expected deny, warn or off");
+    cfg->acts = arena_grow(&cfg->arena, cfg->acts, cfg->nacts,
+                           cfg->nacts + 1, sizeof(*cfg->acts));
+    cfg->acts[cfg->nacts].rule = arena_strdup(&cfg->arena, r->key);
+    cfg->acts[cfg->nacts].action = (enum config_action)i;
+    cfg->acts[cfg->nacts].where = pos(cfg, file, r);
+    cfg->nacts++;
+    return 0;
+}
+
+/* rules: ID: SEVERITY, or ID: {severity: SEVERITY, action: ACTION} */
 static int load_rules(struct config *cfg, const char *file,
                       const struct tnode *n, struct err *err)
 {
-    size_t i;
+    static const char *const keys[] = { "severity", "action" };
+    size_t i, j;
 
     if (!tree_is_map(n))
         return at_err(err, file, n, "'rules' must map rule ids or "
-                      "categories to error|warning|info|off");
+                      "categories to error|warning|info|off or to "
+                      "{severity, action}");
     for (i = 0; i < n->n; i++) {
         const struct tnode *e = n->kids[i];
-        const char *s = e->kind == T_BOOL ? (e->boolean ? "on" : "off")
-                                          : tree_text(e);
-        enum sev sev;
-        if (s && !strcmp(s, "on")) {
-            add_sev(cfg, e->key, SEV_ERROR, 1);
+        int rc = 0;
+        if (!tree_is_map(e)) {
+            if (load_severity(cfg, file, e, e, err) < 0)
+                return -1;
             continue;
         }
-        if (!s || sev_parse(s, &sev) < 0)
-            return at_err(err, file, e, "expected error, warning, info or "
-                          "off");
-        add_sev(cfg, e->key, sev, 0);
+        for (j = 0; rc == 0 && j < e->n; j++) {
+            const struct tnode *k = e->kids[j];
+            if (!strcmp(k->key, "severity"))
+                rc = load_severity(cfg, file, e, k, err);
+            else if (!strcmp(k->key, "action"))
+                rc = load_action(cfg, file, e, k, err);
+            else
+                rc = at_err(err, file, k, unknown_key(cfg, arena_printf(
+                            &cfg->arena, "rules.%s.", e->key), k->key, keys,
+                            NKEYS(keys)));
+        }
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* exceptions: [{kinds, namespaces, names, rules, reason}] */
+static int load_exceptions(struct config *cfg, const char *file,
+                           const struct tnode *n, struct err *err)
+{
+    static const char *const keys[] = {
+        "kinds", "namespaces", "names", "rules", "reason"
+    };
+    size_t i, j;
+
+    if (!tree_is_seq(n))
+        return at_err(err, file, n, "'exceptions' must be a list of {kinds, "
+                      "namespaces, names, rules, reason}");
+    for (i = 0; i < n->n; i++) {
+        const struct tnode *e = n->kids[i], *rules = NULL;
+        struct config_exception x;
+        int rc = 0;
+        memset(&x, 0, sizeof(x));
+        if (!tree_is_map(e))
+            return at_err(err, file, e, "an exceptions entry must be a "
+                          "mapping of kinds, namespaces, names, rules and "
+                          "reason");
+        for (j = 0; rc == 0 && j < e->n; j++) {
+            const struct tnode *k = e->kids[j];
+            if (!strcmp(k->key, "kinds"))
+                rc = load_string_list(cfg, file, k, &x.kinds, &x.nkinds, err);
+            else if (!strcmp(k->key, "namespaces"))
+                rc = load_string_list(cfg, file, k, &x.namespaces,
+                                      &x.nnamespaces, err);
+            else if (!strcmp(k->key, "names"))
+                rc = load_string_list(cfg, file, k, &x.names, &x.nnames, err);
+            else if (!strcmp(k->key, "rules")) {
+                rules = k;
+                rc = load_string_list(cfg, file, k, &x.rules, &x.nrules, err);
+            } else if (!strcmp(k->key, "reason")) {
+                x.reason = tree_str(k);
+                if (!x.reason || !*x.reason)
+                    rc = at_err(err, file, k, "an exception's reason must "
+                                "be a string saying why the findings are "
+                                "accepted");
+            } else {
+                rc = at_err(err, file, k, unknown_key(cfg, "exceptions.",
+                            k->key, keys, NKEYS(keys)));
+            }
+        }
+        if (rc < 0)
+            return -1;
+        if (!x.reason)
+            return at_err(err, file, e, "an exception needs a reason (why "
+                          "the findings are accepted)");
+        if (!x.nrules)
+            return at_err(err, file, rules ? rules : e, "an exception needs "
+                          "rules (the rule ids it suppresses)");
+        x.reason = arena_strdup(&cfg->arena, x.reason);
+        x.rules_where = arena_alloc(&cfg->arena,
+                                    x.nrules * sizeof(*x.rules_where));
+        for (j = 0; j < x.nrules; j++)
+            x.rules_where[j] = pos(cfg, file, rules->kids[j]);
+        cfg->exceptions = arena_grow(&cfg->arena, cfg->exceptions,
+                                     cfg->nexceptions, cfg->nexceptions + 1,
+                                     sizeof(*cfg->exceptions));
+        cfg->exceptions[cfg->nexceptions++] = x;
     }
     return 0;
 }
@@ -342,25 +496,20 @@ static int load_webhook(struct config *cfg, const char *file,
 
 static const char *const config_keys[] = {
     "kubeVersion", "featureGates", "runtimeConfig", "rules", "enable",
-    "disable", "devicePlugins", "drivers", "webhook", "betaOnByDefault"
+    "disable", "devicePlugins", "drivers", "webhook", "betaOnByDefault",
+    "exceptions", "ignorePaths"
 };
 
-/* "unknown key 'x' (did you mean 'y'?)" or the list of known keys. */
-static const char *unknown_key(struct config *cfg, const char *key)
+/* The directory path is in: what ignorePaths are relative to. */
+static const char *dir_of(struct config *cfg, const char *path)
 {
-    struct suggest s;
-    size_t i;
+    const char *slash = strrchr(path, '/');
 
-    suggest_init(&s, key);
-    for (i = 0; i < sizeof(config_keys) / sizeof(config_keys[0]); i++)
-        suggest_add(&s, config_keys[i]);
-    if (suggest_best(&s))
-        return arena_printf(&cfg->arena, "unknown key '%s' (did you mean "
-                            "'%s'?)", key, suggest_best(&s));
-    return arena_printf(&cfg->arena, "unknown key '%s' (known: kubeVersion, "
-                        "featureGates, runtimeConfig, rules, enable, disable, "
-                        "devicePlugins, drivers, webhook, betaOnByDefault)",
-                        key);
+    if (!slash)
+        return ".";
+    if (slash == path)
+        return "/";
+    return arena_strndup(&cfg->arena, path, (size_t)(slash - path));
 }
 
 int config_load_file(struct config *cfg, const char *path, struct err *err)
@@ -411,7 +560,7 @@ int config_load_file(struct config *cfg, const char *path, struct err *err)
             rc = load_string_list(cfg, file, e, &ids, &nids, err);
             for (k = 0; rc == 0 && k < nids; k++)
                 add_sev(cfg, ids[k], e->key[0] == 'e' ? SEV_ERROR : SEV_OFF,
-                        e->key[0] == 'e');
+                        e->key[0] == 'e', pos(cfg, file, e->kids[k]));
         } else if (!strcmp(e->key, "devicePlugins")) {
             rc = load_maps(cfg, file, e, err);
         } else if (!strcmp(e->key, "betaOnByDefault")) {
@@ -423,8 +572,15 @@ int config_load_file(struct config *cfg, const char *path, struct err *err)
             rc = load_drivers(cfg, file, e, err);
         } else if (!strcmp(e->key, "webhook")) {
             rc = load_webhook(cfg, file, e, err);
+        } else if (!strcmp(e->key, "exceptions")) {
+            rc = load_exceptions(cfg, file, e, err);
+        } else if (!strcmp(e->key, "ignorePaths")) {
+            rc = load_string_list(cfg, file, e, &cfg->ignore_paths,
+                                  &cfg->nignore, err);
+            cfg->ignore_base = dir_of(cfg, file);
         } else {
-            return at_err(err, file, e, unknown_key(cfg, e->key));
+            return at_err(err, file, e, unknown_key(cfg, "", e->key,
+                          config_keys, NKEYS(config_keys)));
         }
         if (rc < 0) {
             if (!strchr(err->msg, ':'))

@@ -1,7 +1,9 @@
 /*
  * config.h - the settings shared by the linter and the webhook: target
  * Kubernetes version, feature-gate overrides, runtime-config, rule
- * enable/disable and severity overrides, extra device-plugin and
+ * enable/disable and severity overrides, the webhook's action per rule,
+ * exceptions (findings suppressed by kind, namespace, name and rule),
+ * paths not linted (ignorePaths), extra device-plugin and
  * DeviceClass <-> driver mappings (devicePlugins, drivers), excluded
  * namespaces (webhook). Filled from the YAML config file (-c / --config, or
  * .claimcheck.yaml) and then from command-line flags, which win. All
@@ -25,6 +27,32 @@ struct config_sev {
     const char *rule;           /* rule id or category name */
     enum sev sev;               /* SEV_OFF disables */
     int use_default;            /* --enable: back to the default severity */
+    const char *where;          /* "file:line:col" in the config, or NULL
+                                   (a flag): prefixes errors about it */
+};
+
+/* rules: {ID: {action: deny|warn|off}}: what the webhook does with the
+ * rule's errors. The linter never reads it (its --fail-on decides). */
+enum config_action {
+    ACTION_DENY,                /* the default: an error denies */
+    ACTION_WARN,                /* errors become admission warnings */
+    ACTION_OFF                  /* the webhook does not report the rule */
+};
+
+struct config_act {
+    const char *rule;           /* rule id or category name */
+    enum config_action action;
+    const char *where;          /* "file:line:col" in the config */
+};
+
+/* exceptions: findings of these rules on matching objects are suppressed
+ * as an annotation suppresses them (reason shown, counted as suppressed).
+ * An empty list matches anything; names are globs (glob.h). */
+struct config_exception {
+    const char **kinds, **namespaces, **names, **rules;
+    size_t nkinds, nnamespaces, nnames, nrules;
+    const char **rules_where;   /* "file:line:col" of each rules entry */
+    const char *reason;         /* required, not empty */
 };
 
 /* One extra driver mapping (devicePlugins, drivers): exactly one of
@@ -53,6 +81,13 @@ struct config {
     size_t nruntime;
     struct config_sev *sevs;    /* severity overrides and --enable/--disable */
     size_t nsevs;
+    struct config_act *acts;    /* the webhook's action per rule */
+    size_t nacts;
+    struct config_exception *exceptions;
+    size_t nexceptions;
+    const char **ignore_paths;  /* globs relative to ignore_base */
+    size_t nignore;
+    const char *ignore_base;    /* the config file's directory */
     struct config_map *maps;    /* extra plugin and class mappings */
     size_t nmaps;
     const char **excluded_ns;   /* webhook: namespaces never checked */

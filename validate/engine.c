@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "config.h"
 #include "err.h"
+#include "glob.h"
 #include "inventory.h"
 #include "limits.h"
 #include "load_yaml.h"
@@ -38,6 +39,7 @@ struct engine {
     const struct config *cfg;
     const struct ruleset *rules;    /* handed in by the front end */
     enum sev *sev;              /* per rule, by index in rules->v */
+    enum config_action *act;    /* per rule: the webhook's action */
     struct target target;
 };
 
@@ -108,11 +110,81 @@ static const char *const engine_reports[] = {
     "input-object", "input-parse", "suppression-invalid"
 };
 
+/* "unknown rule 'x'" with the nearest id and where the config has it */
+static int unknown_rule(const struct engine *e, const char *where,
+                        const char *what, const char *id, struct err *err)
+{
+    const char *near = ruleset_suggest(e->rules, id);
+
+    return err_set(err, "%s%sunknown %s '%s'%s%s%s", where ? where : "",
+                   where ? ": " : "", what, id, near ? " (did you mean '"
+                   : "", near ? near : "", near ? "'?)" : "");
+}
+
+/* Marks in on[] the rules id names: a rule id or a category. 0, or -1
+ * with err for an unknown one. */
+static int select_rules(const struct engine *e, const char *id,
+                        const char *where, unsigned char *on,
+                        struct err *err)
+{
+    const struct rule *r = ruleset_find(e->rules, id);
+    enum category c;
+    size_t i;
+
+    if (r) {
+        on[rule_index(e, r)] = 1;
+        return 0;
+    }
+    if (category_parse(id, &c) < 0)
+        return unknown_rule(e, where, "rule or category", id, err);
+    for (i = 0; i < e->rules->n; i++)
+        if (e->rules->v[i].category == c)
+            on[i] = 1;
+    return 0;
+}
+
+/* Severities and actions from the config, in order (later entries win),
+ * and the exceptions' rule ids checked. 0, or -1 with err. */
+static int engine_resolve(struct engine *e, const struct config *cfg,
+                          struct err *err)
+{
+    const struct ruleset *rules = e->rules;
+    unsigned char *on = xcalloc(rules->n ? rules->n : 1, 1);
+    size_t i, j;
+    int rc = 0;
+
+    for (j = 0; rc == 0 && j < cfg->nsevs; j++) {
+        const struct config_sev *s = &cfg->sevs[j];
+        memset(on, 0, rules->n);
+        rc = select_rules(e, s->rule, s->where, on, err);
+        for (i = 0; rc == 0 && i < rules->n; i++)
+            if (on[i])
+                e->sev[i] = s->use_default ? rules->v[i].default_sev
+                                           : s->sev;
+    }
+    for (j = 0; rc == 0 && j < cfg->nacts; j++) {
+        memset(on, 0, rules->n);
+        rc = select_rules(e, cfg->acts[j].rule, cfg->acts[j].where, on, err);
+        for (i = 0; rc == 0 && i < rules->n; i++)
+            if (on[i])
+                e->act[i] = cfg->acts[j].action;
+    }
+    for (j = 0; rc == 0 && j < cfg->nexceptions; j++) {
+        const struct config_exception *x = &cfg->exceptions[j];
+        for (i = 0; rc == 0 && i < x->nrules; i++)
+            if (!ruleset_find(rules, x->rules[i]))
+                rc = unknown_rule(e, x->rules_where[i], "rule", x->rules[i],
+                                  err);
+    }
+    free(on);
+    return rc;
+}
+
 struct engine *engine_new(const struct config *cfg,
                           const struct ruleset *rules, struct err *err)
 {
     struct engine *e = xcalloc(1, sizeof(*e));
-    size_t i, j;
+    size_t i;
 
     for (i = 0; i < sizeof(engine_reports) / sizeof(engine_reports[0]); i++)
         if (!ruleset_find(rules, engine_reports[i]))
@@ -121,34 +193,21 @@ struct engine *engine_new(const struct config *cfg,
     e->rules = rules;
     e->verdicts = verdict_cache_new();
     e->sev = xcalloc(rules->n ? rules->n : 1, sizeof(*e->sev));
+    e->act = xcalloc(rules->n ? rules->n : 1, sizeof(*e->act));
     for (i = 0; i < rules->n; i++)
         e->sev[i] = rules->v[i].default_sev;
-    for (j = 0; j < cfg->nsevs; j++) {
-        const struct config_sev *s = &cfg->sevs[j];
-        const struct rule *r = ruleset_find(rules, s->rule);
-        enum category c;
-        if (r) {
-            e->sev[rule_index(e, r)] = s->use_default ? r->default_sev
-                                                      : s->sev;
-        } else if (category_parse(s->rule, &c) == 0) {
-            for (i = 0; i < rules->n; i++)
-                if (rules->v[i].category == c)
-                    e->sev[i] = s->use_default ? rules->v[i].default_sev
-                                               : s->sev;
-        } else {
-            const char *near = ruleset_suggest(rules, s->rule);
-            err_set(err, "unknown rule or category '%s'%s%s%s", s->rule,
-                    near ? " (did you mean '" : "", near ? near : "",
-                    near ? "'?)" : "");
-            engine_free(e);
-            return NULL;
-        }
-    }
-    if (target_init(&e->target, cfg, err) < 0) {
+    if (engine_resolve(e, cfg, err) < 0
+        || target_init(&e->target, cfg, err) < 0) {
         engine_free(e);
         return NULL;
     }
     return e;
+}
+
+enum config_action engine_rule_action(const struct engine *e,
+                                      const struct rule *r)
+{
+    return e->act[rule_index(e, r)];
 }
 
 const char *engine_kube_version(const struct engine *e)
@@ -177,6 +236,7 @@ void engine_free(struct engine *e)
         return;
     verdict_cache_free(e->verdicts);
     free(e->sev);
+    free(e->act);
     free(e);
 }
 
@@ -263,6 +323,40 @@ static const struct tnode *suppression(const struct object *o, const char *id)
     return sup;
 }
 
+static int in_list(const char *const *v, size_t n, const char *s, int glob)
+{
+    size_t i;
+
+    if (!n)
+        return 1;               /* no list: anything */
+    for (i = 0; i < n; i++)
+        if (glob ? glob_match(v[i], s) : !strcmp(v[i], s))
+            return 1;
+    return 0;
+}
+
+/* The config's first exception that takes rule id's findings on o, or
+ * NULL: a suppression like an annotation, its reason the exception's. */
+static const struct config_exception *exception(const struct config *cfg,
+                                                const struct object *o,
+                                                const char *id)
+{
+    size_t i;
+
+    for (i = 0; i < cfg->nexceptions; i++) {
+        const struct config_exception *x = &cfg->exceptions[i];
+        if (in_list((const char *const *)x->rules, x->nrules, id, 0)
+            && in_list((const char *const *)x->kinds, x->nkinds,
+                       o->kind_name ? o->kind_name : "", 0)
+            && in_list((const char *const *)x->namespaces, x->nnamespaces,
+                       object_ns(o), 0)
+            && in_list((const char *const *)x->names, x->nnames,
+                       o->name ? o->name : "", 1))
+            return x;
+    }
+    return NULL;
+}
+
 /* pos_line/pos_col: 0 = the position of `at`; path: NULL = at's */
 static void vreport(struct check_ctx *cx, const struct tnode *at,
                     const char *path, unsigned pos_line, unsigned pos_col,
@@ -306,6 +400,13 @@ static void vreport(struct check_ctx *cx, const struct tnode *at,
          * the apiserver rejects the object */
         d->suppressed = 1;
         d->suppress_reason = arena_strdup(r->arena, tree_str(sup));
+    } else {
+        const struct config_exception *x = exception(r->e->cfg, o,
+                                                     cx->rule->id);
+        if (x) {
+            d->suppressed = 1;
+            d->suppress_reason = x->reason;     /* the config outlives d */
+        }
     }
 }
 

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "diag.h"
 
 struct arena;
@@ -24,6 +25,7 @@ struct config;
 struct inventory;
 struct engine;
 struct ruleset;
+struct rule;
 
 /* Builds an engine from a config (see config.h) and a rule table (the
  * front end's: rules/rules.h rules_builtin), both borrowed for the
@@ -38,6 +40,10 @@ const struct ruleset *engine_rules(const struct engine *e);
 void engine_free(struct engine *e);
 /* The target Kubernetes version, "1.34". */
 const char *engine_kube_version(const struct engine *e);
+/* What the webhook does with rule r's errors (config rules.ID.action):
+ * ACTION_DENY unless the config says warn or off. */
+enum config_action engine_rule_action(const struct engine *e,
+                                      const struct rule *r);
 
 /* Admission: checks one object (the AdmissionReview's request.object, as a
  * tree without positions) against the engine's rules and, when inv is not

@@ -327,11 +327,13 @@ void admission_render(const struct admission_cfg *c, struct arena *a,
     }
     for (i = 0; d && i < d->n; i++) {
         const struct diag *g = &d->v[i];
-        if (g->sev == SEV_OFF || g->suppressed)
+        enum config_action act = c->engine && g->rule
+            ? engine_rule_action(c->engine, g->rule) : ACTION_DENY;
+        if (g->sev == SEV_OFF || g->suppressed || act == ACTION_OFF)
             continue;
         if (c->metrics)
             metrics_finding(c->metrics, rule_id(g));
-        if (g->sev == SEV_ERROR && !c->warn_mode) {
+        if (g->sev == SEV_ERROR && !c->warn_mode && act == ACTION_DENY) {
             if (nerr++ == 0)
                 buf_addf(&msg, "claimcheck denied %s %s%s%s: ", rv->rkind,
                          rv->ns, *rv->ns ? "/" : "", rv->name);

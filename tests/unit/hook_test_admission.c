@@ -2,12 +2,15 @@
  * hook_test_admission.c - webhook/admission.c without HTTP: request field
  * checks, the allow/deny/warn mapping from a diag list, the warning limits
  * (length, control characters, invalid UTF-8, duplicates, 4 KiB total),
- * warn mode, skipped operations/kinds/namespaces, and the cost per request
- * with the real engine.
+ * warn mode, the config's action per rule (deny, warn, off), skipped
+ * operations/kinds/namespaces, and the cost per request with the real
+ * engine.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../rules/rules.h"
 #include "../../validate/arena.h"
@@ -265,6 +268,94 @@ static double now_us(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* rules: {ID: {action}} from a config file: warn turns that rule's errors
+ * into warnings (never deny), off leaves the rule out of the answer, and
+ * a category's action covers its rules; the other errors still deny. */
+static void test_actions(void)
+{
+    static const char text[] =
+        "rules:\n"
+        "  extended-resource-limits: {action: warn}\n"
+        "  claim-schema: {severity: error, action: off}\n"
+        "  sharing: {action: warn}\n";
+    char path[] = "/tmp/claimcheck-actions-XXXXXX";
+    struct config c;
+    struct engine *e;
+    struct err err = { "" };
+    struct arena a;
+    struct review rv;
+    struct diag_list l;
+    struct admission_cfg cfg;
+    struct admission_out out;
+    struct buf b;
+    struct tnode *t;
+    const struct tnode *w;
+    char body[2048];
+    int fd = mkstemp(path);
+
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    CHECK(write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1));
+    close(fd);
+    config_init(&c);
+    CHECK(config_load_file(&c, path, &err) == 0);
+    unlink(path);
+    e = engine_new(&c, &rules_builtin, &err);
+    CHECK_MSG(e != NULL, "engine_new: %s", err.msg);
+    if (!e) {
+        config_release(&c);
+        return;
+    }
+    CHECK(engine_rule_action(e, ruleset_find(&rules_builtin,
+          "extended-resource-limits")) == ACTION_WARN);
+    CHECK(engine_rule_action(e, ruleset_find(&rules_builtin,
+          "claim-schema")) == ACTION_OFF);
+    CHECK(engine_rule_action(e, ruleset_find(&rules_builtin,
+          "shared-claim-replicas")) == ACTION_WARN);   /* sharing */
+    CHECK(engine_rule_action(e, ruleset_find(&rules_builtin,
+          "pod-claim-undeclared")) == ACTION_DENY);    /* the default */
+
+    arena_init(&a, 0);
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.engine = e;
+    snprintf(body, sizeof(body), review_fmt, "CREATE", "ml", "", "Pod",
+             "Pod");
+    admission_parse(&a, body, strlen(body), &rv, &err);
+    diag_list_init(&l, &a);
+    add(&l, "extended-resource-limits", SEV_ERROR, "spec.a", "warned");
+    add(&l, "claim-schema", SEV_ERROR, "spec.b", "left out");
+    add(&l, "shared-claim-replicas", SEV_ERROR, "spec.c", "by category");
+    buf_init(&b, LIMIT_BODY_BYTES);
+    admission_render(&cfg, &a, &rv, &l, 0, &b, &out);
+    t = json_of(&a, b.p);
+    CHECK(tree_true(tree_at(t, "response.allowed")));
+    CHECK(strcmp(out.decision, "warn") == 0);
+    w = tree_at(t, "response.warnings");
+    CHECK(tree_is_seq(w) && w->n == 2);
+    CHECK(strstr(b.p, "extended-resource-limits (error, not enforced): "
+                 "warned") != NULL);
+    CHECK(strstr(b.p, "shared-claim-replicas (error, not enforced): "
+                 "by category") != NULL);
+    CHECK(strstr(b.p, "left out") == NULL);
+
+    /* a rule without an action still denies beside them */
+    add(&l, "pod-claim-undeclared", SEV_ERROR, "spec.d", "still denied");
+    buf_reset(&b);
+    admission_render(&cfg, &a, &rv, &l, 0, &b, &out);
+    t = json_of(&a, b.p);
+    CHECK(!tree_true(tree_at(t, "response.allowed")));
+    CHECK(strcmp(out.decision, "deny") == 0);
+    CHECK(strstr(tree_str(tree_at(t, "response.status.message")),
+                 "[pod-claim-undeclared] spec.d: still denied") != NULL);
+    CHECK(strstr(tree_str(tree_at(t, "response.status.message")),
+                 "warned") == NULL);
+    buf_release(&b);
+    arena_release(&a);
+    engine_free(e);
+    config_release(&c);
 }
 
 /* The real engine with the default config, and an admission cfg using
@@ -551,6 +642,7 @@ int main(void)
     test_queued();
     test_parse();
     test_render();
+    test_actions();
     test_warning_budget();
     test_wanted();
     test_update();
