@@ -31,7 +31,8 @@ struct cli;
     { "output", 0, OPT_VALUE, "FILE", \
       "write the preceding --format to FILE", P##OUTPUT }, \
     { "fail-on", 0, OPT_VALUE, "error|warning|never", \
-      "the lowest severity that exits 1 (default\nerror)", P##FAIL_ON }, \
+      "the lowest severity that exits 1 (default\nerror); RULE=LEVEL: " \
+      "that rule's own (repeatable)", P##FAIL_ON }, \
     { "config", 'c', OPT_VALUE, "FILE", \
       "config file (default: ./.claimcheck.yaml if present)", P##CONFIG }, \
     { "enable", 0, OPT_VALUE, "ID,..", "turn rules or categories on", \

@@ -146,7 +146,7 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
     case O_OUTPUT:
         return outputs_set_file(&o->outs, v, err);
     case O_FAIL_ON:
-        return outputs_fail_on(&o->outs, v, err);
+        return outputs_fail_on(&o->outs, &rules_builtin, v, err);
     case O_CONFIG:
         o->config_path = v;
         return 0;
@@ -248,6 +248,8 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     ro.hints = !o.no_hints;
     ro.show_suppressed = o.cfg.show_suppressed;
     ro.fail_on = o.outs.fail_on;
+    ro.fail_rules = o.outs.fail_rules;
+    ro.nfail_rules = o.outs.nfail_rules;
     ro.rules = &rules_builtin;
     ro.kube_version = engine_kube_version(eng);
     ro.tool_version = claimcheck_version;

@@ -13,6 +13,7 @@
 
 #include "../validate/arena.h"
 #include "../validate/err.h"
+#include "../validate/rule.h"
 #include "../validate/run.h"
 
 void outputs_init(struct outputs *o)
@@ -48,19 +49,52 @@ int outputs_set_file(struct outputs *o, const char *file, struct err *err)
     return 0;
 }
 
-int outputs_fail_on(struct outputs *o, const char *v, struct err *err)
+static int fail_level(const char *v, enum sev *out, struct err *err)
 {
     if (!strcmp(v, "never"))
-        o->fail_on = SEV_OFF;
+        *out = SEV_OFF;
     else if (!strcmp(v, "error"))
-        o->fail_on = SEV_ERROR;
+        *out = SEV_ERROR;
     else if (!strcmp(v, "warning"))
-        o->fail_on = SEV_WARN;
+        *out = SEV_WARN;
     else if (!strcmp(v, "info"))
-        o->fail_on = SEV_INFO;
+        *out = SEV_INFO;
     else
-        return err_set(err, "--fail-on takes error, warning or never, not "
-                       "'%s'", v);
+        return err_set(err, "--fail-on takes error, warning or never, or "
+                       "RULE=error|warning|never, not '%s'", v);
+    return 0;
+}
+
+int outputs_fail_on(struct outputs *o, const struct ruleset *rules,
+                    const char *v, struct err *err)
+{
+    const char *eq = strchr(v, '=');
+    const struct rule *r;
+    struct render_fail_rule *f;
+    char id[128];               /* longer is no rule id */
+    const char *near;
+
+    if (!eq)
+        return fail_level(v, &o->fail_on, err);
+    if ((size_t)(eq - v) >= sizeof(id))
+        return err_set(err, "--fail-on: unknown rule '%.*s'", (int)(eq - v),
+                       v);
+    memcpy(id, v, (size_t)(eq - v));
+    id[eq - v] = '\0';
+    r = ruleset_find(rules, id);
+    if (!r) {
+        near = ruleset_suggest(rules, id);
+        return err_set(err, "--fail-on: unknown rule '%s'%s%s%s", id,
+                       near ? " (did you mean '" : "", near ? near : "",
+                       near ? "'?)" : "");
+    }
+    if (o->nfail_rules == OUTPUTS_MAX_FAIL_RULES)
+        return err_set(err, "too many --fail-on RULE=LEVEL options");
+    f = &o->fail_rules[o->nfail_rules];
+    if (fail_level(eq + 1, &f->sev, err) < 0)
+        return -1;
+    f->rule = r->id;
+    o->nfail_rules++;
     return 0;
 }
 
@@ -151,8 +185,8 @@ int outputs_failed(const struct outputs *o, const struct diag_list *l)
     size_t i;
 
     for (i = 0; i < l->n; i++)
-        if (!l->v[i].suppressed && o->fail_on != SEV_OFF
-            && l->v[i].sev >= o->fail_on)
+        if (!l->v[i].suppressed && render_fails(o->fail_on, o->fail_rules,
+                                                o->nfail_rules, &l->v[i]))
             return 1;
     return 0;
 }

@@ -18,6 +18,7 @@ struct err;
 struct run;
 
 #define OUTPUTS_MAX 8
+#define OUTPUTS_MAX_FAIL_RULES 128  /* --fail-on RULE=LEVEL options */
 
 struct output {
     const struct render_format *fmt;
@@ -29,6 +30,8 @@ struct outputs {
     size_t n;
     int no_color;               /* --no-color */
     enum sev fail_on;           /* outputs_init: SEV_ERROR */
+    struct render_fail_rule fail_rules[OUTPUTS_MAX_FAIL_RULES];
+    size_t nfail_rules;         /* --fail-on RULE=LEVEL, in order */
 };
 
 void outputs_init(struct outputs *o);
@@ -36,8 +39,11 @@ void outputs_init(struct outputs *o);
 int outputs_add(struct outputs *o, const char *name, struct err *err);
 /* --output FILE for the -o before it: 0, or -1 with err. */
 int outputs_set_file(struct outputs *o, const char *file, struct err *err);
-/* --fail-on error|warning|info|never: 0, or -1 with err. */
-int outputs_fail_on(struct outputs *o, const char *v, struct err *err);
+/* --fail-on error|warning|info|never, or RULE=LEVEL for one rule of
+ * rules (later ones win): 0, or -1 with err (an unknown level; an unknown
+ * rule id, with the nearest one). */
+int outputs_fail_on(struct outputs *o, const struct ruleset *rules,
+                    const char *v, struct err *err);
 /* After the options: text to stdout when none was asked for; -1 with err
  * when two formats would go to stdout. */
 int outputs_finish(struct outputs *o, struct err *err);
@@ -51,7 +57,8 @@ void outputs_objects(struct arena *a, const struct run *r,
                      struct render_opts *ro);
 /* 1 if one of the formats is `name` ("html"). */
 int outputs_has(const struct outputs *o, const char *name);
-/* 1 if a finding that is not suppressed is at or above --fail-on. */
+/* 1 if a finding that is not suppressed is at or above --fail-on (its
+ * rule's own, else the global one). */
 int outputs_failed(const struct outputs *o, const struct diag_list *l);
 
 #endif

@@ -63,6 +63,19 @@ const char *render_file(const struct diag *d)
     return d->file ? d->file : "-";
 }
 
+int render_fails(enum sev fail_on, const struct render_fail_rule *v,
+                 size_t n, const struct diag *d)
+{
+    size_t i;
+
+    for (i = n; i-- > 0;)
+        if (d->rule && !strcmp(v[i].rule, d->rule->id)) {
+            fail_on = v[i].sev;
+            break;
+        }
+    return fail_on != SEV_OFF && d->sev >= fail_on;
+}
+
 int render_visible(const struct diag *d, const struct render_opts *o)
 {
     return !d->suppressed || o->show_suppressed;

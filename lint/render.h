@@ -25,12 +25,21 @@ struct render_object {
 
 struct devicemap;
 
+/* --fail-on RULE=LEVEL: one rule's own threshold */
+struct render_fail_rule {
+    const char *rule;           /* a rule id */
+    enum sev sev;               /* the lowest severity that fails; SEV_OFF:
+                                   never */
+};
+
 struct render_opts {
     const struct ruleset *rules;    /* SARIF lists them all */
     int color;                  /* ANSI colours (text, on a terminal) */
     int hints;                  /* print hint lines (text) */
     int show_suppressed;        /* list suppressed findings too */
     enum sev fail_on;           /* JUnit failure threshold */
+    const struct render_fail_rule *fail_rules;  /* ... per rule, which win */
+    size_t nfail_rules;
     const char *kube_version;   /* "1.34" for the JSON header */
     const char *tool_version;   /* claimcheck version for SARIF */
     size_t files, objects;      /* summary counts */
@@ -59,6 +68,11 @@ struct render_format {
 extern const struct render_format render_formats[];
 extern const size_t render_nformats;
 
+/* 1 if d (not suppressed) fails the run: at or above its rule's own
+ * threshold in v (the last one given), else at or above fail_on (SEV_OFF:
+ * never). */
+int render_fails(enum sev fail_on, const struct render_fail_rule *v,
+                 size_t n, const struct diag *d);
 /* The format called name, or NULL. */
 const struct render_format *render_format_find(const char *name);
 /* Writes the whole report for l to f. Returns 0, or -1 on a write error. */

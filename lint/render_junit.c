@@ -65,7 +65,7 @@ static void junit_case(struct buf *b, const struct diag_list *l,
         const struct diag *d = &l->v[i];
         if (d->suppressed || !same_object(d, ob))
             continue;
-        if (d->sev >= o->fail_on && o->fail_on != SEV_OFF) {
+        if (render_fails(o->fail_on, o->fail_rules, o->nfail_rules, d)) {
             buf_adds(b, "    <failure type=\"");
             xml_str(b, d->rule->id);
             buf_adds(b, "\" message=\"");
@@ -106,7 +106,7 @@ void render_junit(struct buf *b, const struct diag_list *l,
         buf_adds(&cases, "  <testcase classname=\"");
         xml_str(&cases, ob.file);
         buf_addf(&cases, "\" name=\"document at line %u\">\n", d->line);
-        if (d->sev >= o->fail_on && o->fail_on != SEV_OFF) {
+        if (render_fails(o->fail_on, o->fail_rules, o->nfail_rules, d)) {
             buf_adds(&cases, "    <failure type=\"");
             xml_str(&cases, d->rule->id);
             buf_adds(&cases, "\" message=\"");

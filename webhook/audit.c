@@ -87,7 +87,8 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
     case AUDIT_IDLE_AFTER: return set_idle(a, v, err);
     case AUDIT_FORMAT: return outputs_add(&a->outs, v, err);
     case AUDIT_OUTPUT: return outputs_set_file(&a->outs, v, err);
-    case AUDIT_FAIL_ON: return outputs_fail_on(&a->outs, v, err);
+    case AUDIT_FAIL_ON:
+        return outputs_fail_on(&a->outs, &rules_builtin, v, err);
     case AUDIT_CONFIG: a->config_path = v; return 0;
     case AUDIT_ENABLE:
     case AUDIT_DISABLE:
@@ -280,6 +281,8 @@ int audit_main(int argc, char **argv)
     ro.hints = !a.no_hints;
     ro.show_suppressed = a.cfg.show_suppressed;
     ro.fail_on = a.outs.fail_on;
+    ro.fail_rules = a.outs.fail_rules;
+    ro.nfail_rules = a.outs.nfail_rules;
     if (outputs_has(&a.outs, "html"))
         dmap = devicemap_build(&au.arena, au.run);
     ro.devicemap = dmap;
