@@ -30,6 +30,7 @@
 #include "inputs.h"
 #include "kustomize.h"
 #include "outputs.h"
+#include "pathignore.h"
 #include "render.h"
 
 #define RULES_MAX_NOT_RUN 16    /* rules listed as "could not run" */
@@ -188,6 +189,7 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     struct run *run;
     struct render_opts ro;
     struct devicemap *dmap = NULL;
+    struct pathignore ignore = {0};
     const struct rule *not_run[RULES_MAX_NOT_RUN];
     struct err err;
     size_t i;
@@ -230,6 +232,8 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     }
     if (inv)
         inventory_set_list_attributes(inv, engine_list_attributes(eng));
+    pathignore_init(&ignore, &o.cfg, o.config_path);
+    in.ignore = &ignore;
     if (!o.npaths && !o.nkustomize)
         inputs_add(&in, "-");
     for (i = 0; i < o.npaths; i++)
@@ -279,6 +283,7 @@ out:
     inventory_free(inv);
     inputs_release(&in);
     inputs_release(&invin);
+    pathignore_release(&ignore);
     free(o.paths);
     free(o.inventories);
     free(o.kustomize);

@@ -2,8 +2,9 @@
  * inputs.c - walks the paths a command is given and reads every file
  * found (validate/file.c does the reading and its limit). Owns which
  * files a directory contributes and in what order (each directory once,
- * by device and inode, whatever symlinks lead to it); not what the files
- * mean (the engine's run, or the inventory, parses them).
+ * by device and inode, whatever symlinks lead to it; what ignorePaths
+ * names left out, as pathignore.c decides); not what the files mean (the
+ * engine's run, or the inventory, parses them).
  */
 #include "inputs.h"
 
@@ -17,6 +18,7 @@
 #include "../validate/limits.h"
 #include "../validate/xalloc.h"
 #include "cli.h"
+#include "pathignore.h"
 
 #define INPUTS_MAX_DEPTH 64     /* directories below a given path */
 
@@ -61,6 +63,13 @@ static void add_path(struct inputs *in, struct file_dirs *dirs,
     size_t len;
 
     if (!top || strcmp(path, "-")) {    /* "-" given: stdin */
+        const char *glob = pathignore_match(in->ignore, path);
+        if (glob) {
+            if (top)
+                cli_error("'%s' is not linted: ignorePaths '%s' in '%s' "
+                          "names it", path, glob, in->ignore->config);
+            return;
+        }
         if (stat(path, &st) < 0) {
             cli_error("cannot read '%s': %s", path, strerror(errno));
             in->failed = 1;

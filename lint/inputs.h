@@ -2,7 +2,8 @@
  * inputs.h - the files a command reads: the paths it is given (a file,
  * "-" for stdin, or a directory's manifests: *.yaml, *.yml and *.json,
  * sorted, hidden entries skipped, at most 64 levels down, a directory
- * reached again through a symlink skipped), each read whole
+ * reached again through a symlink skipped, paths the config's ignorePaths
+ * name left out), each read whole
  * through validate/file.c and kept until inputs_release(), because the
  * document trees point into the text.
  */
@@ -17,15 +18,20 @@ struct input {
     size_t len;
 };
 
+struct pathignore;
+
 struct inputs {                 /* zeroed to start; do not touch v/cap */
     struct input *v;
     size_t n, cap;
     int failed;                 /* a path could not be read */
+    const struct pathignore *ignore;    /* set to leave paths out, or NULL */
 };
 
 /* Reads path into in. A path that cannot be read is reported on stderr
  * ("claimcheck: cannot read 'x': ...") and sets in->failed; the caller
- * goes on with the others and exits 2 at the end. */
+ * goes on with the others and exits 2 at the end. A path in->ignore
+ * leaves out is not read: said once on stderr when it is path itself,
+ * silently when a directory walk finds it. */
 void inputs_add(struct inputs *in, const char *path);
 /* Adds a text that is no file (a rendered Kustomize directory) as an
  * input called name; data is copied. */

@@ -518,6 +518,24 @@ contains "rules action value" "rule-action.yaml:2:27: expected deny, warn or off
 printf 'rules:\n  shared-claim-replica: {action: warn}\n' > "$tmp/rule-act-typo.yaml"
 expect_rc "rules action rule typo" 2 "$bin" lint -c "$tmp/rule-act-typo.yaml" "$tmp/clean.yaml"
 contains "rules action rule typo" "rule-act-typo.yaml:2:3: unknown rule or category 'shared-claim-replica' \(did you mean 'shared-claim-replicas'\?\)"
+# ignorePaths: globs relative to the config's directory; walked files are
+# left out silently, a path given by name is said once
+ip="$tmp/ignore"; mkdir -p "$ip/app" "$ip/vendor/x" "$ip/charts/a/test" "$ip/sub"
+for f in app/a vendor/x/v charts/a/test/t charts/a/kept sub/b; do cp "$tmp/warn.yaml" "$ip/$f.yaml"; done
+printf 'ignorePaths:\n- vendor\n- "**/test/*.yaml"\n- "sub/[ab].yaml"\n' > "$ip/.claimcheck.yaml"
+expect_rc "ignorePaths walk" 0 sh -c "cd \"$ip\" && \"$bin\" lint --no-hints ."
+contains "ignorePaths walk" "^2 objects in 2 files"
+contains "ignorePaths walk keeps" "charts/a/kept.yaml:"
+lacks "ignorePaths walk leaves out" "vendor|test/t.yaml|sub/b.yaml|not linted"
+expect_rc "ignorePaths named" 0 sh -c "cd \"$ip/app\" && \"$bin\" lint -c ../.claimcheck.yaml --no-hints ../vendor/x/v.yaml a.yaml"
+contains "ignorePaths named said" "^claimcheck: '../vendor/x/v.yaml' is not linted: ignorePaths 'vendor' in '../.claimcheck.yaml' names it$"
+contains "ignorePaths named keeps the rest" "^1 object in 1 file"
+[ "$(grep -c 'is not linted' "$tmp/out")" = 1 ] && ok || bad "ignorePaths named: said once"
+expect_rc "ignorePaths from elsewhere" 0 "$bin" lint -c "$ip/.claimcheck.yaml" --no-hints "$ip/charts/./a/../a/test" "$ip/app/../vendor/x/v.yaml"
+contains "ignorePaths resolves . and .." "^0 objects in 0 files"
+contains "ignorePaths resolves . and .. said" "v.yaml' is not linted: ignorePaths 'vendor'"
+expect_rc "ignorePaths outside the config's directory" 0 "$bin" lint -c "$ip/.claimcheck.yaml" --no-hints "$tmp/warn.yaml"
+lacks "ignorePaths outside" "not linted"
 # the linter ignores action: severity and --fail-on decide its exit code
 printf 'rules:\n  extended-resource-limits: {severity: error, action: warn}\n' > "$tmp/rule-act.yaml"
 expect_rc "linter ignores action" 1 "$bin" lint -c "$tmp/rule-act.yaml" "$tmp/error.yaml"
