@@ -99,6 +99,15 @@ void render_count(const struct diag_list *l, size_t *err, size_t *warn,
     }
 }
 
+size_t render_suppressed(const struct diag_list *l)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < l->n; i++)
+        n += l->v[i].suppressed ? 1 : 0;
+    return n;
+}
+
 void render_json_kv(struct buf *b, const char *k, const char *v, int comma)
 {
     buf_add_json_str(b, k);

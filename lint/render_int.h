@@ -31,6 +31,8 @@ int render_visible(const struct diag *d, const struct render_opts *o);
 /* findings by severity, suppressed ones left out */
 void render_count(const struct diag_list *l, size_t *err, size_t *warn,
                   size_t *info);
+/* findings suppressed (by an annotation or a config exception) */
+size_t render_suppressed(const struct diag_list *l);
 /* "key":"value" (value NULL: ""), then a comma when comma is set */
 void render_json_kv(struct buf *b, const char *k, const char *v, int comma);
 

@@ -61,10 +61,13 @@ void render_json(struct buf *b, const struct diag_list *l,
     render_count(l, &e, &w, &n);
     buf_addf(b, "%s],\"summary\":{\"files\":%zu,\"objects\":%zu,"
              "\"errors\":%zu,\"warnings\":%zu,\"infos\":%zu,"
-             "\"inventory\":%s,\"inputInventory\":%s,\"notRun\":[",
-             k ? "\n" : "", o->cluster ? 0 : o->files, o->objects, e, w, n,
+             "\"inventory\":%s,\"inputInventory\":%s,", k ? "\n" : "",
+             o->cluster ? 0 : o->files, o->objects, e, w, n,
              o->no_inventory ? "false" : "true",
              o->input_inventory ? "true" : "false");
+    if (render_suppressed(l))       /* only then, as the text's summary */
+        buf_addf(b, "\"suppressed\":%zu,", render_suppressed(l));
+    buf_adds(b, "\"notRun\":[");
     for (i = 0; i < o->nnot_run; i++) {
         if (i)
             buf_addc(b, ',');

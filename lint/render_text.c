@@ -83,6 +83,8 @@ void render_text(struct buf *b, const struct diag_list *l,
              w == 1 ? "" : "s");
     if (n)
         buf_addf(b, ", %zu info%s", n, n == 1 ? "" : "s");
+    if (render_suppressed(l))
+        buf_addf(b, ", %zu suppressed", render_suppressed(l));
     buf_adds(b, "\n");
     if (o->input_inventory)
         buf_adds(b, "note: ResourceSlices and Nodes of the linted files "

@@ -392,6 +392,17 @@ spec:
 EOF
 expect_rc "suppressed" 0 "$bin" lint "$tmp/sup.yaml"; lacks "suppressed" "extended-resource-limits\]"
 expect_rc "--show-suppressed" 0 "$bin" lint --show-suppressed "$tmp/sup.yaml"; contains "--show-suppressed" "suppressed: scheduled by"
+contains "summary counts the suppressed" "^1 object in 1 file: 0 errors, 0 warnings, 1 suppressed$"
+expect_rc "suppressed json" 0 "$bin" lint -o json "$tmp/sup.yaml"; contains "json summary counts the suppressed" '"suppressed":1,"notRun"'
+# a config exception is the same suppression: same line, same count
+printf 'exceptions:\n- kinds: [Pod]\n  names: ["cu*"]\n  rules: [extended-resource-limits]\n  reason: limits fixed by the scheduler\n' > "$tmp/exc-pod.yaml"
+sed '/annotations:/,+1d' "$tmp/sup.yaml" > "$tmp/sup-plain.yaml"
+expect_rc "config exception" 0 "$bin" lint -c "$tmp/exc-pod.yaml" "$tmp/sup-plain.yaml"; lacks "config exception" "extended-resource-limits\]"
+expect_rc "config exception shown" 0 "$bin" lint --show-suppressed -c "$tmp/exc-pod.yaml" "$tmp/sup-plain.yaml"
+contains "config exception shown" "suppressed: limits fixed by the scheduler"
+contains "config exception counted" "0 errors, 0 warnings, 1 suppressed$"
+expect_rc "annotation reason wins" 0 "$bin" lint --show-suppressed -c "$tmp/exc-pod.yaml" "$tmp/sup.yaml"; contains "annotation reason wins" "suppressed: scheduled by"
+expect_rc "without the exception" 1 "$bin" lint "$tmp/sup-plain.yaml"
 
 # ---- hostile input: a clear finding or error in bounded time, never a crash
 : > "$tmp/empty.yaml"
