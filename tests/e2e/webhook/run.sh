@@ -350,6 +350,41 @@ check "other namespaces still checked with --config" test "$(json_get "$b" 'r["r
 r=$(post $PORT_cfg $CA1 "$ROOT/deploy/examples/admission-warn.json"); b=$(body_of "$r")
 check "config disable: rule off" test "$(json_get "$b" '"warnings" in r["response"]')" = False
 kill -TERM $PID_cfg
+# rules.ID.action: warn = the rule's errors are warnings; off = left out;
+# an exception suppresses (never denies) as an annotation does
+cat >"$T/act.yaml" <<'YAML'
+rules:
+  extended-resource-limits: {severity: error, action: warn}
+YAML
+hook_start act --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --config "$T/act.yaml"
+r=$(post $PORT_act $CA1 "$T/deny.json"); b=$(body_of "$r")
+check "config action warn: allowed" test "$(json_get "$b" 'r["response"]["allowed"]')" = True
+check "config action warn: a warning" has "$b" 'extended-resource-limits (error, not enforced)'
+kill -TERM $PID_act
+cat >"$T/off.yaml" <<'YAML'
+rules:
+  extended-resource-limits: {action: "off"}
+exceptions:
+- kinds: [Pod]
+  rules: [pod-claim-unused]
+  reason: tested elsewhere
+YAML
+hook_start off --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --config "$T/off.yaml"
+r=$(post $PORT_off $CA1 "$T/deny.json"); b=$(body_of "$r")
+check "config action off: allowed" test "$(json_get "$b" 'r["response"]["allowed"]')" = True
+check "config action off: not in the answer" test "$(grep -c extended-resource-limits <<<"$b")" = 0
+kill -TERM $PID_off
+cat >"$T/exc.yaml" <<'YAML'
+exceptions:
+- kinds: [Pod]
+  rules: [extended-resource-limits]
+  reason: limits are set by a mutating webhook
+YAML
+hook_start exc --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --config "$T/exc.yaml"
+r=$(post $PORT_exc $CA1 "$T/deny.json"); b=$(body_of "$r")
+check "config exception: allowed" test "$(json_get "$b" 'r["response"]["allowed"]')" = True
+check "config exception: not in the answer" test "$(grep -c extended-resource-limits <<<"$b")" = 0
+kill -TERM $PID_exc
 "$BIN" serve --listen 127.0.0.1:0 --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" \
     -g NoSuchGate=true >"$T/badgate.out" 2>&1
 rc=$?
