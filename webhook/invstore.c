@@ -1,7 +1,9 @@
 /*
  * invstore.c - reference-counted inventory snapshots and their assembly
- * from file texts + cluster objects. Owns the snapshot lifetime; it does not
- * read files (invfiles.c) or talk to the apiserver (cluster.c).
+ * from file texts + cluster objects, each paired with the engine that
+ * judges against it. Owns the snapshot and engine lifetimes; it does not
+ * read files (invfiles.c), talk to the apiserver (cluster.c) or decide
+ * which engine (main.c, clustertarget.c).
  */
 #include "invstore.h"
 
@@ -17,8 +19,17 @@
 #include "log.h"
 #include "metrics.h"
 
+/* An engine shared by the snapshots built for it. */
+struct engref {
+    struct engine *eng;
+    void (*release)(void *cls);     /* after engine_free; may be NULL */
+    void *cls;
+    atomic_long refs;
+};
+
 struct invref {
-    struct inventory *inv;
+    struct inventory *inv;          /* NULL: an engine, no inventory yet */
+    struct engref *eng;             /* NULL: none set */
     atomic_long refs;
 };
 
@@ -36,6 +47,7 @@ struct invstore {
     size_t ntexts;
     invstore_cluster_fn cluster;
     void *cluster_cls;
+    struct engref *eng;         /* what new snapshots are paired with */
     struct metrics *metrics;
     atomic_size_t size;
     int no_list_attributes;     /* invstore_set_list_attributes() */
@@ -65,11 +77,22 @@ static void texts_free(struct text *t, size_t n)
     free(t);
 }
 
+static void engref_release(struct engref *e)
+{
+    if (!e || atomic_fetch_sub(&e->refs, 1) != 1)
+        return;
+    engine_free(e->eng);
+    if (e->release)
+        e->release(e->cls);
+    free(e);
+}
+
 void invstore_free(struct invstore *s)
 {
     if (!s)
         return;
     invref_release(s->cur);
+    engref_release(s->eng);
     texts_free(s->texts, s->ntexts);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->build_mu);
@@ -93,27 +116,40 @@ const struct inventory *invref_inventory(const struct invref *r)
     return r ? r->inv : NULL;
 }
 
+const struct engine *invref_engine(const struct invref *r)
+{
+    return r && r->eng ? r->eng->eng : NULL;
+}
+
 void invref_release(struct invref *r)
 {
     if (!r)
         return;
     if (atomic_fetch_sub(&r->refs, 1) == 1) {
         inventory_free(r->inv);
+        engref_release(r->eng);
         free(r);
     }
 }
 
+/* Publishes inv (NULL: the engine alone, before any inventory) with the
+ * current engine. Under build_mu. */
 static void publish(struct invstore *s, struct inventory *inv)
 {
     struct invref *r = xmalloc(sizeof(*r)), *old;
 
     r->inv = inv;
+    r->eng = s->eng;
+    if (r->eng)
+        atomic_fetch_add(&r->eng->refs, 1);
     atomic_init(&r->refs, 1);           /* the store's own reference */
     pthread_mutex_lock(&s->mu);
     old = s->cur;
     s->cur = r;
     pthread_mutex_unlock(&s->mu);
     invref_release(old);
+    if (!inv)
+        return;
     atomic_store(&s->size, inventory_size(inv));
     if (s->metrics)
         metrics_inventory(s->metrics, inventory_size(inv), time(NULL));
@@ -166,6 +202,38 @@ int invstore_rebuild(struct invstore *s, struct err *err)
         metrics_inventory_error(s->metrics);
     pthread_mutex_unlock(&s->build_mu);
     return inv ? 0 : -1;
+}
+
+int invstore_set_engine(struct invstore *s, struct engine *eng,
+                        void (*release)(void *cls), void *cls,
+                        struct err *err)
+{
+    struct engref *e = xmalloc(sizeof(*e));
+    struct inventory *inv = NULL;
+    int lists = engine_list_attributes(eng);
+
+    e->eng = eng;
+    e->release = release;
+    e->cls = cls;
+    atomic_init(&e->refs, 1);           /* the store's reference */
+    pthread_mutex_lock(&s->build_mu);
+    /* a snapshot's verdicts and device model are the engine's: a new
+     * engine gets a new snapshot of the same sources */
+    if (s->cur && s->cur->inv) {
+        inv = build(s->texts, s->ntexts, s->cluster, s->cluster_cls, lists,
+                    err);
+        if (!inv) {
+            pthread_mutex_unlock(&s->build_mu);
+            engref_release(e);
+            return -1;
+        }
+    }
+    engref_release(s->eng);
+    s->eng = e;
+    s->no_list_attributes = !lists;
+    publish(s, inv);
+    pthread_mutex_unlock(&s->build_mu);
+    return 0;
 }
 
 static int blank(const char *p)

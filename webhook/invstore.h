@@ -2,7 +2,10 @@
  * invstore.h - the current inventory snapshot, shared by the worker threads
  * and swapped atomically by the inventory sources (files, in-cluster sync).
  *
- * A snapshot (struct inventory, engine.h) is immutable once published.
+ * A snapshot (struct inventory, engine.h) is immutable once published,
+ * and is paired with the engine that judges against it (its verdict
+ * cache and device model are that engine's): a new engine publishes a
+ * new snapshot of the same sources (invstore_set_engine).
  * Readers pin it with invstore_acquire() and unpin it with invref_release();
  * publishing a new one never waits for readers: the old snapshot is freed
  * by whoever drops the last reference (reference counting; the mutex only
@@ -18,6 +21,7 @@
 #include <stddef.h>
 #include <time.h>
 
+struct engine;
 struct err;
 struct inventory;
 struct invref;
@@ -36,7 +40,10 @@ void invstore_free(struct invstore *s);
 
 /* Pins the current snapshot (NULL if none was published yet). */
 struct invref *invstore_acquire(struct invstore *s);
+/* The snapshot's inventory (NULL: none loaded yet) and engine (NULL: none
+ * set); both live while r is held. */
 const struct inventory *invref_inventory(const struct invref *r);
+const struct engine *invref_engine(const struct invref *r);
 /* Unpins; NULL is allowed. */
 void invref_release(struct invref *r);
 
@@ -64,8 +71,18 @@ void invstore_set_cluster(struct invstore *s, invstore_cluster_fn fn,
                           void *cls);
 /* The DRAListTypeAttributes gate of the target (default on): off, the
  * snapshots' device models drop list-valued attributes, as the apiserver
- * does. Set before the first rebuild. */
+ * does. Set before the first rebuild (invstore_set_engine sets it from
+ * the engine). */
 void invstore_set_list_attributes(struct invstore *s, int on);
+/* Pairs new snapshots with eng (taken over: engine_free, then
+ * release(cls) when the last snapshot using it goes; also on failure)
+ * and, when a snapshot was published, publishes one built anew for it
+ * (requests holding the old pair finish with it). Before any inventory,
+ * the engine alone is published (invref_inventory NULL). 0, or -1 with
+ * err when the rebuild fails (the old pair stays). */
+int invstore_set_engine(struct invstore *s, struct engine *eng,
+                        void (*release)(void *cls), void *cls,
+                        struct err *err);
 /* Builds a snapshot from the current sources and publishes it. */
 int invstore_rebuild(struct invstore *s, struct err *err);
 size_t invstore_size(struct invstore *s);

@@ -332,6 +332,7 @@ static enum MHD_Result serve_validate(struct server *s,
                                       struct request *rq)
 {
     struct admission_out out;
+    struct admission_cfg adm;
     struct invref *ref;
     struct buf resp;
     struct log_req lr;
@@ -340,7 +341,10 @@ static enum MHD_Result serve_validate(struct server *s,
 
     buf_init(&resp, LIMIT_BODY_BYTES);
     ref = invstore_acquire(s->inv);
-    admission_handle(s->adm, invref_inventory(ref), &rq->arena, rq->body.p,
+    adm = *s->adm;
+    if (invref_engine(ref))     /* the snapshot's engine (invstore.h) */
+        adm.engine = invref_engine(ref);
+    admission_handle(&adm, invref_inventory(ref), &rq->arena, rq->body.p,
                      rq->body.len, rq->arrived_ns, &resp, &out);
     invref_release(ref);
     ret = reply(s, c, (unsigned)out.status, "application/json", resp.p,
