@@ -27,9 +27,9 @@
 #include "../validate/err.h"
 #include "../validate/limits.h"
 #include "../validate/run.h"
-#include "../validate/target.h"
 #include "../validate/version.h"
 #include "clusterread.h"
+#include "clustertarget.h"
 #include "kubeapi.h"
 #include "kubeconfig.h"
 
@@ -171,23 +171,14 @@ static int read_creds(const struct audit_args *a, struct kubecreds *cr,
     return kubeconfig_load(a->kubeconfig, a->context, cr, err);
 }
 
-/* The engine for the version -k gave, else the apiserver's; a version the
- * gate table does not know yet is judged as the newest it knows. */
+/* The engine for the version -k gave, else the apiserver's (judged as
+ * the newest the gate table knows when it does not know it). */
 static struct engine *engine_for(struct audit *a, struct config *cfg,
                                  struct err *err)
 {
-    const char *cluster = a->live.version;
-    struct engine *e;
-
-    if (!cfg->kube_version && *cluster)
-        cfg->kube_version = cluster;
-    e = engine_new(cfg, &rules_builtin, err);
-    if (e || cfg->kube_version != cluster)
-        return e;
-    snprintf(a->note, sizeof(a->note), "the apiserver is Kubernetes %s, "
-             "which the gate table does not know: judging as %s (give -k "
-             "to choose)", cluster, target_newest());
-    cfg->kube_version = target_newest();
+    if (!cfg->kube_version && *a->live.version)
+        cfg->kube_version = clustertarget_judge(a->live.version, a->note,
+                                                sizeof(a->note));
     return engine_new(cfg, &rules_builtin, err);
 }
 

@@ -19,9 +19,11 @@
 #include "../validate/run.h"
 #include "../validate/strmap.h"
 #include "../validate/tree.h"
+#include "featuremetric.h"
 #include "kubeapi.h"
 
 #define CR_DISCOVERY_MAX (4u << 20)
+#define CR_METRICS_MAX (32u << 20)  /* an apiserver's /metrics page */
 #define CR_TIMEOUT 30
 #define DRA_GROUP "resource.k8s.io"
 
@@ -146,6 +148,24 @@ int clusterread_version(struct kubeapi *k, struct clusterread *cr,
 out:
     buf_release(&body);
     arena_release(&a);
+    return ret;
+}
+
+int clusterread_gates(struct kubeapi *k, struct featuremetric *fm,
+                      struct clusterread_fail *fail, struct err *err)
+{
+    struct buf body;
+    long status;
+    int ret = -1;
+
+    memset(fail, 0, sizeof(*fail));
+    buf_init(&body, CR_METRICS_MAX);
+    status = kubeapi_get(k, "/metrics", &body, CR_TIMEOUT, err);
+    if (status == 200)
+        ret = featuremetric_parse(fm, body.p ? body.p : "", body.len, err);
+    else if (status > 0)
+        fail_set(fail, status, "get", "", "/metrics", NULL, &body, err);
+    buf_release(&body);
     return ret;
 }
 

@@ -9,6 +9,9 @@
  * ReplicaSet, ReplicaSets of a Deployment, claims generated for a Pod) are
  * marked derived, so only live rules check them (run_add_derived).
  *
+ * clusterread_gates() reads the apiserver's feature gates from its
+ * /metrics (the webhook's serve --in-cluster; audit does not).
+ *
  * A failed request stops the reading; struct clusterread_fail says what
  * was asked and what came back, for a message that names the RBAC rule
  * or the API version missing.
@@ -21,6 +24,7 @@
 #include "../validate/arena.h"
 
 struct err;
+struct featuremetric;
 struct inventory;
 struct kubeapi;
 struct run;
@@ -66,6 +70,11 @@ void clusterread_release(struct clusterread *cr);
  * with err / fail. */
 int clusterread_version(struct kubeapi *k, struct clusterread *cr,
                         struct clusterread_fail *fail, struct err *err);
+/* GET /metrics: the apiserver's feature gates (featuremetric.h) into fm.
+ * 0, or -1 with err / fail (403: the RBAC rule for the nonResourceURL
+ * /metrics is missing; a text that does not parse: fail->status 0). */
+int clusterread_gates(struct kubeapi *k, struct featuremetric *fm,
+                      struct clusterread_fail *fail, struct err *err);
 /* Discovery, then every kind. 0, or -1 with err (and fail->status > 0
  * when the apiserver answered with an error). */
 int clusterread_all(struct kubeapi *k, const struct clusterread_opts *o,

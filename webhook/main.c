@@ -24,6 +24,7 @@
 #include "admission.h"
 #include "audit.h"
 #include "cluster.h"
+#include "clustertarget.h"
 #include "invfiles.h"
 #include "invstore.h"
 #include "kubeapi.h"
@@ -57,6 +58,7 @@ struct serve_args {
     size_t nexclude;
     int in_cluster;
     long long report_interval;      /* --policy-reports, seconds; 0 off */
+    long long target_refresh;       /* --target-refresh, seconds */
     struct cluster_opts cl;
     const char *sa_dir;
     int warn_mode;
@@ -70,6 +72,7 @@ enum {
     O_LISTEN, O_TLS_CERT, O_TLS_KEY, O_CLIENT_CA, O_CONFIG, O_KUBE_VERSION,
     O_FEATURE_GATES, O_RUNTIME_CONFIG, O_INVENTORY, O_IN_CLUSTER,
     O_APISERVER, O_SA_DIR, O_DRA_VERSION, O_LIST_PAGE_SIZE, O_POLICY_REPORTS,
+    O_TARGET_REFRESH,
     O_MODE,
     O_EXCLUDE_NAMESPACE, O_THREADS, O_MAX_CONNECTIONS, O_CONN_TIMEOUT,
     O_MAX_BODY, O_MEMORY_BUDGET, O_DEADLINE_MS, O_DRAIN_DELAY_MS,
@@ -87,10 +90,12 @@ static const struct opt serve_rows[] = {
       "require client certificates signed by FILE", O_CLIENT_CA },
     { "config", 'c', OPT_VALUE, "FILE",
       "claimcheck config (rules, gates, excluded ns)", O_CONFIG },
-    { "kube-version", 'k', OPT_VALUE, "X.Y", "target Kubernetes version",
+    { "kube-version", 'k', OPT_VALUE, "X.Y",
+      "target Kubernetes version (--in-cluster:\nthe apiserver's unless given)",
       O_KUBE_VERSION },
     { "feature-gates", 'g', OPT_VALUE, "K=V,...",
-      "feature-gate overrides (repeatable)", O_FEATURE_GATES },
+      "feature-gate overrides (repeatable;\n--in-cluster: the apiserver's "
+      "unless given)", O_FEATURE_GATES },
     { "runtime-config", 0, OPT_VALUE, "GV=true,...", "extra API versions",
       O_RUNTIME_CONFIG },
     { "inventory", 'i', OPT_VALUE, "PATH",
@@ -114,6 +119,9 @@ static const struct opt serve_rows[] = {
       "with --in-cluster: audit the cluster every\nINTERVAL (10m, 1h) and "
       "write wgpolicyk8s.io\nPolicyReports (off by default; docs/audit.md)",
       O_POLICY_REPORTS },
+    { "target-refresh", 0, OPT_VALUE, "INTERVAL",
+      "with --in-cluster and no -k: re-read the\napiserver's version and "
+      "gates every\nINTERVAL (default 5m)", O_TARGET_REFRESH },
     { "mode", 0, OPT_VALUE, "enforce|warn",
       "warn never denies (default enforce)", O_MODE },
     { "exclude-namespace", 0, OPT_VALUE, "NS",
@@ -247,6 +255,14 @@ static int serve_option(struct serve_args *a, int id, const char *flag,
         a->report_interval = (long long)sec;
         return 0;
     }
+    case O_TARGET_REFRESH: {
+        int64_t sec, ns;
+        if (cel_duration_parse(v, strlen(v), &sec, &ns) < 0 || sec < 1)
+            return err_set(err, "--target-refresh takes an interval of 1s "
+                           "or more (30s, 5m), not '%s'", v);
+        a->target_refresh = (long long)sec;
+        return 0;
+    }
     case O_EXCLUDE_NAMESPACE:
         return add_multi(a->exclude, &a->nexclude, v, "--exclude-namespace",
                          err);
@@ -296,6 +312,7 @@ static int parse_serve(int argc, char **argv, struct serve_args *a,
     a->grace_seconds = 10;
     a->inv_min_percent = INVSTORE_MIN_PERCENT;
     a->drain_delay_ms = 2000;
+    a->target_refresh = 300;
     opt_init(&p, &serve_table, argc, argv);
     for (;;) {
         id = opt_next(&p, &v, err);
@@ -333,6 +350,50 @@ static int build_config(const struct serve_args *a, struct config *cfg,
         if (config_add_gates(cfg, a->gates[i], err) < 0)
             return -1;
     if (a->runtime && config_add_runtime(cfg, a->runtime, err) < 0)
+        return -1;
+    return 0;
+}
+
+/* clustertarget's make_config: a config of the flags for each engine */
+static int flags_config(void *cls, struct config *cfg, struct err *err)
+{
+    return build_config(cls, cfg, err);
+}
+
+/* /readyz with --in-cluster: the inventory synced and, when it comes from
+ * the apiserver, the version known */
+struct in_cluster {
+    struct cluster *cl;
+    struct clustertarget *target;   /* NULL: -k */
+};
+
+static int in_cluster_ready(void *cls)
+{
+    const struct in_cluster *ic = cls;
+
+    return cluster_synced(ic->cl)
+           && (!ic->target || clustertarget_known(ic->target));
+}
+
+/* The version and gates from the apiserver unless -k (or the config file
+ * names a version): clustertarget.h. */
+static int start_target(struct serve_args *a, const struct config *cfg,
+                        struct invstore *store, struct metrics *m,
+                        struct in_cluster *ic, struct err *err)
+{
+    struct clustertarget_opts to;
+
+    if (cfg->kube_version)
+        return 0;
+    memset(&to, 0, sizeof(to));
+    to.apiserver = a->cl.apiserver;
+    to.sa_dir = a->sa_dir;
+    to.gates = !cfg->ngates;
+    to.period = a->target_refresh;
+    to.make_config = flags_config;
+    to.cls = a;
+    ic->target = clustertarget_new(&to, store, m, err);
+    if (!ic->target || clustertarget_start(ic->target, err) < 0)
         return -1;
     return 0;
 }
@@ -398,6 +459,7 @@ static int cmd_serve(int argc, char **argv)
     struct invstore *store = invstore_new(m);
     struct invfiles *files = NULL;
     struct cluster *cl = NULL;
+    struct in_cluster ic = { NULL, NULL };
     struct reportwriter *reports = NULL;
     struct tls *tls = NULL;
     struct server *srv = NULL;
@@ -421,17 +483,20 @@ static int cmd_serve(int argc, char **argv)
     }
     if (build_config(&a, &cfg, &err) < 0)
         goto fail;
+    /* the flags' engine (the default version unless -k); with
+     * --in-cluster and no -k, the apiserver's replaces it */
     eng = engine_new(&cfg, &rules_builtin, &err);
-    if (!eng)
+    if (!eng || invstore_set_engine(store, eng, NULL, NULL, &err) < 0)
         goto fail;
-    invstore_set_list_attributes(store, engine_list_attributes(eng));
+    metrics_target(m, engine_kube_version(eng),
+                   cfg.kube_version ? "flags" : "default",
+                   cfg.ngates ? "flags" : "defaults");
     memset(&adm, 0, sizeof(adm));
     for (i = 0; i < cfg.nexcluded && adm.nexcluded < 256 + MAX_MULTI; i++)
         excluded[adm.nexcluded++] = cfg.excluded_ns[i];
     for (i = 0; i < a.nexclude; i++)
         excluded[adm.nexcluded++] = a.exclude[i];
     adm.excluded_ns = excluded;
-    adm.engine = eng;
     adm.warn_mode = a.warn_mode;
     adm.deadline_ms = a.deadline_ms;
     adm.metrics = m;
@@ -454,11 +519,14 @@ static int cmd_serve(int argc, char **argv)
         a.cl.sa_dir = a.sa_dir;
         if (kubeapi_global_init(&err) < 0)
             goto fail;
+        if (start_target(&a, &cfg, store, m, &ic, &err) < 0)
+            goto fail;
         cl = cluster_new(&a.cl, store, m, &err);
+        ic.cl = cl;
         if (!cl || cluster_start(cl, &err) < 0)
             goto fail;
-        a.srv.ready_fn = cluster_synced;
-        a.srv.ready_cls = cl;
+        a.srv.ready_fn = in_cluster_ready;
+        a.srv.ready_cls = &ic;
     }
     if (a.report_interval) {
         struct reportwriter_opts ro = {a.cl.apiserver, a.sa_dir,
@@ -489,7 +557,8 @@ static int cmd_serve(int argc, char **argv)
     log_msg(LOG_INFO, "claimcheck-webhook %s ready to serve (mode %s, "
             "deadline %u ms, kube %s)", claimcheck_version,
             a.warn_mode ? "warn" : "enforce", a.deadline_ms,
-            cfg.kube_version ? cfg.kube_version : target_newest());
+            ic.target ? "from the apiserver"
+            : engine_kube_version(eng));
     while (!got_term) {
         sleep_ms(100);
         server_tick(srv);
@@ -504,10 +573,10 @@ fail:
 out:
     server_free(srv);       /* stops the daemon: no handler runs after */
     reportwriter_free(reports);
+    clustertarget_free(ic.target);
     cluster_free(cl);
     invfiles_free(files);
     tls_free(tls);
-    engine_free(eng);
     invstore_free(store);
     metrics_free(m);
     if (a.in_cluster)

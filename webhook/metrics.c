@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,8 @@ struct metrics {
     atomic_ullong inv_refused[NREFUSALS];
     atomic_llong cert_not_after;
     atomic_ullong cert_reloads, cert_reload_failures;
+    pthread_mutex_t target_mu;          /* guards target */
+    char target[192];                   /* claimcheck_target_info's labels */
     pthread_mutex_t rules_mu;           /* guards adding to rules[] */
     struct rule_count rules[MAX_RULES];
     atomic_size_t nrules;
@@ -97,6 +100,7 @@ struct metrics *metrics_new(void)
     struct metrics *m = xcalloc(1, sizeof(*m));
 
     pthread_mutex_init(&m->rules_mu, NULL);
+    pthread_mutex_init(&m->target_mu, NULL);
     return m;
 }
 
@@ -105,6 +109,7 @@ void metrics_free(struct metrics *m)
     if (!m)
         return;
     pthread_mutex_destroy(&m->rules_mu);
+    pthread_mutex_destroy(&m->target_mu);
     free(m);
 }
 
@@ -211,6 +216,7 @@ int metrics_render(struct metrics *m, struct buf *b)
 {
     size_t k, o, d, i, n;
     unsigned long long cum = 0;
+    int rc;
     long long upd;
     time_t now = time(NULL);
 
@@ -296,6 +302,26 @@ int metrics_render(struct metrics *m, struct buf *b)
          "serving certificate reloads by result");
     buf_addf(b, "claimcheck_tls_cert_reloads_total{result=\"ok\"} %llu\n",
              atomic_load(&m->cert_reloads));
-    return buf_addf(b, "claimcheck_tls_cert_reloads_total{result=\"error\"} "
-                    "%llu\n", atomic_load(&m->cert_reload_failures));
+    rc = buf_addf(b, "claimcheck_tls_cert_reloads_total{result=\"error\"} "
+                  "%llu\n", atomic_load(&m->cert_reload_failures));
+    pthread_mutex_lock(&m->target_mu);
+    if (m->target[0]) {
+        help(b, "claimcheck_target_info", "gauge",
+             "the Kubernetes version requests are judged at, where it came "
+             "from (apiserver, flags, default) and where the feature gates "
+             "came from (apiserver, defaults, flags)");
+        rc = buf_addf(b, "claimcheck_target_info{%s} 1\n", m->target);
+    }
+    pthread_mutex_unlock(&m->target_mu);
+    return rc;
+}
+
+void metrics_target(struct metrics *m, const char *version,
+                    const char *version_source, const char *gates_source)
+{
+    pthread_mutex_lock(&m->target_mu);
+    snprintf(m->target, sizeof(m->target), "version=\"%s\","
+             "version_source=\"%s\",gates_source=\"%s\"", version,
+             version_source, gates_source);
+    pthread_mutex_unlock(&m->target_mu);
 }

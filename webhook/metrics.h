@@ -38,6 +38,12 @@ void metrics_inventory_error(struct metrics *m);
 void metrics_inventory_refused(struct metrics *m, const char *reason);
 void metrics_cert(struct metrics *m, time_t not_after);
 void metrics_cert_reload(struct metrics *m, int ok);
+/* The target requests are judged at (claimcheck_target_info): version
+ * "1.34", where it came from ("apiserver", "flags", "default") and where
+ * the feature gates came from ("apiserver", "defaults", "flags"); static
+ * or short strings, copied. */
+void metrics_target(struct metrics *m, const char *version,
+                    const char *version_source, const char *gates_source);
 /* Renders everything into out (bounded by its max). Returns 0 or -1. */
 int metrics_render(struct metrics *m, struct buf *out);
 

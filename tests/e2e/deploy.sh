@@ -383,13 +383,16 @@ for a in json.load(open(t + "/args.json")):
 import json, sys
 t = sys.argv[1]
 rules = json.load(open(t + "/rules.json"))
-granted = {(v, g or '""', r) for x in rules for g in x["apiGroups"] for r in x["resources"] for v in x["verbs"]}
+granted = {(v, g or '""', r) for x in rules for g in x.get("apiGroups", []) for r in x.get("resources", []) for v in x["verbs"]}
+urls = {(v, "-", u) for x in rules for u in x.get("nonResourceURLs", []) for v in x["verbs"]}
 seen = set(); denied = []
 for line in open(t + "/api.log"):
     p = line.split()
     if len(p) == 4 and p[0] in ("list", "watch") and p[3] == "allowed":
         seen.add(tuple(p[:3]))
-    elif p:
+    elif len(p) == 4 and p[0] == "get" and p[1] == "-" and p[3] == "allowed":
+        seen.add(tuple(p[:3]))
+    elif p and p[0] != "discovery":
         denied.append(" ".join(p))
 def ok(n, c, why=""):
     print(("ok " if c else "FAIL ") + n + ("" if c else ": " + str(why)))
@@ -399,6 +402,9 @@ ok("webhook: lists and watches every resource the ClusterRole grants", seen == u
    "unused %s" % sorted(used - seen))
 ok("ClusterRole: get/list/watch only, all of them used or implied (get)",
    {x[0] for x in granted} == {"get", "list", "watch"})
+ok("webhook: gets every nonResourceURL the ClusterRole grants (/metrics: the feature gates)",
+   urls <= seen and urls, "unused %s" % sorted(urls - seen))
+ok("ClusterRole: nonResourceURLs get only", {x[0] for x in urls} == {"get"})
 PY
   tally "$tmp/rbac.out"
   grep -q '^ok \|^FAIL ' "$tmp/rbac.out" || { bad "RBAC usage check crashed"; cat "$tmp/rbac.out"; }

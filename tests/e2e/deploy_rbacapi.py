@@ -14,8 +14,10 @@ as the apiserver's authorizer answers. Each request is logged to LOG as
 "VERB GROUP RESOURCE ALLOWED". Binds 127.0.0.1 only; a wrong bearer token
 gets 401. Discovery (/version, /apis/resource.k8s.io and its v1), which
 every authenticated user may read (system:discovery), is answered and
-logged as "discovery - PATH allowed". Any other request is 404 (and
-logged).
+logged as "discovery - PATH allowed". GET /metrics is checked against the
+rules' nonResourceURLs (allowed -> a Prometheus text with one
+kubernetes_feature_enabled sample; denied -> 403) and logged as
+"get - /metrics ALLOWED". Any other request is 404 (and logged).
 """
 import argparse
 import json
@@ -40,6 +42,12 @@ def allowed(verb, group, resource):
            not r.get("resourceNames"):
             return True
     return False
+
+
+def allowed_url(verb, path):
+    return any(path in r.get("nonResourceURLs", []) and
+               (verb in r.get("verbs", []) or "*" in r.get("verbs", []))
+               for r in RULES)
 
 
 def log(line):
@@ -74,6 +82,22 @@ class H(BaseHTTPRequestHandler):
                                              "resources": [{"name": n} for n in (
                                                  "deviceclasses", "resourceslices", "resourceclaims",
                                                  "resourceclaimtemplates", "devicetaintrules")]}}
+        if u.path == "/metrics":
+            ok = allowed_url("get", u.path)
+            log("get - /metrics %s" % ("allowed" if ok else "denied"))
+            if not ok:
+                return self.send_json(403, {
+                    "kind": "Status", "apiVersion": "v1", "status": "Failure",
+                    "reason": "Forbidden", "code": 403,
+                    "message": 'forbidden: cannot get path "/metrics"'})
+            body = (b'# TYPE kubernetes_feature_enabled gauge\n'
+                    b'kubernetes_feature_enabled{name="DRAAdminAccess",'
+                    b'stage=""} 1\n')
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; version=0.0.4")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            return self.wfile.write(body)
         if u.path in disc:
             log("discovery - %s allowed" % u.path)
             return self.send_json(200, disc[u.path])

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../validate/buf.h"
 #include "../../validate/err.h"
 #include "../../validate/k8s/gates.h"
 #include "../../webhook/featuremetric.h"
@@ -116,36 +117,34 @@ static void test_bounds(void)
 {
     struct featuremetric fm;
     struct err e;
-    size_t n = (FEATUREMETRIC_MAX_SAMPLES + 1) * 64, len = 0, i;
-    char *text = malloc(n + 2048);
+    struct buf b;
+    size_t i;
 
-    if (!text)
-        abort();
+    buf_init(&b, 1u << 20);
     /* a label value longer than the gate name may be */
-    len = (size_t)sprintf(text, "kubernetes_feature_enabled{name=\"");
-    memset(text + len, 'A', 600);
-    len += 600;
-    len += (size_t)sprintf(text + len, "\"} 1\n");
-    CHECK(featuremetric_parse(&fm, text, len, &e) < 0);
+    buf_adds(&b, "kubernetes_feature_enabled{name=\"");
+    for (i = 0; i < 600; i++)
+        buf_addc(&b, 'A');
+    buf_adds(&b, "\"} 1\n");
+    CHECK(featuremetric_parse(&fm, b.p, b.len, &e) < 0);
     /* a line over FEATUREMETRIC_LINE_MAX */
-    len = (size_t)sprintf(text, "kubernetes_feature_enabled{name=\"X\","
-                          "stage=\"");
-    memset(text + len, 'b', FEATUREMETRIC_LINE_MAX);
-    len += FEATUREMETRIC_LINE_MAX;
-    len += (size_t)sprintf(text + len, "\"} 1\n");
-    CHECK(featuremetric_parse(&fm, text, len, &e) < 0);
+    buf_reset(&b);
+    buf_adds(&b, "kubernetes_feature_enabled{name=\"X\",stage=\"");
+    for (i = 0; i < FEATUREMETRIC_LINE_MAX; i++)
+        buf_addc(&b, 'b');
+    buf_adds(&b, "\"} 1\n");
+    CHECK(featuremetric_parse(&fm, b.p, b.len, &e) < 0);
     CHECK(strstr(e.msg, "too long") != NULL);
     /* as many samples as allowed pass, one more fails */
-    for (len = 0, i = 0; i < FEATUREMETRIC_MAX_SAMPLES; i++)
-        len += (size_t)sprintf(text + len, "kubernetes_feature_enabled"
-                               "{name=\"G%zu\"} 1\n", i);
-    CHECK(featuremetric_parse(&fm, text, len, &e) == 0);
+    buf_reset(&b);
+    for (i = 0; i < FEATUREMETRIC_MAX_SAMPLES; i++)
+        buf_addf(&b, "kubernetes_feature_enabled{name=\"G%zu\"} 1\n", i);
+    CHECK(featuremetric_parse(&fm, b.p, b.len, &e) == 0);
     CHECK(fm.samples == FEATUREMETRIC_MAX_SAMPLES && fm.known == 0);
-    len += (size_t)sprintf(text + len, "kubernetes_feature_enabled"
-                           "{name=\"DRAAdminAccess\"} 1\n");
-    CHECK(featuremetric_parse(&fm, text, len, &e) < 0);
+    buf_adds(&b, "kubernetes_feature_enabled{name=\"DRAAdminAccess\"} 1\n");
+    CHECK(featuremetric_parse(&fm, b.p, b.len, &e) < 0);
     CHECK(strstr(e.msg, "too many samples") != NULL);
-    free(text);
+    buf_release(&b);
 }
 
 int main(void)

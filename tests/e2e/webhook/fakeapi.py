@@ -7,12 +7,15 @@ audit reads (cluster-wide and per namespace), GET of one Namespace, chunked
 watch streams (ADDED/MODIFIED/DELETED), a 410 Gone ERROR event and a dropped
 connection on demand, GET /version and the discovery documents of
 resource.k8s.io (only the versions --dra-versions names are served: others,
-and the group itself with --dra-versions none, are 404).
+and the group itself with --dra-versions none, are 404), and GET /metrics
+in the Prometheus text format: a few apiserver metrics and, with --gates
+A=true,B=false, one kubernetes_feature_enabled sample per gate.
 
 Authentication: a bearer token (--token, repeatable) or a client
 certificate signed by --client-ca (its CN is the user); anything else is
 401. Authorization: --deny RESOURCE answers 403 with the apiserver's
-Status message for that resource (e.g. resourceclaims).
+Status message for that resource (e.g. resourceclaims); --deny /metrics
+answers 403 to GET /metrics as an RBAC without that nonResourceURL does.
 
 With --policy-reports the wgpolicyk8s.io/v1alpha2 CRDs are installed:
 PolicyReports and ClusterPolicyReports can be applied (PATCH, stored as
@@ -27,6 +30,8 @@ Control (no auth, test only):
   POST /_control {"op": "gone"|"drop", "resource": R}
   POST /_control {"op": "empty", "resource": R, "count": N}: the next N
                  lists of R come back with no items (an apiserver hiccup)
+  POST /_control {"op": "version", "version": "1.35"}  (an upgrade)
+  POST /_control {"op": "gates", "gates": "A=true,B=false"}
   GET  /_stats   -> {"lists": {R: list pages served}, "watches": {R: n},
                      "auth": {"token": n, "cert": n}, "denied": n,
                      "agents": [User-Agent of authenticated requests],
@@ -183,6 +188,8 @@ class State:
         self.agents = set()
         self.auth = {"token": 0, "cert": 0}
         self.denied = 0
+        self.metrics = 0                        # GET /metrics answered
+        self.gates = {}                         # name -> 0|1 (--gates)
         self.writes = []
         self.empty = {r: 0 for r in KINDS}      # lists still to answer empty
 
@@ -284,6 +291,14 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(404, {"kind": "Status", "code": 404})
         n = int(self.headers.get("Content-Length", "0"))
         cmd = json.loads(self.rfile.read(n))
+        global VERSION
+        if cmd["op"] == "version":
+            VERSION = tuple(cmd["version"].split(".", 1))
+            return self.send_json(200, {})
+        if cmd["op"] == "gates":
+            with STATE.lock:
+                STATE.gates = parse_gates(cmd["gates"])
+            return self.send_json(200, {})
         res, op = cmd["resource"], cmd["op"]
         if op == "empty":
             with STATE.lock:
@@ -326,6 +341,34 @@ class Handler(BaseHTTPRequestHandler):
                             STATE.auth["cert"] += 1
                         return v
         return None
+
+    def metrics(self, user):
+        """GET /metrics: text format, the gates as kube-apiserver has them"""
+        if "/metrics" in DENY:
+            with STATE.lock:
+                STATE.denied += 1
+            return self.send_json(403, status(
+                403, "Forbidden", 'forbidden: User "%s" cannot get path '
+                '"/metrics"' % user))
+        with STATE.lock:
+            STATE.metrics += 1
+            gates = dict(STATE.gates)
+        lines = ["# HELP apiserver_request_total [STABLE] Counter of "
+                 "apiserver requests",
+                 "# TYPE apiserver_request_total counter",
+                 'apiserver_request_total{code="200",verb="LIST"} 42',
+                 "# HELP kubernetes_feature_enabled [BETA] This metric "
+                 "records the data about the stage and enablement of a k8s "
+                 "feature.",
+                 "# TYPE kubernetes_feature_enabled gauge"]
+        lines += ['kubernetes_feature_enabled{name="%s",stage="BETA"} %d'
+                  % (n, v) for n, v in sorted(gates.items())]
+        body = ("\n".join(lines) + "\n").encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain; version=0.0.4")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def discovery(self, path):
         """/version and resource.k8s.io discovery; None if not one"""
@@ -398,7 +441,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_json(200, {
                     "lists": STATE.lists, "watches": STATE.watches,
                     "auth": STATE.auth, "writes": STATE.writes,
-                    "denied": STATE.denied,
+                    "denied": STATE.denied, "metrics": STATE.metrics,
                     "agents": sorted(STATE.agents)})
         user = self.user()
         if user is None:
@@ -406,6 +449,8 @@ class Handler(BaseHTTPRequestHandler):
                                               "Unauthorized"))
         with STATE.lock:
             STATE.agents.add(self.headers.get("User-Agent", ""))
+        if path == "/metrics":
+            return self.metrics(user)
         d = self.discovery(path)
         if d:
             return self.send_json(*d)
@@ -507,6 +552,12 @@ class Handler(BaseHTTPRequestHandler):
 build_resources()
 
 
+def parse_gates(text):
+    """ "A=true,B=false" -> {"A": 1, "B": 0}"""
+    return {k: int(v == "true") for k, v in
+            (p.split("=", 1) for p in text.split(",") if p)}
+
+
 def main():
     global TOKEN, TAINT_VERSION, VERSION, POLICY_REPORTS
     ap = argparse.ArgumentParser()
@@ -522,8 +573,10 @@ def main():
     ap.add_argument("--taint-version")
     ap.add_argument("--deny", action="append", default=[])
     ap.add_argument("--policy-reports", action="store_true")
+    ap.add_argument("--gates", default="")
     a = ap.parse_args()
     POLICY_REPORTS = a.policy_reports
+    STATE.gates = parse_gates(a.gates)
     TOKENS.update(a.token)
     TOKEN = a.token[0] if a.token else ""
     DENY.update(a.deny)

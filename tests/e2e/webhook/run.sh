@@ -5,7 +5,10 @@
 # deadline, certificate rotation under an open keep-alive connection (and a
 # bad pair kept out), client certificates, SIGTERM with a request in
 # flight, and the in-cluster list/watch against fakeapi.py (list, chunked
-# watch, 410 Gone, dropped connection). Binds 127.0.0.1 only; every loop is
+# watch, 410 Gone, dropped connection), and the target version and feature
+# gates learnt from the apiserver (GET /version and /metrics; -k and -g
+# override, a 403 on /metrics falls back to the defaults, an upgrade is
+# picked up). Binds 127.0.0.1 only; every loop is
 # bounded; everything started here is killed on exit.
 # Prints "N passed, N failed" last; exits 1 on any failure.
 set -u
@@ -461,6 +464,8 @@ wait_for() { # expression (bash), bounded 8 s
 N0=$(inv_objects)
 check "first sync loaded objects" test "${N0:-0}" -ge 1
 check "token sent (401 never logged)" bash -c "! grep -q ' 401 ' '$T/fakeapi.log'"
+check "not ready while the apiserver's version is unknown (logged)" grep -q "cannot read the apiserver's version .*not ready until it is known" "$T/kc.log"
+check "the apiserver's version learnt at start" grep -q 'target: the apiserver is Kubernetes 1.34 (v1.34.0): judging as 1.34' "$T/kc.log"
 control '{"op":"add","resource":"deviceclasses","object":{"metadata":{"name":"watched.example.com"}}}'
 check "watch ADDED reaches the snapshot" wait_for '[ "$(inv_objects)" -gt "$N0" ]'
 N1=$(inv_objects)
@@ -517,6 +522,89 @@ check "two empty lists in a row: the first held back (2 in all)" test "$(refused
 kill -TERM $PID_kc
 for i in $(seq 1 100); do kill -0 $PID_kc 2>/dev/null || break; sleep 0.05; done
 check "in-cluster server stops promptly (watches aborted)" bash -c "! kill -0 $PID_kc 2>/dev/null"
+
+# ---- the target version and gates from the apiserver ----------------------
+# A DeviceClass selecting on device.allowMultipleAllocations needs the
+# DRAConsumableCapacity gate: off by default up to 1.35, on in 1.36 (the
+# newest release, what the webhook assumed before it asked the apiserver).
+python3 - "$T/multi.json" <<'PY'
+import json, sys
+obj = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+       "metadata": {"name": "multi"},
+       "spec": {"selectors": [{"cel": {
+           "expression": "device.allowMultipleAllocations == true"}}]}}
+req = {"uid": "u-multi", "kind": {"group": "resource.k8s.io", "version": "v1",
+                                  "kind": "DeviceClass"},
+       "operation": "CREATE", "name": "multi",
+       "userInfo": {"username": "e2e"}, "object": obj}
+json.dump({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+           "request": req}, open(sys.argv[1], "w"))
+PY
+fake_start() { # NAME ARGS...: fakeapi on a free port, APIPORT_NAME
+    local port
+    port=$(free_port)
+    python3 "$HERE/fakeapi.py" --port "$port" --cert "$T/v1/tls.crt" --key "$T/v1/tls.key" \
+        --token "e2e-token-$$" "${@:2}" 2>"$T/fake_$1.log" &
+    PIDS+=("$!")
+    eval "APIPORT_$1=$port"
+}
+multi() { # PORT -> allowed true|false and the message
+    local b
+    b=$(body_of "$(post "$1" $CA1 "$T/multi.json")")
+    echo "$(json_get "$b" 'r["response"]["allowed"]') $(json_get "$b" 'r["response"].get("status",{}).get("message","")')"
+}
+target_of() { req "$1" $CA1 GET /metrics | grep '^claimcheck_target_info'; }
+ctl() { curl -sS --max-time 5 --cacert $CA1 -d "$2" "https://127.0.0.1:$1/_control" >/dev/null; }
+fake_start tv --version 1.34
+hook_start tv --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --in-cluster \
+    --apiserver "https://127.0.0.1:$APIPORT_tv" --sa-dir "$T/sa" --target-refresh 1s
+check "in-cluster target: ready" hook_ready $PORT_tv $CA1 100
+m=$(multi $PORT_tv)
+check "judged at the apiserver's 1.34, not the newest: denied ($m)" has "$m" "^False .*DRAConsumableCapacity, which is off in Kubernetes 1.34"
+check "target metric: version and gates source" has "$(target_of $PORT_tv)" 'version="1.34",version_source="apiserver",gates_source="defaults"'
+check "no gate samples logged" grep -q "has no samples of 'kubernetes_feature_enabled'" "$T/tv.log"
+ctl $APIPORT_tv '{"op":"gates","gates":"DRAConsumableCapacity=true,DRAPrioritizedList=true"}'
+check "the apiserver's gates from /metrics are used" wait_for 'has "$(multi $PORT_tv)" "^True"'
+check "target metric: gates from the apiserver" has "$(target_of $PORT_tv)" 'version="1.34",version_source="apiserver",gates_source="apiserver"'
+check "gates logged (overrides of the defaults only)" grep -q 'judging as 1.34, feature gates from apiserver: DRAConsumableCapacity=true"' "$T/tv.log"
+ctl $APIPORT_tv '{"op":"gates","gates":""}'
+check "gates back to the defaults: denied again" wait_for 'has "$(multi $PORT_tv)" "^False"'
+# -k and -g override what the apiserver says
+hook_start tk --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --in-cluster \
+    --apiserver "https://127.0.0.1:$APIPORT_tv" --sa-dir "$T/sa" -k 1.36
+hook_start tg --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --in-cluster \
+    --apiserver "https://127.0.0.1:$APIPORT_tv" --sa-dir "$T/sa" -g DRAConsumableCapacity=true
+check "-k: ready" hook_ready $PORT_tk $CA1 100
+check "-g: ready" hook_ready $PORT_tg $CA1 100
+check "-k 1.36 wins over the apiserver's 1.34" has "$(multi $PORT_tk)" "^True"
+check "-k: target metric" has "$(target_of $PORT_tk)" 'version="1.36",version_source="flags",gates_source="defaults"'
+check "-k: the apiserver's version is not asked" bash -c "! grep -q 'target:' '$T/tk.log'"
+check "-g wins over the apiserver's defaults" has "$(multi $PORT_tg)" "^True"
+check "-g: target metric (the version still the apiserver's)" has "$(target_of $PORT_tg)" 'version="1.34",version_source="apiserver",gates_source="flags"'
+check "-g: /metrics is not read" bash -c "grep -q 'judging as 1.34, feature gates from flags' '$T/tg.log' && ! grep -q '/metrics' '$T/tg.log'"
+kill -TERM $PID_tk $PID_tg
+# an upgrade is picked up by the periodic re-check
+ctl $APIPORT_tv '{"op":"version","version":"1.36"}'
+check "apiserver upgrade 1.34 -> 1.36 picked up" wait_for 'has "$(multi $PORT_tv)" "^True"'
+check "upgrade logged" grep -q 'the apiserver changed from Kubernetes 1.34 to 1.36: judging as 1.36' "$T/tv.log"
+check "target metric follows the upgrade" has "$(target_of $PORT_tv)" 'version="1.36",version_source="apiserver"'
+ctl $APIPORT_tv '{"op":"version","version":"1.40"}'
+check "a version the gate table lacks is judged as the newest" wait_for "grep -q 'the apiserver is Kubernetes 1.40, which the gate table does not know: judging as 1.36' '$T/tv.log'"
+check "... and served as before" has "$(multi $PORT_tv)" "^True"
+kill -TERM $PID_tv
+# RBAC without the optional /metrics rule: 403, logged once, defaults used
+fake_start td --version 1.34 --gates DRAConsumableCapacity=true --deny /metrics
+hook_start td --tls-cert "$T/v1/tls.crt" --tls-key "$T/v1/tls.key" --in-cluster \
+    --apiserver "https://127.0.0.1:$APIPORT_td" --sa-dir "$T/sa" --target-refresh 1s
+check "403 on /metrics: ready" hook_ready $PORT_td $CA1 100
+sleep 2.2
+check "403 on /metrics: the version's default gates (denied)" has "$(multi $PORT_td)" "^False .*off in Kubernetes 1.34"
+check "403 on /metrics: target metric says defaults" has "$(target_of $PORT_td)" 'version="1.34",version_source="apiserver",gates_source="defaults"'
+D=$(curl -sS --max-time 5 --cacert $CA1 "https://127.0.0.1:$APIPORT_td/_stats")
+check "403 on /metrics: re-checked ($(json_get "$D" 'r["denied"]') times)" test "$(json_get "$D" 'r["denied"]')" -ge 2
+check "403 on /metrics: logged once, naming the optional RBAC rule" \
+    test "$(grep -c "may not get '/metrics' (403 Forbidden).*nonResourceURLs" "$T/td.log")" = 1
+kill -TERM $PID_td
 
 echo "$PASS passed, $FAIL failed"
 [ $FAIL = 0 ]
