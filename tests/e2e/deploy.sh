@@ -398,7 +398,8 @@ def ok(n, c, why=""):
     print(("ok " if c else "FAIL ") + n + ("" if c else ": " + str(why)))
 ok("webhook: no request outside the ClusterRole (no 403/401/404)", not denied, denied[:5])
 used = {x for x in granted if x[0] in ("list", "watch")}
-ok("webhook: lists and watches every resource the ClusterRole grants", seen == used,
+ok("webhook: lists and watches every resource the ClusterRole grants",
+   {x for x in seen if x[0] in ("list", "watch")} == used,
    "unused %s" % sorted(used - seen))
 ok("ClusterRole: get/list/watch only, all of them used or implied (get)",
    {x[0] for x in granted} == {"get", "list", "watch"})

@@ -115,8 +115,11 @@ def check_docs(tag, docs):
           and not by_kind(docs, "RoleBinding"))
     roles = by_kind(docs, "ClusterRole")
     check(t + "one ClusterRole", len(roles) == 1, str(len(roles)))
-    got, verbs, extra = set(), set(), []
+    got, verbs, extra, urls = set(), set(), [], []
     for r in get(roles, 0, "rules", default=[]) or []:
+        if "nonResourceURLs" in r:      # the optional /metrics rule
+            urls.append(r)
+            continue
         for g in r.get("apiGroups", []):
             for res in r.get("resources", []):
                 got.add((g, res))
@@ -126,7 +129,10 @@ def check_docs(tag, docs):
           "extra %s missing %s" % (got - EXPECTED_RBAC, EXPECTED_RBAC - got))
     check(t + "rbac: read-only verbs get/list/watch",
           verbs == {"get", "list", "watch"}, str(verbs))
-    check(t + "rbac: no resourceNames/nonResourceURLs", not extra, str(extra))
+    check(t + "rbac: no resourceNames", not extra, str(extra))
+    check(t + "rbac: nonResourceURLs: only get /metrics (the apiserver's "
+          "feature gates)", urls == [{"nonResourceURLs": ["/metrics"],
+                                      "verbs": ["get"]}], str(urls))
     crb = by_kind(docs, "ClusterRoleBinding")
     rname = get(roles, 0, "metadata", "name")
     check(t + "rbac: binding to the ServiceAccount",

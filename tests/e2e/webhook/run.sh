@@ -605,6 +605,8 @@ check "403 on /metrics: re-checked ($(json_get "$D" 'r["denied"]') times)" test 
 check "403 on /metrics: logged once, naming the optional RBAC rule" \
     test "$(grep -c "may not get '/metrics' (403 Forbidden).*nonResourceURLs" "$T/td.log")" = 1
 kill -TERM $PID_td
+for i in $(seq 1 100); do kill -0 $PID_td 2>/dev/null || break; sleep 0.05; done
+check "server with the target thread stops promptly" bash -c "! kill -0 $PID_td 2>/dev/null"
 
 echo "$PASS passed, $FAIL failed"
 [ $FAIL = 0 ]
