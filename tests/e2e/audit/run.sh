@@ -198,6 +198,12 @@ assert {f["rule"] for f in r["findings"]} == {"claim-blocked", "claim-idle", "no
 EOF
 run "-k wins over /version" 1 --kubeconfig "$tmp/token.yaml" -o json -k 1.36
 has "-k 1.36" '"kubeVersion":"1.36"'
+# a -g gate the apiserver's 1.34 lacks is a usage error at 1.34; audit's
+# engine_for once retried any failure at the newest version (where the
+# gate exists) and blamed the gate table for not knowing 1.34
+run "-g gate absent at the apiserver's version" 2 --kubeconfig "$tmp/token.yaml" -g DRAListTypeAttributes=true
+has "... named with that version" "unknown feature gate 'DRAListTypeAttributes' in Kubernetes 1.34"
+lacks "... not judged at the newest instead" "which the gate table does not know"
 run "namespace team" 1 --kubeconfig "$tmp/token.yaml" --namespace team
 has "namespace: cluster-scoped objects still audited" 'Node legacy-node'
 lacks "namespace: other namespaces left out" 'ml/'
