@@ -554,6 +554,8 @@ static int cmd_serve(int argc, char **argv)
     srv = server_new(&a.srv, tls, &adm, store, m, &err);
     if (!srv || server_start(srv, &err) < 0)
         goto fail;
+    /* eng is the store's: read only while no target thread can replace
+     * (and free) it */
     log_msg(LOG_INFO, "claimcheck-webhook %s ready to serve (mode %s, "
             "deadline %u ms, kube %s)", claimcheck_version,
             a.warn_mode ? "warn" : "enforce", a.deadline_ms,
