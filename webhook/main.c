@@ -226,6 +226,19 @@ static int add_multi(const char **v, size_t *n, const char *s,
 }
 
 /* One option into a; 0, or -1 with *err. */
+/* An interval option of 1 s or more (CEL duration syntax: 90s, 5m, 1h). */
+static int interval_opt(const char *opt, const char *v, const char *eg,
+                        long long *out, struct err *err)
+{
+    int64_t sec, ns;
+
+    if (cel_duration_parse(v, strlen(v), &sec, &ns) < 0 || sec < 1)
+        return err_set(err, "%s takes an interval of 1s or more (%s), not "
+                       "'%s'", opt, eg, v);
+    *out = (long long)sec;
+    return 0;
+}
+
 static int serve_option(struct serve_args *a, int id, const char *flag,
                         const char *v, struct err *err)
 {
@@ -247,22 +260,12 @@ static int serve_option(struct serve_args *a, int id, const char *flag,
     case O_APISERVER: a->cl.apiserver = v; return 0;
     case O_SA_DIR: a->sa_dir = v; return 0;
     case O_DRA_VERSION: a->cl.dra_version = v; return 0;
-    case O_POLICY_REPORTS: {
-        int64_t sec, ns;
-        if (cel_duration_parse(v, strlen(v), &sec, &ns) < 0 || sec < 1)
-            return err_set(err, "--policy-reports takes an interval of 1s "
-                           "or more (10m, 1h), not '%s'", v);
-        a->report_interval = (long long)sec;
-        return 0;
-    }
-    case O_TARGET_REFRESH: {
-        int64_t sec, ns;
-        if (cel_duration_parse(v, strlen(v), &sec, &ns) < 0 || sec < 1)
-            return err_set(err, "--target-refresh takes an interval of 1s "
-                           "or more (30s, 5m), not '%s'", v);
-        a->target_refresh = (long long)sec;
-        return 0;
-    }
+    case O_POLICY_REPORTS:
+        return interval_opt("--policy-reports", v, "10m, 1h",
+                            &a->report_interval, err);
+    case O_TARGET_REFRESH:
+        return interval_opt("--target-refresh", v, "30s, 5m",
+                            &a->target_refresh, err);
     case O_EXCLUDE_NAMESPACE:
         return add_multi(a->exclude, &a->nexclude, v, "--exclude-namespace",
                          err);
