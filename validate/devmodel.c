@@ -302,6 +302,7 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
     d->attr_sym = asym;
     d->attr_hash = ahash;
     d->cel.nattrs = k;
+    cel_device_prepare(&d->cel);
 }
 
 /* The capacity of a device: values, request policies, hashes. */

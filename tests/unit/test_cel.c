@@ -44,7 +44,7 @@ static const struct cel_capacity caps[] = {
 };
 static const struct cel_device dev = {
     "gpu.example.com", attrs, sizeof(attrs) / sizeof(attrs[0]),
-    caps, sizeof(caps) / sizeof(caps[0]), 1
+    caps, sizeof(caps) / sizeof(caps[0]), 1, 0 /* not prepared */
 };
 
 struct row { const char *expr, *want; };
@@ -893,6 +893,56 @@ static void test_comparison(void)
 
 /* cel_pinned_driver_parsed: the syntax tree of a selector that does not
  * compile */
+/* cel_device_prepare: a prepared device fails binding exactly as one
+ * checked at every evaluation (a bad version; a list without
+ * DRAListTypeAttributes), and a clean one evaluates. */
+static void test_prepared(void)
+{
+    struct cel_attr bad[2] = {
+        { "example.com", "model", CEL_ATTR_STRING, 0, 0, "a100", NULL, NULL,
+          NULL, 0, NULL },
+        { "example.com", "driverVersion", CEL_ATTR_VERSION, 0, 0, "1.0",
+          NULL, NULL, NULL, 0, NULL },
+    };
+    struct cel_attr list[1] = {
+        { "example.com", "ids", CEL_ATTR_INTS, 0, 0, NULL, ints, NULL, NULL,
+          3, NULL },
+    };
+    struct cel_device d;
+    int pass, gate;
+
+    for (gate = 0; gate < 2; gate++) {
+        struct arena a;
+        struct cel_env env = { 1, gate, 0, 0, 0 };
+        struct cel_program *p;
+        struct cel_error e1, e2;
+        int r1, r2;
+
+        arena_init(&a, 65536);
+        if (cel_compile(&a, &env, "true", 4, &p, &e1) < 0) {
+            check(0, "prepared: compile", e1.msg);
+            arena_release(&a);
+            continue;
+        }
+        for (pass = 0; pass < 3; pass++) {
+            memset(&d, 0, sizeof(d));
+            d.driver = "example.com";
+            d.attrs = pass == 1 ? list : bad;  /* 2: bad[0] alone */
+            d.nattrs = pass == 0 ? 2 : 1;
+            r1 = cel_eval_device(p, &d, &e1);
+            cel_device_prepare(&d);
+            r2 = cel_eval_device(p, &d, &e2);
+            check(r1 == r2 && (r1 >= 0 || !strcmp(e1.msg, e2.msg)),
+                  "prepared device binds as an unprepared one", e2.msg);
+            check(r2 == (pass == 0 || (pass == 1 && !gate) ? -1 : 1),
+                  pass == 0 ? "prepared: bad version fails the device"
+                  : pass == 1 ? "prepared: a list fails only without the gate"
+                  : "prepared: a clean device evaluates", e2.msg);
+        }
+        arena_release(&a);
+    }
+}
+
 static void test_pinned_parsed(void)
 {
     static const struct { const char *e, *want; } t[] = {
@@ -1095,5 +1145,6 @@ int main(void)
     test_conjuncts();
     test_comparison();
     test_pinned_parsed();
+    test_prepared();
     return CHECK_DONE();
 }

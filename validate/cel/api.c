@@ -215,39 +215,75 @@ static void bind_device(struct cel_eval *ev, const struct cel_device *dev)
     }
 }
 
+/* The attribute's name as errors spell it (only formatted for an error:
+ * bind_check runs on every evaluation). */
+static const char *attr_name(const struct cel_attr *at, char *buf, size_t n)
+{
+    if (at->name)
+        return at->name;
+    snprintf(buf, n, "%s/%s", at->domain ? at->domain : "",
+             at->id ? at->id : "");
+    return buf;
+}
+
+static int version_ok(const char *v)
+{
+    struct cel_semver sv;
+
+    return v && cel_semver_parse(v, strlen(v), 0, &sv) == 0;
+}
+
+void cel_device_prepare(struct cel_device *dev)
+{
+    size_t i, k;
+
+    dev->bind = CEL_BIND_READY;
+    for (i = 0; i < dev->nattrs; i++) {
+        const struct cel_attr *at = &dev->attrs[i];
+        if (at->type == CEL_ATTR_INTS || at->type == CEL_ATTR_BOOLS
+            || at->type == CEL_ATTR_STRINGS || at->type == CEL_ATTR_VERSIONS)
+            dev->bind |= CEL_BIND_LISTS;
+        if (at->type == CEL_ATTR_VERSION && !version_ok(at->s))
+            dev->bind |= CEL_BIND_BADVER;
+        for (k = 0; at->type == CEL_ATTR_VERSIONS && k < at->nv; k++)
+            if (!version_ok(at->sv[k]))
+                dev->bind |= CEL_BIND_BADVER;
+    }
+}
+
 /* DeviceMatches binds every attribute before evaluating: a value the
- * environment cannot represent fails the whole device. */
+ * environment cannot represent fails the whole device. A prepared device
+ * with nothing to fail skips the walk (which names the attribute). */
 static int bind_check(const struct cel_program *p,
                       const struct cel_device *dev, struct cel_error *err)
 {
     size_t i, k;
+    char name[160];
 
+    if (dev && (dev->bind & CEL_BIND_READY) && !(dev->bind & CEL_BIND_BADVER)
+        && (!(dev->bind & CEL_BIND_LISTS) || p->env.list_attributes))
+        return 0;
     for (i = 0; dev && i < dev->nattrs; i++) {
         const struct cel_attr *at = &dev->attrs[i];
-        char name[160];
         int list = at->type == CEL_ATTR_INTS || at->type == CEL_ATTR_BOOLS ||
                    at->type == CEL_ATTR_STRINGS ||
                    at->type == CEL_ATTR_VERSIONS;
-        if (at->name)
-            snprintf(name, sizeof(name), "%s", at->name);
-        else
-            snprintf(name, sizeof(name), "%s/%s",
-                     at->domain ? at->domain : "", at->id ? at->id : "");
         if (list && !p->env.list_attributes) {
-            cel_error_set(err, CEL_ERR_RUNTIME, p->expr, 0, "attribute %s: "
-                          "unsupported attribute value", name);
+            cel_error_set(err, CEL_ERR_RUNTIME, p->expr, 0, "attribute %.159s: "
+                          "unsupported attribute value",
+                          attr_name(at, name, sizeof(name)));
             return -1;
         }
         if (at->type != CEL_ATTR_VERSION && at->type != CEL_ATTR_VERSIONS)
             continue;
         for (k = 0; k < (at->type == CEL_ATTR_VERSION ? 1 : at->nv); k++) {
             const char *v = at->type == CEL_ATTR_VERSION ? at->s : at->sv[k];
-            struct cel_semver sv;
-            if (v && cel_semver_parse(v, strlen(v), 0, &sv) == 0)
+            if (version_ok(v))
                 continue;
-            cel_error_set(err, CEL_ERR_RUNTIME, p->expr, 0, "attribute %s: "
+            cel_error_set(err, CEL_ERR_RUNTIME, p->expr, 0, "attribute %.159s: "
                           "parse semantic version: '%s' is not a semantic "
-                          "version 2.0.0", name, v ? v : "");
+                          "version 2.0.0", attr_name(at, name, sizeof(name)),
+                          v ? v : "");
             return -1;
         }
     }

@@ -120,7 +120,16 @@ struct cel_device {
     const struct cel_attr *attrs; size_t nattrs;
     const struct cel_capacity *caps; size_t ncaps;
     int allow_multiple_allocations;
+    unsigned bind;      /* CEL_BIND_*: set by cel_device_prepare, or 0 */
 };
+
+#define CEL_BIND_READY 1u   /* the flags below are known */
+#define CEL_BIND_LISTS 2u   /* a list-valued attribute */
+#define CEL_BIND_BADVER 4u  /* a version that is not semver 2.0.0 */
+/* Notes once what binding the attributes before every evaluation checks
+ * (a device's attributes do not change after this), so that evaluations
+ * skip the walk; a device never prepared is checked each time. */
+void cel_device_prepare(struct cel_device *dev);
 
 /* Evaluates a selector program against one device as DeviceMatches does:
  * every attribute is bound first (without list_attributes a list value

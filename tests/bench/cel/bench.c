@@ -148,6 +148,7 @@ static void gen_device(struct gen *g, unsigned i)
     g->dev.caps = g->caps;
     g->dev.ncaps = NCAP;
     g->dev.allow_multiple_allocations = 0;
+    cel_device_prepare(&g->dev);    /* once per device, as devmodel.c */
 }
 
 static double now_ns(void)
