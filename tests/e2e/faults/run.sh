@@ -407,7 +407,9 @@ swap_secret() { # ..vN
 fp() { openssl x509 -in "$1" -outform DER 2>/dev/null | sha256sum | cut -d' ' -f1; }
 if want rotation && start rot --tls-cert "$T/secret/tls.crt" --tls-key "$T/secret/tls.key" --threads 2 \
         --drain-delay-ms 0; then
-    python3 "$LOAD" rotate "$T/bundle.crt" "$PORT_rot" 8 7.5 "$T/rot.lines" >"$T/rot.out" 2>&1 &
+    # 10 s: the v3 phase needs handshakes 1.5 s after the third swap (at
+    # about 5.2 s) even when the sleeps below overrun on a loaded machine
+    python3 "$LOAD" rotate "$T/bundle.crt" "$PORT_rot" 8 10 "$T/rot.lines" >"$T/rot.out" 2>&1 &
     LP=$!
     PIDS+=("$LP")
     sleep 1.5       # the generator's first handshakes (v1) before the swap
