@@ -8,13 +8,11 @@
  */
 #include "clustertarget.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../rules/rules.h"
 #include "../validate/config.h"
@@ -29,6 +27,7 @@
 #include "kubeapi.h"
 #include "kubeconfig.h"
 #include "log.h"
+#include "stopper.h"
 #include "metrics.h"
 
 #define BACKOFF_MAX 30          /* seconds between failed first checks */
@@ -68,10 +67,7 @@ struct clustertarget {
     struct kubeapi *k;
     pthread_t thread;
     int started;
-    pthread_mutex_t mu;         /* stop */
-    pthread_cond_t cond;
-    int stop;
-    atomic_int stopping;        /* read by curl progress callbacks */
+    struct stopper stop;        /* the sleep between checks */
     atomic_int known;
     char current[GATES_MAX + 64];   /* "1.34 apiserver A=true" in use */
     char cluster[16];           /* the apiserver's version in use */
@@ -84,13 +80,6 @@ static void config_free(void *cls)
 {
     config_release(cls);
     free(cls);
-}
-
-static int is_stopping(void *cls)
-{
-    struct clustertarget *t = cls;
-
-    return atomic_load(&t->stopping);
 }
 
 /* The gates of fm that differ from the defaults of Kubernetes 1.<minor>
@@ -260,23 +249,6 @@ out:
     return ret;
 }
 
-/* Sleeps up to seconds; 1 when stopping. */
-static int wait_stop(struct clustertarget *t, long long seconds)
-{
-    struct timespec ts;
-    int stop;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += (time_t)seconds;
-    pthread_mutex_lock(&t->mu);
-    while (!t->stop)
-        if (pthread_cond_timedwait(&t->cond, &t->mu, &ts) == ETIMEDOUT)
-            break;
-    stop = t->stop;
-    pthread_mutex_unlock(&t->mu);
-    return stop;
-}
-
 static void *target_main(void *arg)
 {
     struct clustertarget *t = arg;
@@ -290,7 +262,7 @@ static void *target_main(void *arg)
             wait = backoff < t->o.period ? backoff : t->o.period;
             backoff = backoff * 2 < BACKOFF_MAX ? backoff * 2 : BACKOFF_MAX;
         }
-    } while (!wait_stop(t, wait));
+    } while (!stopper_wait(&t->stop, wait));
     return NULL;
 }
 
@@ -305,15 +277,14 @@ struct clustertarget *clustertarget_new(const struct clustertarget_opts *o,
         t->o.period = 1;
     t->store = s;
     t->metrics = m;
-    pthread_mutex_init(&t->mu, NULL);
-    pthread_cond_init(&t->cond, NULL);
+    stopper_init(&t->stop);
     kubecreds_init(&t->cr);
     if (kubecreds_in_cluster(&t->cr, o->apiserver, o->sa_dir, err) < 0) {
         clustertarget_free(t);
         return NULL;
     }
     t->k = kubeapi_new(&t->cr);
-    kubeapi_set_stop(t->k, is_stopping, t);
+    kubeapi_set_stop(t->k, stopper_stopping, &t->stop);
     return t;
 }
 
@@ -339,16 +310,11 @@ void clustertarget_free(struct clustertarget *t)
 {
     if (!t)
         return;
-    atomic_store(&t->stopping, 1);
-    pthread_mutex_lock(&t->mu);
-    t->stop = 1;
-    pthread_cond_broadcast(&t->cond);
-    pthread_mutex_unlock(&t->mu);
+    stopper_stop(&t->stop);
     if (t->started)
         pthread_join(t->thread, NULL);
     kubeapi_free(t->k);
     kubecreds_release(&t->cr);
-    pthread_cond_destroy(&t->cond);
-    pthread_mutex_destroy(&t->mu);
+    stopper_destroy(&t->stop);
     free(t);
 }

@@ -7,13 +7,11 @@
  */
 #include "reportwriter.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../lint/policyreport.h"
 #include "../lint/render.h"
@@ -30,6 +28,7 @@
 #include "kubeapi.h"
 #include "kubeconfig.h"
 #include "log.h"
+#include "stopper.h"
 
 #define RW_ANSWER_MAX (16u << 20)
 #define RW_TIMEOUT 30
@@ -43,19 +42,9 @@ struct reportwriter {
     struct kubeapi *k;
     pthread_t thread;
     int started;
-    pthread_mutex_t mu;
-    pthread_cond_t cond;
-    int stop;                   /* guarded by mu */
-    atomic_int stopping;        /* polled by transfers */
+    struct stopper stop;        /* the sleep between rounds */
     atomic_uint rounds;
 };
-
-static int is_stopping(void *cls)
-{
-    struct reportwriter *w = cls;
-
-    return atomic_load(&w->stopping);
-}
 
 /* ==== one round ========================================================== */
 
@@ -187,20 +176,10 @@ static void round_once(struct reportwriter *w)
 static void *writer_main(void *arg)
 {
     struct reportwriter *w = arg;
-    struct timespec ts;
 
-    for (;;) {
+    do
         round_once(w);
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += (time_t)w->o.interval;
-        pthread_mutex_lock(&w->mu);
-        while (!w->stop)
-            if (pthread_cond_timedwait(&w->cond, &w->mu, &ts) == ETIMEDOUT)
-                break;
-        pthread_mutex_unlock(&w->mu);
-        if (atomic_load(&w->stopping))
-            break;
-    }
+    while (!stopper_wait(&w->stop, w->o.interval));
     return NULL;
 }
 
@@ -210,15 +189,14 @@ struct reportwriter *reportwriter_new(const struct reportwriter_opts *o,
     struct reportwriter *w = xcalloc(1, sizeof(*w));
 
     w->o = *o;
-    pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->cond, NULL);
+    stopper_init(&w->stop);
     kubecreds_init(&w->cr);
     if (kubecreds_in_cluster(&w->cr, o->apiserver, o->sa_dir, err) < 0) {
         reportwriter_free(w);
         return NULL;
     }
     w->k = kubeapi_new(&w->cr);
-    kubeapi_set_stop(w->k, is_stopping, w);
+    kubeapi_set_stop(w->k, stopper_stopping, &w->stop);
     return w;
 }
 
@@ -241,16 +219,11 @@ void reportwriter_free(struct reportwriter *w)
 {
     if (!w)
         return;
-    atomic_store(&w->stopping, 1);
-    pthread_mutex_lock(&w->mu);
-    w->stop = 1;
-    pthread_cond_broadcast(&w->cond);
-    pthread_mutex_unlock(&w->mu);
+    stopper_stop(&w->stop);
     if (w->started)
         pthread_join(w->thread, NULL);
     kubeapi_free(w->k);
     kubecreds_release(&w->cr);
-    pthread_cond_destroy(&w->cond);
-    pthread_mutex_destroy(&w->mu);
+    stopper_destroy(&w->stop);
     free(w);
 }
