@@ -2,6 +2,16 @@
  * arena.c - bump allocator: chunks of chunk_size, oversized requests get a
  * chunk of their own (nginx's "large" blocks) that is linked behind the
  * current chunk so the current one keeps serving small requests.
+ *
+ * Big chunks (CALLOC_BYTES and up, and every large block) come from
+ * calloc, which gets them zeroed for free (malloc mmaps them, or takes
+ * fresh pages), and each chunk remembers how far it was ever handed out
+ * (`dirty`): memory past that is still zero and is not cleared again.
+ * Clearing each allocation of a big chunk by hand cost a pass over cold
+ * memory (issue 17: memset was the linter's largest function on a big
+ * stream). Small chunks are malloc'd and cleared per allocation as before:
+ * calloc would clear all of a recycled one, used or not (a request's
+ * arena).
  */
 #include "arena.h"
 
@@ -15,10 +25,12 @@
 struct arena_chunk {
     struct arena_chunk *next;
     size_t used, size;
+    size_t dirty;           /* data[dirty..size) is zero (never handed out) */
     max_align_t data[];
 };
 
 #define ALIGN ((size_t)_Alignof(max_align_t))
+#define CALLOC_BYTES ((size_t)128 * 1024)  /* glibc's mmap threshold */
 
 void arena_init(struct arena *a, size_t chunk_size)
 {
@@ -50,15 +62,18 @@ static void chunk_count(struct arena *a, size_t n, int add)
         atomic_fetch_sub(a->meter, n);
 }
 
-static struct arena_chunk *chunk_new(struct arena *a, size_t size)
+/* zero: the chunk is cleared (calloc) whatever its size */
+static struct arena_chunk *chunk_new(struct arena *a, size_t size, int zero)
 {
     struct arena_chunk *c;
 
     if (size > SIZE_MAX - sizeof(*c))
         xalloc_die(size);
-    c = xmalloc(sizeof(*c) + size);
+    zero = zero || size >= CALLOC_BYTES;
+    c = zero ? xcalloc(1, sizeof(*c) + size) : xmalloc(sizeof(*c) + size);
     c->used = 0;
     c->size = size;
+    c->dirty = zero ? 0 : size;
     chunk_count(a, sizeof(*c) + size, 1);
     return c;
 }
@@ -81,7 +96,7 @@ void *arena_alloc(struct arena *a, size_t n)
     if (!c || c->size - c->used < need) {
         if (need > a->chunk_size / 4) {
             /* large block: own chunk, kept behind the current one */
-            struct arena_chunk *big = chunk_new(a, need);
+            struct arena_chunk *big = chunk_new(a, need, 1);
             if (c) {
                 big->next = c->next;
                 c->next = big;
@@ -90,16 +105,19 @@ void *arena_alloc(struct arena *a, size_t n)
                 a->head = big;
             }
             big->used = need;
-            memset(big->data, 0, need);
+            big->dirty = need;
             return big->data;
         }
-        c = chunk_new(a, a->chunk_size);
+        c = chunk_new(a, a->chunk_size, 0);
         c->next = a->head;
         a->head = c;
     }
     p = (char *)c->data + c->used;
+    if (c->used < c->dirty)     /* handed out before an arena_clear() */
+        memset(p, 0, c->dirty - c->used < need ? c->dirty - c->used : need);
     c->used += need;
-    memset(p, 0, need);
+    if (c->used > c->dirty)
+        c->dirty = c->used;
     return p;
 }
 
@@ -111,6 +129,8 @@ static char *arena_bytes(struct arena *a, size_t n)
     if (c && c->size - c->used >= n && n <= a->chunk_size / 4) {
         char *p = (char *)c->data + c->used;
         c->used += n;
+        if (c->used > c->dirty)
+            c->dirty = c->used;
         return p;
     }
     return arena_alloc(a, n);

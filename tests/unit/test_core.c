@@ -51,6 +51,36 @@ static void test_arena(void)
     arena_release(&a);
 }
 
+/* arena_alloc() memory is zero whether it is fresh, reused after
+ * arena_clear() in part (small allocations and strings before it), or
+ * in a chunk big enough to come zeroed from calloc (issue 17: such a
+ * chunk is only cleared where it was handed out before) */
+static void test_arena_zero(void)
+{
+    static const size_t sizes[] = {1024, 256 * 1024};
+    struct arena a;
+    size_t k, i, j, nonzero = 0;
+
+    for (k = 0; k < 2; k++) {
+        arena_init(&a, sizes[k]);
+        for (i = 0; i < 3; i++) {
+            /* strings (unaligned) and blocks, all written over */
+            for (j = 0; j < 40; j++) {
+                char *s = arena_strndup(&a, "xxxxxxxxxxxxx", 1 + j % 13);
+                unsigned char *p = arena_alloc(&a, 1 + j * 7);
+                size_t m;
+                for (m = 0; m < 1 + j * 7; m++)
+                    nonzero += p[m] != 0;
+                memset(p, 0xff, 1 + j * 7);
+                s[0] = 'y';
+            }
+            arena_clear(&a);
+        }
+        arena_release(&a);
+    }
+    CHECK(nonzero == 0);
+}
+
 /* arena_meter: one counter follows every chunk of several arenas, and
  * is back where it started once they are cleared and released */
 static void test_arena_meter(void)
@@ -550,6 +580,7 @@ int main(void)
 {
     test_arena();
     test_arena_meter();
+    test_arena_zero();
     test_buf();
     test_scalars();
     test_positions_and_paths();
