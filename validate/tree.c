@@ -264,10 +264,13 @@ static int resolve_map(const char *s, struct resolved *r)
 {
     size_t i;
 
-    if (strlen(s) > 5)
+    if (strnlen(s, 6) > 5)
         return 0;       /* longer than every spelling of the map */
     for (i = 0; i < sizeof(resolve_table) / sizeof(resolve_table[0]); i++) {
-        if (strcmp(s, resolve_table[i].spelling))
+        /* the first byte first: most keys and values start with one no
+         * spelling has, and a scalar is resolved per node */
+        if (resolve_table[i].spelling[0] != s[0]
+            || strcmp(s, resolve_table[i].spelling))
             continue;
         r->tag = resolve_table[i].tag;
         r->boolean = resolve_table[i].sign;
