@@ -10,9 +10,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "buf.h"
@@ -61,6 +63,25 @@ static int read_stream(FILE *f, const char *path, size_t max, char **data,
     return 0;
 }
 
+/* The pages of p[0..n) made resident and writable in one call, where the
+ * kernel can (Linux 5.14): read() into a fresh big buffer otherwise takes
+ * a page fault per 4 KiB, which was a tenth of a lint of a 12 MB file on a
+ * virtual machine (issue 17). Only whole pages inside the block. */
+static void prefault(char *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    const size_t page = 4096;
+    uintptr_t from = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t to = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
+
+    if (n >= 64 * page && to > from)
+        (void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
 /* A regular file of a known size: one exact allocation; a file that grew
  * since stat() is read again as a stream. */
 static int read_sized(FILE *f, const char *path, size_t size, size_t max,
@@ -72,6 +93,7 @@ static int read_sized(FILE *f, const char *path, size_t size, size_t max,
     if (size > max)
         return too_large(path, max, err);
     p = xmalloc(size + 1);
+    prefault(p, size + 1);
     n = fread(p, 1, size, f);
     if (ferror(f)) {
         free(p);
