@@ -12,14 +12,17 @@
 # machine. Targets: lint <= 1.5x the bare parse, peak RSS <= 3x the file.
 #
 # run.sh --check: the short version `make bench-check` runs; it fails when
-# a ratio crosses its guard line, set with room over the target:
-#   - instructions of the lint <= 2x the bare parse's, dra and repo at
-#     2,000 / 4,000 documents (callgrind; without valgrind the CPU time
-#     ratio, median of 5, is judged instead);
-#   - peak RSS <= 3.5x the file size: dra and repo at 20,000 documents,
-#     tiny at 300,000 (12 MB).
+# a ratio crosses its guard line, set with room over what was measured
+# (issue 17, in the README's words: a 2x regression crosses every line):
+#   - instructions of the lint <= 1.9x the bare parse's, dra and repo at
+#     2,000 / 4,000 documents (callgrind: exact, but blind to page faults
+#     and to clearing cold memory, which is where the time had gone);
+#   - CPU time (user + sys, median of 3) of the lint <= 4.5x the bare
+#     parse's, dra and repo at 20,000 documents: what instructions miss;
+#   - peak RSS <= 3.3x the file size for dra and repo at 20,000 documents,
+#     <= 2.5x for tiny at 300,000 (12 MB).
 # CLAIMCHECK=path lints with another binary (e.g. an old build). The last
-# line is "N passed, N failed".
+# line is "N passed, N failed, N skipped".
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 bin=${CLAIMCHECK:-$top/build/claimcheck}
@@ -32,7 +35,7 @@ cc -O2 -o "$work/yaml_events" "$top/tests/bench/lint/yaml_events.c" \
   $(pkg-config --cflags --libs yaml-0.1) || { echo "0 passed, 1 failed"; exit 1; }
 have_vg=0
 command -v valgrind >/dev/null 2>&1 && have_vg=1
-pass=0; fail=0
+pass=0; fail=0; skip=0
 
 # one CMD...: "cpu wall rss_kb" of one run (cpu = user + sys seconds)
 one() {
@@ -101,18 +104,23 @@ if [ $check = 0 ]; then
   measure tiny 900000 5 0
   exit 0
 fi
-for spec in dra:2000 repo:4000; do
-  mix=${spec%%:*}
-  measure "$mix" "${spec#*:}" 3 "$have_vg"
-  if [ "$have_vg" = 1 ]; then
-    guard "$mix: lint instructions <= 2x the bare parse's ($R_INS)" "$R_INS <= 2.0"
-  else
-    guard "$mix: lint CPU <= 2x the bare parse's ($R_CPU; valgrind missing)" "$R_CPU <= 2.0"
+if [ "$have_vg" = 1 ]; then
+  for spec in dra:2000 repo:4000; do
+    mix=${spec%%:*}
+    measure "$mix" "${spec#*:}" 1 1
+    guard "$mix: lint instructions <= 1.9x the bare parse's ($R_INS)" "$R_INS <= 1.9"
+  done
+else
+  echo "skipped: instruction guards (valgrind missing; the CPU time guards stand)"
+  skip=2
+fi
+for spec in dra:20000:3:3.3 repo:20000:3:3.3 tiny:300000:1:2.5; do
+  IFS=: read -r mix n times rss <<<"$spec"
+  measure "$mix" "$n" "$times" 0
+  if [ "$times" -gt 1 ]; then
+    guard "$mix: lint CPU <= 4.5x the bare parse's ($R_CPU)" "$R_CPU <= 4.5"
   fi
+  guard "$mix: peak RSS <= ${rss}x the file size ($R_RSS)" "$R_RSS <= $rss"
 done
-for spec in dra:20000 repo:20000 tiny:300000; do
-  measure "${spec%%:*}" "${spec#*:}" 1 0
-  guard "${spec%%:*}: peak RSS <= 3.5x the file size ($R_RSS)" "$R_RSS <= 3.5"
-done
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
