@@ -400,9 +400,11 @@ ln -s ..v1 "$T/secret/..data"
 ln -s ..data/tls.crt "$T/secret/tls.crt"
 ln -s ..data/tls.key "$T/secret/tls.key"
 cat "$T"/v[1-4]/ca.crt >"$T/bundle.crt"
-swap_secret() { # ..vN
-    ln -s "$1" "$T/secret/..data_tmp" && mv -T "$T/secret/..data_tmp" "$T/secret/..data"
+swap_secret() { # ..vN; prints the time just before the swap (a time
+    # taken after it could follow the reload on a loaded machine, and put a
+    # handshake of the new certificate in the old one's phase)
     date +%s.%N
+    ln -s "$1" "$T/secret/..data_tmp" && mv -T "$T/secret/..data_tmp" "$T/secret/..data"
 }
 fp() { openssl x509 -in "$1" -outform DER 2>/dev/null | sha256sum | cut -d' ' -f1; }
 if want rotation && start rot --tls-cert "$T/secret/tls.crt" --tls-key "$T/secret/tls.key" --threads 2 \
