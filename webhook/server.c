@@ -364,6 +364,9 @@ static enum MHD_Result serve_validate(struct server *s,
     lr.error = out.error;
     lr.status = out.status;
     lr.latency_ms = secs * 1e3;
+    lr.metered = out.metered;
+    lr.cel_cost = out.cel_cost;
+    lr.alloc_steps = out.alloc_steps;
     log_request(s->log, &lr);
     buf_release(&resp);
     request_shed(s, rq);        /* the answer is a copy: done with both */
