@@ -528,38 +528,64 @@ static void render_overrun(const struct admission_cfg *c, struct arena *a,
     render(c, a, &out->rv, d, warning, resp, out);
 }
 
+static uint64_t deadline_of(const struct admission_cfg *c, uint64_t start)
+{
+    return c->deadline_ms ? start + (uint64_t)c->deadline_ms * 1000000u : 0;
+}
+
+int admission_begin(const struct admission_cfg *c, struct arena *a,
+                    const char *body, size_t len, uint64_t arrived_ns,
+                    struct buf *resp, struct admission_out *out)
+{
+    struct err err = { "" };
+    uint64_t start = arrived_ns ? arrived_ns : clock_mono_ns();
+
+    memset(out, 0, sizeof(*out));
+    if (admission_parse(a, body, len, &out->rv, &err) < 0) {
+        render_error(resp, out, a, err.msg);
+        return 0;
+    }
+    if (!admission_wanted(c, &out->rv)) {
+        admission_render(c, a, &out->rv, NULL, 0, resp, out);
+        out->decision = "skip";
+        return 0;
+    }
+    if (!out->rv.object) {
+        render_error(resp, out, a, "'request.object' is missing");
+        return 0;
+    }
+    if (update_unjudged(&out->rv) == 2) {   /* being deleted: never denied */
+        admission_render(c, a, &out->rv, NULL, 0, resp, out);
+        return 0;
+    }
+    if (clock_past(deadline_of(c, start))) {
+        render_overrun(c, a, NULL, start, BUDGET_DEADLINE, resp, out);
+        return 0;
+    }
+    return 1;
+}
+
 void admission_handle(const struct admission_cfg *c,
                       const struct inventory *inv, struct arena *a,
                       const char *body, size_t len, uint64_t arrived_ns,
                       struct buf *resp, struct admission_out *out)
 {
+    if (admission_begin(c, a, body, len, arrived_ns, resp, out))
+        admission_judge(c, inv, a, arrived_ns, resp, out);
+}
+
+void admission_judge(const struct admission_cfg *c,
+                     const struct inventory *inv, struct arena *a,
+                     uint64_t arrived_ns, struct buf *resp,
+                     struct admission_out *out)
+{
     struct err err = { "" };
     struct diag_list diags;
     struct work_budget budget;
     uint64_t start = arrived_ns ? arrived_ns : clock_mono_ns();
-    uint64_t deadline = c->deadline_ms
-        ? start + (uint64_t)c->deadline_ms * 1000000u : 0;
-    int cut = 0, unjudged;
+    uint64_t deadline = deadline_of(c, start);
+    int cut = 0, unjudged = update_unjudged(&out->rv);
 
-    memset(out, 0, sizeof(*out));
-    if (admission_parse(a, body, len, &out->rv, &err) < 0) {
-        render_error(resp, out, a, err.msg);
-        return;
-    }
-    if (!admission_wanted(c, &out->rv)) {
-        admission_render(c, a, &out->rv, NULL, 0, resp, out);
-        out->decision = "skip";
-        return;
-    }
-    if (!out->rv.object) {
-        render_error(resp, out, a, "'request.object' is missing");
-        return;
-    }
-    unjudged = update_unjudged(&out->rv);
-    if (unjudged == 2) {        /* being deleted: never denied */
-        admission_render(c, a, &out->rv, NULL, 0, resp, out);
-        return;
-    }
     diag_list_init(&diags, a);
     /* The budget counts from the request's arrival: one that waited in
      * the queue past it is answered at once, without running the rules.
@@ -571,7 +597,7 @@ void admission_handle(const struct admission_cfg *c,
      * come somewhat after the budget; past it the answer is always "allow +
      * warning" (what failurePolicy: Ignore would give on a timeout, without
      * the wait) and is counted. */
-    if (clock_past(deadline)) {
+    if (clock_past(deadline)) {     /* (again: it may have waited since) */
         render_overrun(c, a, NULL, start, BUDGET_DEADLINE, resp, out);
         return;
     }

@@ -87,6 +87,18 @@ void admission_handle(const struct admission_cfg *c,
                       const struct inventory *inv, struct arena *a,
                       const char *body, size_t len, uint64_t arrived_ns,
                       struct buf *resp, struct admission_out *out);
+/* admission_handle() in two steps, so the rules may run on another thread
+ * (the pool of costly reviews, costly.h): admission_begin() parses the body
+ * into out->rv and answers what needs no rules (errors, skips, a deadline
+ * already passed); it returns 1 when the rules must run, by
+ * admission_judge() with the same arena, resp and out. */
+int admission_begin(const struct admission_cfg *c, struct arena *a,
+                    const char *body, size_t len, uint64_t arrived_ns,
+                    struct buf *resp, struct admission_out *out);
+void admission_judge(const struct admission_cfg *c,
+                     const struct inventory *inv, struct arena *a,
+                     uint64_t arrived_ns, struct buf *resp,
+                     struct admission_out *out);
 
 /* The pieces, exposed for unit tests. */
 int admission_parse(struct arena *a, const char *body, size_t len,

@@ -76,7 +76,8 @@ enum {
     O_APISERVER, O_SA_DIR, O_DRA_VERSION, O_LIST_PAGE_SIZE, O_POLICY_REPORTS,
     O_TARGET_REFRESH,
     O_MODE,
-    O_EXCLUDE_NAMESPACE, O_THREADS, O_MAX_CONNECTIONS, O_CONN_TIMEOUT,
+    O_EXCLUDE_NAMESPACE, O_THREADS, O_COSTLY_THREADS, O_MAX_CONNECTIONS,
+    O_CONN_TIMEOUT,
     O_MAX_BODY, O_MEMORY_BUDGET, O_DEADLINE_MS, O_BUDGET_CEL_COST,
     O_BUDGET_ALLOC_STEPS, O_DRAIN_DELAY_MS,
     O_GRACE_SECONDS, O_INVENTORY_MIN_PERCENT, O_HELP
@@ -132,6 +133,9 @@ static const struct opt serve_rows[] = {
       O_EXCLUDE_NAMESPACE },
     { "threads", 0, OPT_VALUE, "N", "worker threads (default 2)",
       O_THREADS },
+    { "costly-threads", 0, OPT_VALUE, "N",
+      "threads of their own for reviews whose\nselectors are estimated "
+      "costly (default 1;\n0 = the workers judge them)", O_COSTLY_THREADS },
     { "max-connections", 0, OPT_VALUE, "N",
       "concurrent connections (default 1024)", O_MAX_CONNECTIONS },
     { "conn-timeout", 0, OPT_VALUE, "S",
@@ -198,6 +202,7 @@ static const struct {
     unsigned long min, max;
 } ranges[] = {
     { O_LIST_PAGE_SIZE, 1, 100000 }, { O_THREADS, 1, 256 },
+    { O_COSTLY_THREADS, 0, 64 },
     { O_MAX_CONNECTIONS, 1, 100000 }, { O_CONN_TIMEOUT, 1, 3600 },
     { O_MAX_BODY, 1, 64ul * 1024 * 1024 },
     { O_MEMORY_BUDGET, 0, 64ul * 1024 * 1024 * 1024 },
@@ -296,6 +301,7 @@ static int serve_option(struct serve_args *a, int id, const char *flag,
     switch (rc ? id : -1) {
     case O_LIST_PAGE_SIZE: a->cl.page_size = (unsigned)n; return 0;
     case O_THREADS: a->srv.threads = (unsigned)n; return 0;
+    case O_COSTLY_THREADS: a->srv.costly_threads = (unsigned)n; return 0;
     case O_MAX_CONNECTIONS: a->srv.max_connections = (unsigned)n; return 0;
     case O_CONN_TIMEOUT: a->srv.conn_timeout = (unsigned)n; return 0;
     case O_MAX_BODY: a->srv.max_body = n; return 0;
@@ -321,6 +327,7 @@ static int parse_serve(int argc, char **argv, struct serve_args *a,
     memset(a, 0, sizeof(*a));
     a->srv.listen = "0.0.0.0:8443";
     a->srv.threads = 2;
+    a->srv.costly_threads = 1;
     a->srv.max_body = LIMIT_BODY_BYTES;
     a->srv.memory_budget = MEMBUDGET_DEFAULT_BYTES;
     a->srv.max_connections = 1024;
