@@ -17,7 +17,7 @@
 /* ---- the estimate ----------------------------------------------------- */
 
 struct estimate {
-    struct arena a;             /* the programs compiled so far */
+    struct arena a;             /* the program being estimated */
     uint64_t sum;
 };
 
@@ -39,6 +39,7 @@ static void estimate_walk(struct estimate *e, const struct tnode *n,
             cel_program_cost(p, &min, &max);
             e->sum += max;
         }
+        arena_clear(&e->a);     /* one program at a time */
         return;
     }
     if (tree_is_map(n) || tree_is_seq(n))
