@@ -17,31 +17,18 @@
 #include "validate/diag.h"
 #include "validate/engine.h"
 #include "validate/err.h"
+#include "validate/file.h"
 #include "validate/load_yaml.h"
 #include "validate/tree.h"
 #include "rules/rules.h"
 
+/* a file, or NULL (file.h's reader; its size limit: 64 MiB) */
 static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    struct err err;
     char *p;
-    long n;
 
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = malloc((size_t)n + 1);
-    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(p);
-        return NULL;
-    }
-    fclose(f);
-    p[n] = 0;
-    *len = (size_t)n;
-    return p;
+    return file_read(path, 64u << 20, &p, len, &err) == 0 ? p : NULL;
 }
 
 /* usage: measure FILE [INVENTORY...]; prints "CEL STEPS FILE#DOC" */
