@@ -162,11 +162,19 @@ struct selres *sat_selres(struct check_ctx *cx, struct sat *s,
     struct cel_env env = {1, 1, 0, 1, 0 };
     const struct alloc_match *mt;
     struct cel_error err;
+    uint64_t spent = 0;
 
     if (r)
         return r;
     r = arena_alloc(cx_arena(cx), sizeof(*r));
-    mt = alloc_eval_cached(s->m, &env, expr, cx_arena(cx), &err);
+    if (cx_expired(cx)) {
+        /* past the request's budget: the run's findings are void, so
+         * the selector is not evaluated (nor its result remembered) */
+        r->err = "not evaluated: over the request's budget";
+        return r;
+    }
+    mt = alloc_eval_cached(s->m, &env, expr, cx_arena(cx), &err, &spent);
+    cx_charge(cx, spent, 0);
     if (mt) {
         r->ok = 1;
         r->match = *mt;
@@ -661,6 +669,7 @@ static void problem_build(struct check_ctx *cx, struct sat *s,
     pb->p.claims = pb->ac;
     pb->p.nclaims = pb->nclaims;
     pb->p.deadline_ns = cx_deadline(cx);
+    pb->p.budget = cx_steps_left(cx);
 }
 
 /* Solves the object once for both rules. Returns the problem, or NULL
@@ -688,6 +697,7 @@ static struct problem *solve(struct check_ctx *cx, struct sat *s,
     if (!pb->usable)
         return NULL;
     alloc_solve(a, s->m, &pb->p, &s->last);
+    cx_charge(cx, 0, s->last.steps);
     /* a Pod whose input claim fails alone: that claim reports it */
     if (pb->pod && s->last.verdict == ALLOC_FAIL) {
         for (i = 0; i < pb->nclaims; i++) {
@@ -698,8 +708,11 @@ static struct problem *solve(struct check_ctx *cx, struct sat *s,
             memset(&one, 0, sizeof(one));
             one.claims = &pb->ac[i];
             one.nclaims = 1;
+            one.deadline_ns = pb->p.deadline_ns;
+            one.budget = cx_steps_left(cx);
             if (alloc_solve(a, s->m, &one, &res) == ALLOC_FAIL)
                 pb->lone_fail_input = 1;
+            cx_charge(cx, 0, res.steps);
         }
     }
     s->last_status = 1;
@@ -930,8 +943,12 @@ void check_claim_blocked(struct check_ctx *cx, const struct object *o)
         return;     /* not even on an empty cluster: claim-unsatisfiable */
     now = pb->p;
     now.taken = al->taken;
-    if (alloc_solve(obj_arena(s, o), s->m, &now, &nres) != ALLOC_FAIL)
+    now.budget = cx_steps_left(cx);
+    if (alloc_solve(obj_arena(s, o), s->m, &now, &nres) != ALLOC_FAIL) {
+        cx_charge(cx, 0, nres.steps);
         return;
+    }
+    cx_charge(cx, 0, nres.steps);
     lines_init(a, &l);
     for (c = 0; c < pb->nclaims; c++)
         for (r = 0; r < pb->claims[c].nreqs; r++)

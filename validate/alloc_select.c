@@ -149,6 +149,7 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
             g->err = r < 0 ? out->err[i] : NULL;
         }
     }
+    out->cost = spent;
     free(tab);
     free(want);
 }
@@ -246,7 +247,8 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
                                             const struct cel_env *env,
                                             const char *expr,
                                             struct arena *a,
-                                            struct cel_error *err)
+                                            struct cel_error *err,
+                                            uint64_t *spent)
 {
     char key[CEL_MAX_EXPR_BYTES + 16];
     struct selcache *sc = selcache_of(m);
@@ -254,6 +256,8 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
     size_t h, i;
     int n;
 
+    if (spent)
+        *spent = 0;
     n = snprintf(key, sizeof(key), "%d%d\x1f%s", env->consumable_capacity,
                  env->list_attributes, expr);
     if (n < 0 || (size_t)n >= sizeof(key)) {
@@ -263,6 +267,8 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
             return NULL;
         mt = arena_alloc(a, sizeof(*mt));
         alloc_eval(a, m, p, ALLOC_EVAL_BUDGET, mt);
+        if (spent)
+            *spent = mt->cost;
         if (mt->over_budget) {
             over_budget_error(err, m);
             return NULL;
@@ -274,8 +280,11 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
         void *_Atomic *slot = &sc->slot[(h + i) % ALLOC_SELCACHE];
         void *cur = atomic_load(slot);
         if (!cur) {
-            if (!e)
+            if (!e) {
                 e = cache_fill(m, env, key, expr);
+                if (spent)
+                    *spent = e->match.cost;
+            }
             /* bounded: past ALLOC_SELCACHE_BYTES results are not kept */
             if (atomic_fetch_add(&sc->bytes, e->arena.total)
                 + e->arena.total > ALLOC_SELCACHE_BYTES) {
@@ -297,6 +306,8 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
         /* no free slot nearby: keep the results in the caller's arena */
         struct cache_entry *mine = e ? e : cache_fill(m, env, key, expr);
         struct alloc_match *mt = NULL;
+        if (spent)
+            *spent = mine->match.cost;
         if (mine->ok) {
             mt = arena_alloc(a, sizeof(*mt));
             *mt = mine->match;

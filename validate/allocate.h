@@ -61,6 +61,7 @@ struct alloc_match {
                                    when no device raised one */
     size_t nyes, nerr;
     int over_budget;            /* stopped past the budget: v is partial */
+    uint64_t cost;              /* CEL runtime cost units spent */
 };
 
 /* Evaluates prog on every device of m. Devices that agree on everything
@@ -78,12 +79,15 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
  * both compute a new entry, one of them wins; the cache is an extension
  * of the model, freed with it). Returns NULL when the
  * expression does not compile (*err filled), else results that live as
- * long as m. When the cache is full, results are computed into `a`. */
+ * long as m. When the cache is full, results are computed into `a`.
+ * *spent (may be NULL) gets the CEL runtime cost units this call spent:
+ * 0 when the results were cached (a request's budget, budget.h). */
 const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
                                             const struct cel_env *env,
                                             const char *expr,
                                             struct arena *a,
-                                            struct cel_error *err);
+                                            struct cel_error *err,
+                                            uint64_t *spent);
 
 /* ==== the problem ==== */
 

@@ -59,7 +59,7 @@ static void and_selector(struct arena *a, const struct devmodel *m,
     const struct alloc_match *mt;
     size_t i;
 
-    mt = expr ? alloc_eval_cached(m, &env, expr, a, &err) : NULL;
+    mt = expr ? alloc_eval_cached(m, &env, expr, a, &err, NULL) : NULL;
     for (i = 0; i < m->ndevs; i++)
         v[i] = (unsigned char)(v[i] && mt && mt->v[i] == AM_YES);
 }

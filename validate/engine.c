@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "budget.h"
 #include "clock.h"
 #include "config.h"
 #include "err.h"
@@ -74,7 +75,7 @@ struct run {
     struct strmap memo;         /* cx_memo(): rule families' run caches */
     struct strmap strings;      /* kept trees' keys and scalars, shared */
     struct run_cleanup *cleanups;   /* cx_at_run_end(), run last first */
-    uint64_t deadline;          /* admission budget (clock.h), 0 = none */
+    struct work_budget *budget; /* admission's (budget.h), NULL = none */
     enum input_inventory input_inv; /* run_inventory_from_input() */
     int input_used;             /* ... and some check used them */
     int stored_selectors;       /* objects added: selectors as stored */
@@ -659,14 +660,29 @@ int cx_expired(struct check_ctx *cx)
 {
     struct run *r = cx->run;
 
-    if (!r->expired && clock_past(r->deadline))
+    if (!r->expired && work_budget_over(r->budget))
         r->expired = 1;
     return r->expired;
 }
 
 uint64_t cx_deadline(struct check_ctx *cx)
 {
-    return cx->run->deadline;
+    return cx->run->budget ? cx->run->budget->deadline_ns : 0;
+}
+
+unsigned long cx_steps_left(struct check_ctx *cx)
+{
+    return work_budget_steps_left(cx->run->budget);
+}
+
+void cx_charge(struct check_ctx *cx, uint64_t cel_cost, uint64_t steps)
+{
+    struct work_budget *b = cx->run->budget;
+
+    if (b) {
+        b->cel_cost += cel_cost;
+        b->alloc_steps += steps;
+    }
 }
 
 int cx_input_has(struct check_ctx *cx, unsigned kinds)
@@ -1181,13 +1197,16 @@ int engine_check_admission(const struct engine *e, const struct inventory *inv,
                            uint64_t deadline_ns, struct diag_list *out,
                            struct err *err)
 {
-    return engine_check_update(e, inv, object, ns, 0, deadline_ns, out,
-                               err);
+    struct work_budget b;
+
+    memset(&b, 0, sizeof(b));
+    b.deadline_ns = deadline_ns;
+    return engine_check_update(e, inv, object, ns, 0, &b, out, err);
 }
 
 int engine_check_update(const struct engine *e, const struct inventory *inv,
                         const struct tnode *object, const char *ns,
-                        int stored_selectors, uint64_t deadline_ns,
+                        int stored_selectors, struct work_budget *budget,
                         struct diag_list *out, struct err *err)
 {
     struct verdict_cache *vc = inv ? inv->verdicts : e->verdicts;
@@ -1212,12 +1231,12 @@ int engine_check_update(const struct engine *e, const struct inventory *inv,
             return 0;
     }
     r = run_new(e, inv, out->arena, out);
-    r->deadline = deadline_ns;
+    r->budget = budget;
     r->stored_selectors = stored_selectors;
     run_add_root(r, object, NULL, 0, ns);
     run_check(r);
     run_free(r);
-    if (r->expired || clock_past(deadline_ns)) {
+    if (r->expired || work_budget_over(budget)) {
         out->n = from;          /* half a verdict is no verdict */
         return 1;
     }

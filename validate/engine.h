@@ -58,14 +58,21 @@ int engine_check_admission(const struct engine *e, const struct inventory *inv,
                            uint64_t deadline_ns, struct diag_list *out,
                            struct err *err);
 
-/* The same for an UPDATE. stored_selectors: the object's CEL selectors are
+/* The same for an UPDATE, and with a whole work budget (budget.h; NULL:
+ * none): the deadline, CEL runtime cost and allocator steps. What the run
+ * spends is added to *budget (a verdict cache hit spends nothing); once a
+ * limit is passed the work stops as at the deadline (1 is returned, no
+ * findings) and work_budget_over() says which. The overshoot is at most
+ * one selector's pass over the inventory (ALLOC_EVAL_BUDGET units), which
+ * cannot stop halfway. stored_selectors: the object's CEL selectors are
  * those already stored (a ResourceClaim's or template's immutable spec, a
  * DeviceClass whose selectors did not change): Kubernetes validates them
  * with the StoredExpressions environment, which accepts what an older or
  * newer apiserver or other feature gates admitted. */
+struct work_budget;
 int engine_check_update(const struct engine *e, const struct inventory *inv,
                         const struct tnode *object, const char *ns,
-                        int stored_selectors, uint64_t deadline_ns,
+                        int stored_selectors, struct work_budget *budget,
                         struct diag_list *out, struct err *err);
 
 /* Inventory snapshots. inventory_new() returns an empty snapshot that owns

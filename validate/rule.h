@@ -153,12 +153,18 @@ int cx_inventory_object(struct check_ctx *cx, const struct object *o);
  * inventory objects that no input object shadows). */
 void cx_each(struct check_ctx *cx, unsigned kinds,
              void (*fn)(void *arg, const struct object *o), void *arg);
-/* Admission's validation budget: 1 once the run's deadline has passed
- * (the run's findings are then discarded), 0 otherwise or without one. */
+/* Admission's validation budget (budget.h): 1 once the run's deadline,
+ * CEL cost or allocator steps have passed their limit (the run's findings
+ * are then discarded), 0 otherwise or without one. */
 int cx_expired(struct check_ctx *cx);
 /* The deadline itself (clock.h clock_mono_ns() time, 0 = none), for work
  * that checks it on its own (the allocator). */
 uint64_t cx_deadline(struct check_ctx *cx);
+/* The allocator steps the budget still allows (alloc_problem.budget; 0:
+ * no limit) and the charge for work done: CEL runtime cost units spent
+ * evaluating selectors, allocator steps searched (alloc_result.steps). */
+unsigned long cx_steps_left(struct check_ctx *cx);
+void cx_charge(struct check_ctx *cx, uint64_t cel_cost, uint64_t steps);
 /* A pointer slot per key, NULL at first, that lives as long as the run:
  * for what a family computes once per run rather than per object. What it
  * points to must be in cx_arena() (or freed by nobody: avoid). */

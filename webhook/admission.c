@@ -11,6 +11,7 @@
 
 #include "../rules/rules.h"
 #include "../validate/arena.h"
+#include "../validate/budget.h"
 #include "../validate/buf.h"
 #include "../validate/clock.h"
 #include "../validate/diag.h"
@@ -308,21 +309,20 @@ static const char *rules_list(struct arena *a, const struct diag_list *d)
     return out;
 }
 
-void admission_render(const struct admission_cfg *c, struct arena *a,
-                      const struct review *rv, const struct diag_list *d,
-                      double overrun_ms, struct buf *resp,
-                      struct admission_out *out)
+/* The answer; overrun: the one warning of an answer given past the
+ * request's budget (allowed, its findings left out), else NULL. */
+static void render(const struct admission_cfg *c, struct arena *a,
+                   const struct review *rv, const struct diag_list *d,
+                   const char *overrun, struct buf *resp,
+                   struct admission_out *out)
 {
     struct warnings w = { NULL, 0, 0, 0, 0 };
     struct buf msg;
     size_t i, nerr = 0;
 
     buf_init(&msg, ADMISSION_MSG_MAX);
-    if (overrun_ms > 0) {
-        warnings_add(a, &w, arena_printf(a, "claimcheck: validation took "
-                     "%.0f ms since the request arrived, over its %u ms "
-                     "budget; allowed unchecked", overrun_ms,
-                     c->deadline_ms));
+    if (overrun) {
+        warnings_add(a, &w, overrun);
         d = NULL;
     }
     for (i = 0; d && i < d->n; i++) {
@@ -374,9 +374,27 @@ void admission_render(const struct admission_cfg *c, struct arena *a,
     buf_adds(resp, "}}");
     buf_release(&msg);
     out->status = 200;
-    out->decision = overrun_ms > 0 ? "overrun" : nerr ? "deny"
+    out->decision = overrun ? "overrun" : nerr ? "deny"
                     : w.n ? "warn" : "allow";
     out->rules = rules_list(a, d);
+}
+
+/* The deadline's warning. */
+static const char *deadline_warning(const struct admission_cfg *c,
+                                    struct arena *a, double overrun_ms)
+{
+    return arena_printf(a, "claimcheck: validation took %.0f ms since the "
+                        "request arrived, over its %u ms budget; allowed "
+                        "unchecked", overrun_ms, c->deadline_ms);
+}
+
+void admission_render(const struct admission_cfg *c, struct arena *a,
+                      const struct review *rv, const struct diag_list *d,
+                      double overrun_ms, struct buf *resp,
+                      struct admission_out *out)
+{
+    render(c, a, rv, d, overrun_ms > 0 ? deadline_warning(c, a, overrun_ms)
+                                       : NULL, resp, out);
 }
 
 static void render_error(struct buf *resp, struct admission_out *out,
@@ -481,16 +499,70 @@ static int has_error(const struct diag_list *l)
     return 0;
 }
 
-/* The overrun answer: allowed with a warning, counted. */
+/* The overrun answer: allowed with a warning, counted. over: which
+ * limit was passed (budget.h). */
 static void render_overrun(const struct admission_cfg *c, struct arena *a,
                            const struct diag_list *d, uint64_t start,
-                           struct buf *resp, struct admission_out *out)
+                           enum budget_over over, struct buf *resp,
+                           struct admission_out *out)
 {
     double took = (double)(clock_mono_ns() - start) / 1e6;    /* ms */
+    const char *warning;
 
-    if (c->metrics)
-        metrics_deadline_overrun(c->metrics);
-    admission_render(c, a, &out->rv, d, took > 0 ? took : 1e-3, resp, out);
+    if (over == BUDGET_CEL || over == BUDGET_ALLOC) {
+        /* claimcheck's own decision, as failurePolicy: Ignore would be */
+        warning = arena_printf(a, "claimcheck: over the request's budget "
+                               "of %llu %s (%s); allowed, not fully "
+                               "checked", over == BUDGET_CEL
+                               ? c->budget_cel_cost : c->budget_alloc_steps,
+                               over == BUDGET_CEL ? "CEL cost units"
+                               : "allocator steps", over == BUDGET_CEL
+                               ? "--budget-cel-cost" : "--budget-alloc-steps");
+        if (c->metrics)
+            metrics_budget_overrun(c->metrics);
+    } else {
+        warning = deadline_warning(c, a, took > 0 ? took : 1e-3);
+        if (c->metrics)
+            metrics_deadline_overrun(c->metrics);
+    }
+    render(c, a, &out->rv, d, warning, resp, out);
+}
+
+static uint64_t deadline_of(const struct admission_cfg *c, uint64_t start)
+{
+    return c->deadline_ms ? start + (uint64_t)c->deadline_ms * 1000000u : 0;
+}
+
+int admission_begin(const struct admission_cfg *c, struct arena *a,
+                    const char *body, size_t len, uint64_t arrived_ns,
+                    struct buf *resp, struct admission_out *out)
+{
+    struct err err = { "" };
+    uint64_t start = arrived_ns ? arrived_ns : clock_mono_ns();
+
+    memset(out, 0, sizeof(*out));
+    if (admission_parse(a, body, len, &out->rv, &err) < 0) {
+        render_error(resp, out, a, err.msg);
+        return 0;
+    }
+    if (!admission_wanted(c, &out->rv)) {
+        admission_render(c, a, &out->rv, NULL, 0, resp, out);
+        out->decision = "skip";
+        return 0;
+    }
+    if (!out->rv.object) {
+        render_error(resp, out, a, "'request.object' is missing");
+        return 0;
+    }
+    if (update_unjudged(&out->rv) == 2) {   /* being deleted: never denied */
+        admission_render(c, a, &out->rv, NULL, 0, resp, out);
+        return 0;
+    }
+    if (clock_past(deadline_of(c, start))) {
+        render_overrun(c, a, NULL, start, BUDGET_DEADLINE, resp, out);
+        return 0;
+    }
+    return 1;
 }
 
 void admission_handle(const struct admission_cfg *c,
@@ -498,32 +570,22 @@ void admission_handle(const struct admission_cfg *c,
                       const char *body, size_t len, uint64_t arrived_ns,
                       struct buf *resp, struct admission_out *out)
 {
+    if (admission_begin(c, a, body, len, arrived_ns, resp, out))
+        admission_judge(c, inv, a, arrived_ns, resp, out);
+}
+
+void admission_judge(const struct admission_cfg *c,
+                     const struct inventory *inv, struct arena *a,
+                     uint64_t arrived_ns, struct buf *resp,
+                     struct admission_out *out)
+{
     struct err err = { "" };
     struct diag_list diags;
+    struct work_budget budget;
     uint64_t start = arrived_ns ? arrived_ns : clock_mono_ns();
-    uint64_t deadline = c->deadline_ms
-        ? start + (uint64_t)c->deadline_ms * 1000000u : 0;
-    int cut = 0, unjudged;
+    uint64_t deadline = deadline_of(c, start);
+    int cut = 0, unjudged = update_unjudged(&out->rv);
 
-    memset(out, 0, sizeof(*out));
-    if (admission_parse(a, body, len, &out->rv, &err) < 0) {
-        render_error(resp, out, a, err.msg);
-        return;
-    }
-    if (!admission_wanted(c, &out->rv)) {
-        admission_render(c, a, &out->rv, NULL, 0, resp, out);
-        out->decision = "skip";
-        return;
-    }
-    if (!out->rv.object) {
-        render_error(resp, out, a, "'request.object' is missing");
-        return;
-    }
-    unjudged = update_unjudged(&out->rv);
-    if (unjudged == 2) {        /* being deleted: never denied */
-        admission_render(c, a, &out->rv, NULL, 0, resp, out);
-        return;
-    }
     diag_list_init(&diags, a);
     /* The budget counts from the request's arrival: one that waited in
      * the queue past it is answered at once, without running the rules.
@@ -535,24 +597,34 @@ void admission_handle(const struct admission_cfg *c,
      * come somewhat after the budget; past it the answer is always "allow +
      * warning" (what failurePolicy: Ignore would give on a timeout, without
      * the wait) and is counted. */
-    if (clock_past(deadline)) {
-        render_overrun(c, a, NULL, start, resp, out);
+    if (clock_past(deadline)) {     /* (again: it may have waited since) */
+        render_overrun(c, a, NULL, start, BUDGET_DEADLINE, resp, out);
         return;
     }
+    /* The work budget (--budget-cel-cost, --budget-alloc-steps) covers
+     * both judgements of an UPDATE together. Past it the answer is the
+     * same "allow + warning", at once. */
+    memset(&budget, 0, sizeof(budget));
+    budget.deadline_ns = deadline;
+    budget.cel_cost_max = c->budget_cel_cost;
+    budget.alloc_steps_max = c->budget_alloc_steps;
     if (c->engine) {
         int stored = selectors_stored(&out->rv);
+        out->metered = 1;
         cut = engine_check_update(c->engine, inv, out->rv.object, out->rv.ns,
-                                  stored, deadline, &diags, &err);
+                                  stored, &budget, &diags, &err);
         if (cut == 0 && !unjudged && out->rv.old_object
             && has_error(&diags)) {
             struct diag_list before;
             diag_list_init(&before, a);
             cut = engine_check_update(c->engine, inv, out->rv.old_object,
-                                      out->rv.ns, stored, deadline, &before,
+                                      out->rv.ns, stored, &budget, &before,
                                       &err);
             if (cut == 0)
                 ratchet(a, &diags, &before);
         }
+        out->cel_cost = budget.cel_cost;
+        out->alloc_steps = budget.alloc_steps;
         if (cut < 0) {
             render_error(resp, out, a, err.msg);
             return;
@@ -561,7 +633,9 @@ void admission_handle(const struct admission_cfg *c,
     if (unjudged)
         keep_apiserver_errors(&diags);
     if (cut || clock_past(deadline)) {
-        render_overrun(c, a, &diags, start, resp, out);
+        enum budget_over over = work_budget_over(&budget);
+        render_overrun(c, a, &diags, start, over ? over : BUDGET_DEADLINE,
+                       resp, out);
         return;
     }
     admission_render(c, a, &out->rv, &diags, 0, resp, out);

@@ -37,6 +37,11 @@ struct tnode;
 #define ADMISSION_WARN_MAX 256      /* the apiserver truncates past this */
 #define ADMISSION_WARN_TOTAL 4096   /* ... and past this many in total */
 #define ADMISSION_MSG_MAX 8192      /* status.message */
+/* The work budget's defaults (--budget-cel-cost, --budget-alloc-steps):
+ * far above what any real manifest spends (README "Limits" says what
+ * was measured, and how) */
+#define ADMISSION_BUDGET_CEL_COST 10000000ull
+#define ADMISSION_BUDGET_ALLOC_STEPS 2000000ull
 
 struct admission_cfg {
     const struct engine *engine;    /* NULL: no findings (tests) */
@@ -44,6 +49,8 @@ struct admission_cfg {
     size_t nexcluded;
     int warn_mode;                  /* --mode warn: never deny */
     unsigned deadline_ms;           /* 0 = no deadline */
+    unsigned long long budget_cel_cost;     /* --budget-cel-cost, 0 = none */
+    unsigned long long budget_alloc_steps;  /* --budget-alloc-steps */
     struct metrics *metrics;        /* may be NULL */
 };
 
@@ -66,6 +73,8 @@ struct admission_out {
     const char *decision;       /* allow deny warn skip error overrun */
     const char *rules;          /* distinct rule ids, comma-separated */
     const char *error;          /* 4xx reason */
+    int metered;                /* the rules ran: what they spent */
+    unsigned long long cel_cost, alloc_steps;
     struct review rv;
 };
 
@@ -78,6 +87,18 @@ void admission_handle(const struct admission_cfg *c,
                       const struct inventory *inv, struct arena *a,
                       const char *body, size_t len, uint64_t arrived_ns,
                       struct buf *resp, struct admission_out *out);
+/* admission_handle() in two steps, so the rules may run on another thread
+ * (the pool of costly reviews, costly.h): admission_begin() parses the body
+ * into out->rv and answers what needs no rules (errors, skips, a deadline
+ * already passed); it returns 1 when the rules must run, by
+ * admission_judge() with the same arena, resp and out. */
+int admission_begin(const struct admission_cfg *c, struct arena *a,
+                    const char *body, size_t len, uint64_t arrived_ns,
+                    struct buf *resp, struct admission_out *out);
+void admission_judge(const struct admission_cfg *c,
+                     const struct inventory *inv, struct arena *a,
+                     uint64_t arrived_ns, struct buf *resp,
+                     struct admission_out *out);
 
 /* The pieces, exposed for unit tests. */
 int admission_parse(struct arena *a, const char *body, size_t len,

@@ -254,6 +254,14 @@ void log_request(struct log_batch *lb, const struct log_req *r)
     field(&b, "decision", r->decision, LOG_VALUE_MAX, &bad);
     field(&b, "rules", r->rules, LOG_VALUE_MAX, &bad);
     field(&b, "error", r->error, LOG_VALUE_MAX, &bad);
+    if (r->metered) {
+        buf_adds(&b, ",\"cel_cost\":");
+        o = decimal(num, (unsigned long)r->cel_cost);
+        buf_add(&b, num, (size_t)(o - num));
+        buf_adds(&b, ",\"alloc_steps\":");
+        o = decimal(num, (unsigned long)r->alloc_steps);
+        buf_add(&b, num, (size_t)(o - num));
+    }
     buf_adds(&b, ",\"status\":");
     o = decimal(num, r->status > 0 ? (unsigned long)r->status : 0);
     buf_add(&b, num, (size_t)(o - num));

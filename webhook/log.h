@@ -34,6 +34,9 @@ struct log_req {
     const char *error;      /* why a request was rejected with 4xx */
     int status;             /* HTTP status sent */
     double latency_ms;
+    int metered;            /* the rules ran: cel_cost and alloc_steps */
+    unsigned long long cel_cost;    /* CEL runtime cost units spent */
+    unsigned long long alloc_steps; /* allocator search steps spent */
 };
 
 struct log_batch;

@@ -63,6 +63,8 @@ struct serve_args {
     const char *sa_dir;
     int warn_mode;
     unsigned deadline_ms;
+    unsigned long long budget_cel_cost;     /* --budget-cel-cost */
+    unsigned long long budget_alloc_steps;  /* --budget-alloc-steps */
     unsigned grace_seconds;
     unsigned inv_min_percent;       /* --inventory-min-percent */
     unsigned drain_delay_ms;
@@ -74,8 +76,10 @@ enum {
     O_APISERVER, O_SA_DIR, O_DRA_VERSION, O_LIST_PAGE_SIZE, O_POLICY_REPORTS,
     O_TARGET_REFRESH,
     O_MODE,
-    O_EXCLUDE_NAMESPACE, O_THREADS, O_MAX_CONNECTIONS, O_CONN_TIMEOUT,
-    O_MAX_BODY, O_MEMORY_BUDGET, O_DEADLINE_MS, O_DRAIN_DELAY_MS,
+    O_EXCLUDE_NAMESPACE, O_THREADS, O_COSTLY_THREADS, O_MAX_CONNECTIONS,
+    O_CONN_TIMEOUT,
+    O_MAX_BODY, O_MEMORY_BUDGET, O_DEADLINE_MS, O_BUDGET_CEL_COST,
+    O_BUDGET_ALLOC_STEPS, O_DRAIN_DELAY_MS,
     O_GRACE_SECONDS, O_INVENTORY_MIN_PERCENT, O_HELP
 };
 
@@ -129,6 +133,9 @@ static const struct opt serve_rows[] = {
       O_EXCLUDE_NAMESPACE },
     { "threads", 0, OPT_VALUE, "N", "worker threads (default 2)",
       O_THREADS },
+    { "costly-threads", 0, OPT_VALUE, "N",
+      "threads of their own for reviews whose\nselectors are estimated "
+      "costly (default 1;\n0 = the workers judge them)", O_COSTLY_THREADS },
     { "max-connections", 0, OPT_VALUE, "N",
       "concurrent connections (default 1024)", O_MAX_CONNECTIONS },
     { "conn-timeout", 0, OPT_VALUE, "S",
@@ -143,6 +150,13 @@ static const struct opt serve_rows[] = {
       "validation budget from the request's arrival\n(queue time included); "
       "past it: allow +\nwarning (default 2000, 0 = none)",
       O_DEADLINE_MS },
+    { "budget-cel-cost", 0, OPT_VALUE, "UNITS",
+      "CEL runtime cost one request may spend\n(selectors over the "
+      "inventory; cached\nresults are free); past it: allow +\nwarning "
+      "(default 10000000, 0 = none)", O_BUDGET_CEL_COST },
+    { "budget-alloc-steps", 0, OPT_VALUE, "N",
+      "allocator search steps one request may\nspend; past it: allow + "
+      "warning\n(default 2000000, 0 = none)", O_BUDGET_ALLOC_STEPS },
     { "drain-delay-ms", 0, OPT_VALUE, "MS",
       "after SIGTERM keep serving (readyz 503) at\nleast this long "
       "(default 2000)", O_DRAIN_DELAY_MS },
@@ -188,10 +202,13 @@ static const struct {
     unsigned long min, max;
 } ranges[] = {
     { O_LIST_PAGE_SIZE, 1, 100000 }, { O_THREADS, 1, 256 },
+    { O_COSTLY_THREADS, 0, 64 },
     { O_MAX_CONNECTIONS, 1, 100000 }, { O_CONN_TIMEOUT, 1, 3600 },
     { O_MAX_BODY, 1, 64ul * 1024 * 1024 },
     { O_MEMORY_BUDGET, 0, 64ul * 1024 * 1024 * 1024 },
     { O_DEADLINE_MS, 0, 600000 },
+    { O_BUDGET_CEL_COST, 0, 1000000000000ul },
+    { O_BUDGET_ALLOC_STEPS, 0, 1000000000000ul },
     { O_DRAIN_DELAY_MS, 0, 3600000 }, { O_GRACE_SECONDS, 0, 3600 },
     { O_INVENTORY_MIN_PERCENT, 0, 100 },
 };
@@ -284,11 +301,14 @@ static int serve_option(struct serve_args *a, int id, const char *flag,
     switch (rc ? id : -1) {
     case O_LIST_PAGE_SIZE: a->cl.page_size = (unsigned)n; return 0;
     case O_THREADS: a->srv.threads = (unsigned)n; return 0;
+    case O_COSTLY_THREADS: a->srv.costly_threads = (unsigned)n; return 0;
     case O_MAX_CONNECTIONS: a->srv.max_connections = (unsigned)n; return 0;
     case O_CONN_TIMEOUT: a->srv.conn_timeout = (unsigned)n; return 0;
     case O_MAX_BODY: a->srv.max_body = n; return 0;
     case O_MEMORY_BUDGET: a->srv.memory_budget = n; return 0;
     case O_DEADLINE_MS: a->deadline_ms = (unsigned)n; return 0;
+    case O_BUDGET_CEL_COST: a->budget_cel_cost = n; return 0;
+    case O_BUDGET_ALLOC_STEPS: a->budget_alloc_steps = n; return 0;
     case O_DRAIN_DELAY_MS: a->drain_delay_ms = (unsigned)n; return 0;
     case O_GRACE_SECONDS: a->grace_seconds = (unsigned)n; return 0;
     case O_INVENTORY_MIN_PERCENT: a->inv_min_percent = (unsigned)n; return 0;
@@ -307,11 +327,14 @@ static int parse_serve(int argc, char **argv, struct serve_args *a,
     memset(a, 0, sizeof(*a));
     a->srv.listen = "0.0.0.0:8443";
     a->srv.threads = 2;
+    a->srv.costly_threads = 1;
     a->srv.max_body = LIMIT_BODY_BYTES;
     a->srv.memory_budget = MEMBUDGET_DEFAULT_BYTES;
     a->srv.max_connections = 1024;
     a->srv.conn_timeout = 30;
     a->deadline_ms = 2000;
+    a->budget_cel_cost = ADMISSION_BUDGET_CEL_COST;
+    a->budget_alloc_steps = ADMISSION_BUDGET_ALLOC_STEPS;
     a->grace_seconds = 10;
     a->inv_min_percent = INVSTORE_MIN_PERCENT;
     a->drain_delay_ms = 2000;
@@ -502,6 +525,8 @@ static int cmd_serve(int argc, char **argv)
     adm.excluded_ns = excluded;
     adm.warn_mode = a.warn_mode;
     adm.deadline_ms = a.deadline_ms;
+    adm.budget_cel_cost = a.budget_cel_cost;
+    adm.budget_alloc_steps = a.budget_alloc_steps;
     adm.metrics = m;
 
     tls = tls_new(a.cert, a.key, a.client_ca, 2 * a.srv.conn_timeout + 30,

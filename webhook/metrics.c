@@ -55,6 +55,7 @@ struct metrics {
     atomic_ullong hist_sum_ns;
     atomic_ullong hist_count;
     atomic_ullong overruns;
+    atomic_ullong budget_overruns;
     atomic_ullong memory_refused;
     atomic_ullong http[6];              /* index = status / 100 */
     atomic_ullong inv_objects;
@@ -162,6 +163,11 @@ void metrics_deadline_overrun(struct metrics *m)
     atomic_fetch_add(&m->overruns, 1);
 }
 
+void metrics_budget_overrun(struct metrics *m)
+{
+    atomic_fetch_add(&m->budget_overruns, 1);
+}
+
 void metrics_memory_refused(struct metrics *m)
 {
     atomic_fetch_add(&m->memory_refused, 1);
@@ -260,6 +266,12 @@ int metrics_render(struct metrics *m, struct buf *b)
          "--deadline-ms");
     buf_addf(b, "claimcheck_deadline_overruns_total %llu\n",
              atomic_load(&m->overruns));
+    help(b, "claimcheck_budget_overruns_total", "counter",
+         "requests allowed not fully checked because their CEL cost or "
+         "allocator steps exceeded --budget-cel-cost or "
+         "--budget-alloc-steps");
+    buf_addf(b, "claimcheck_budget_overruns_total %llu\n",
+             atomic_load(&m->budget_overruns));
     help(b, "claimcheck_memory_refused_total", "counter",
          "requests refused (429) because their body did not fit in "
          "--memory-budget");

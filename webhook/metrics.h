@@ -27,6 +27,8 @@ void metrics_request(struct metrics *m, const char *kind,
 /* One finding of rule id (static string; at most 512 distinct ids). */
 void metrics_finding(struct metrics *m, const char *rule_id);
 void metrics_deadline_overrun(struct metrics *m);
+/* A request past its work budget (--budget-cel-cost, --budget-alloc-steps). */
+void metrics_budget_overrun(struct metrics *m);
 /* A body refused (429) because it did not fit in the memory budget. */
 void metrics_memory_refused(struct metrics *m);
 /* HTTP responses by status class, for every route. */

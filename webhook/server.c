@@ -31,6 +31,7 @@
 #include "../validate/limits.h"
 #include "../validate/xalloc.h"
 #include "admission.h"
+#include "costly.h"
 #include "invstore.h"
 #include "log.h"
 #include "membudget.h"
@@ -68,7 +69,11 @@ struct server {
     pthread_mutex_t pool_mu;
     struct request *pool;
     unsigned npool;
+    struct costly_pool *costly; /* --costly-threads; NULL: none */
 };
+
+/* Where a review estimated costly is (costly.h). */
+enum { COSTLY_NO, COSTLY_QUEUED, COSTLY_DONE };
 
 struct request {
     struct request *next;       /* in the server's pool of idle requests */
@@ -81,6 +86,15 @@ struct request {
     int answered;               /* a response was queued early */
     double t0;
     uint64_t arrived_ns;        /* clock_mono_ns() when it arrived */
+    /* a costly review, judged by the costly pool while its connection is
+     * suspended (costly_run) */
+    struct costly_job job;
+    int costly;                 /* COSTLY_* */
+    struct MHD_Connection *conn;
+    struct invref *ref;         /* the snapshot it is judged against */
+    struct admission_cfg adm;
+    struct admission_out out;
+    struct buf resp;
 };
 
 
@@ -109,6 +123,7 @@ static struct request *request_get(struct server *s)
     rq->over_budget = 0;
     rq->charged = 0;
     rq->answered = 0;
+    rq->costly = COSTLY_NO;
     rq->t0 = clock_mono_s();
     return rq;
 }
@@ -327,26 +342,17 @@ static enum MHD_Result serve_metrics(struct server *s,
     return ret;
 }
 
-static enum MHD_Result serve_validate(struct server *s,
+/* The answer of a review, judged here or by the costly pool. */
+static enum MHD_Result validate_reply(struct server *s,
                                       struct MHD_Connection *c,
                                       struct request *rq)
 {
-    struct admission_out out;
-    struct admission_cfg adm;
-    struct invref *ref;
-    struct buf resp;
+    struct admission_out out = rq->out;
+    struct buf resp = rq->resp;
     struct log_req lr;
     enum MHD_Result ret;
     double secs;
 
-    buf_init(&resp, LIMIT_BODY_BYTES);
-    ref = invstore_acquire(s->inv);
-    adm = *s->adm;
-    if (invref_engine(ref))     /* the snapshot's engine (invstore.h) */
-        adm.engine = invref_engine(ref);
-    admission_handle(&adm, invref_inventory(ref), &rq->arena, rq->body.p,
-                     rq->body.len, rq->arrived_ns, &resp, &out);
-    invref_release(ref);
     ret = reply(s, c, (unsigned)out.status, "application/json", resp.p,
                 resp.len, NULL);
     rq->answered = 1;
@@ -364,10 +370,62 @@ static enum MHD_Result serve_validate(struct server *s,
     lr.error = out.error;
     lr.status = out.status;
     lr.latency_ms = secs * 1e3;
+    lr.metered = out.metered;
+    lr.cel_cost = out.cel_cost;
+    lr.alloc_steps = out.alloc_steps;
     log_request(s->log, &lr);
-    buf_release(&resp);
+    buf_release(&rq->resp);
     request_shed(s, rq);        /* the answer is a copy: done with both */
     return ret;
+}
+
+/* On a thread of the costly pool: judges the review, then hands the
+ * connection back to its worker, which calls serve_validate() again. */
+static void costly_run(struct costly_job *j)
+{
+    struct request *rq = (struct request *)(void *)
+        ((char *)j - offsetof(struct request, job));
+
+    admission_judge(&rq->adm, invref_inventory(rq->ref), &rq->arena,
+                    rq->arrived_ns, &rq->resp, &rq->out);
+    invref_release(rq->ref);
+    rq->ref = NULL;
+    rq->costly = COSTLY_DONE;
+    MHD_resume_connection(rq->conn);
+}
+
+/* A review: parsed here; its rules run here too unless its selectors are
+ * estimated costly (costly.h): then the connection is suspended and the
+ * costly pool judges it, so that this worker goes on serving the others. */
+static enum MHD_Result serve_validate(struct server *s,
+                                      struct MHD_Connection *c,
+                                      struct request *rq)
+{
+    struct invref *ref;
+
+    if (rq->costly == COSTLY_DONE)
+        return validate_reply(s, c, rq);
+    buf_init(&rq->resp, LIMIT_BODY_BYTES);
+    ref = invstore_acquire(s->inv);
+    rq->adm = *s->adm;
+    if (invref_engine(ref))     /* the snapshot's engine (invstore.h) */
+        rq->adm.engine = invref_engine(ref);
+    if (admission_begin(&rq->adm, &rq->arena, rq->body.p, rq->body.len,
+                        rq->arrived_ns, &rq->resp, &rq->out)) {
+        if (s->costly && costly_review(rq->out.rv.object)) {
+            rq->costly = COSTLY_QUEUED;
+            rq->conn = c;
+            rq->ref = ref;
+            rq->job.run = costly_run;
+            MHD_suspend_connection(c);
+            costly_pool_submit(s->costly, &rq->job);
+            return MHD_YES;
+        }
+        admission_judge(&rq->adm, invref_inventory(ref), &rq->arena,
+                        rq->arrived_ns, &rq->resp, &rq->out);
+    }
+    invref_release(ref);
+    return validate_reply(s, c, rq);
 }
 
 /* The endpoints: adding one is a row here and its serve function. */
@@ -730,7 +788,8 @@ int server_start(struct server *s, struct err *err)
     struct MHD_OptionItem opts[24];
     size_t n = 0;
     unsigned flags = MHD_USE_TLS | MHD_USE_EPOLL_INTERNAL_THREAD
-                     | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+                     | MHD_USE_ITC | MHD_USE_ERROR_LOG
+                     | MHD_ALLOW_SUSPEND_RESUME;
     const union MHD_DaemonInfo *di;
     char host[INET6_ADDRSTRLEN] = "?";
 
@@ -759,6 +818,12 @@ int server_start(struct server *s, struct err *err)
     if (!s->d)
         return err_set(err, "cannot start the HTTPS server on '%s'",
                        s->o.listen ? s->o.listen : "0.0.0.0:8443");
+    if (s->o.costly_threads) {
+        s->costly = costly_pool_new(s->o.costly_threads);
+        if (!s->costly)
+            return err_set(err, "cannot start the %u threads of "
+                           "--costly-threads", s->o.costly_threads);
+    }
     di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
     if (di)
         s->port = di->port;
@@ -768,11 +833,11 @@ int server_start(struct server *s, struct err *err)
     else
         inet_ntop(AF_INET, &((struct sockaddr_in *)&s->addr)->sin_addr, host,
                   sizeof(host));
-    log_msg(LOG_INFO, "listening on https://%s%s%s:%u (threads %u, max "
-            "connections %u, max body %zu, memory budget %zu)",
-            s->ipv6 ? "[" : "", host, s->ipv6 ? "]" : "", s->port,
-            s->o.threads, s->o.max_connections, s->o.max_body,
-            s->o.memory_budget);
+    log_msg(LOG_INFO, "listening on https://%s%s%s:%u (threads %u, costly "
+            "threads %u, max connections %u, max body %zu, memory budget "
+            "%zu)", s->ipv6 ? "[" : "", host, s->ipv6 ? "]" : "", s->port,
+            s->o.threads, s->o.costly_threads, s->o.max_connections,
+            s->o.max_body, s->o.memory_budget);
     return 0;
 }
 
@@ -818,6 +883,9 @@ void server_free(struct server *s)
 {
     if (!s)
         return;
+    /* the costly reviews first: their connections are resumed (and
+     * answered by the workers) before the daemon stops */
+    costly_pool_free(s->costly);
     if (s->d)
         MHD_stop_daemon(s->d);
     if (s->listen_fd >= 0)

@@ -25,6 +25,8 @@ struct tls;
 struct server_opts {
     const char *listen;         /* "ADDR:PORT", "[v6]:PORT"; port 0 = any */
     unsigned threads;           /* worker pool size */
+    unsigned costly_threads;    /* the pool of costly reviews (costly.h);
+                                   0: judged by the workers */
     unsigned max_connections;
     unsigned conn_timeout;      /* seconds of inactivity before closing */
     size_t max_body;            /* larger bodies get 413 */

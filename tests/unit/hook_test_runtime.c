@@ -263,7 +263,7 @@ static void *logger_main(void *arg)
 {
     struct logger *l = arg;
     struct log_req r = { "uid-t", "Pod", "ns", "p", "CREATE", "allow", NULL,
-                         NULL, 200, 0.5 };
+                         NULL, 200, 0.5, 0, 0, 0 };
     int i;
 
     for (i = 0; i < 2000; i++)
@@ -278,7 +278,8 @@ static void test_log_batch(void)
     off_t off = 0;
     struct log_batch *lb = log_batch_new();
     struct log_req r = { "u1", "Pod", "ml", "web-1", "CREATE", "deny",
-                         "device-plugin-dra-conflict", NULL, 200, 1234.5678 };
+                         "device-plugin-dra-conflict", NULL, 200, 1234.5678,
+                         0, 0, 0 };
     struct logger ls[2] = { { lb, 0 }, { lb, 1 } };
     pthread_t th[2];
     size_t n, lines = 0, good = 0;
@@ -306,6 +307,15 @@ static void test_log_batch(void)
     n = read_new(fd, &off, text, 1 << 20);
     CHECK(strstr(text, "\"level\":\"warn\"") != NULL);
     CHECK(strstr(text, "\"status\":413,\"latency_ms\":0.000}") != NULL);
+    /* a request the rules ran on says what it spent of its budget */
+    r.metered = 1;
+    r.cel_cost = 1234567;
+    r.alloc_steps = 89;
+    log_request(NULL, &r);
+    n = read_new(fd, &off, text, 1 << 20);
+    CHECK(strstr(text, "\"rules\":\"device-plugin-dra-conflict\","
+                 "\"cel_cost\":1234567,\"alloc_steps\":89,\"status\":413,")
+          != NULL);
     /* two threads, 4,000 lines: more than one batch, none torn or lost */
     pthread_create(&th[0], NULL, logger_main, &ls[0]);
     pthread_create(&th[1], NULL, logger_main, &ls[1]);

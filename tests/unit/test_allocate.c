@@ -42,7 +42,8 @@ static const unsigned char *sel(struct arena *a, const struct devmodel *m,
 {
     struct cel_env env = {1, 1, 0, 0, 0 };
     struct cel_error err;
-    const struct alloc_match *mt = alloc_eval_cached(m, &env, expr, a, &err);
+    const struct alloc_match *mt = alloc_eval_cached(m, &env, expr, a, &err,
+                                                     NULL);
     unsigned char *v = arena_alloc(a, m->ndevs + 1);
     size_t i;
 
@@ -768,9 +769,14 @@ static void test_eval(void)
         size_t bad = 0, yes = 0;
         CHECK(cel_compile(&a, &env, exprs[i], strlen(exprs[i]), &p, &err)
               == 0);
-        mt = alloc_eval_cached(m, &env, exprs[i], &a, &err);
+        uint64_t first = 0, again = 1;
+        mt = alloc_eval_cached(m, &env, exprs[i], &a, &err, &first);
         CHECK(mt != NULL);
-        CHECK(mt == alloc_eval_cached(m, &env, exprs[i], &a, &err));
+        /* the first call pays the evaluation, a repeat is served from
+         * the model's cache and costs nothing (a request's budget) */
+        CHECK(first > 0 && mt && first == mt->cost);
+        CHECK(mt == alloc_eval_cached(m, &env, exprs[i], &a, &err, &again));
+        CHECK(again == 0);
         for (k = 0; mt && k < m->ndevs; k++) {
             int r = cel_eval_device(p, &m->devs[k].cel, &err);
             bad += (r < 0 ? AM_ERR : r ? AM_YES : AM_NO) != mt->v[k];
@@ -780,7 +786,8 @@ static void test_eval(void)
         CHECK(!mt || yes == mt->nyes);
     }
     CHECK(alloc_eval_cached(m, &(struct cel_env){1, 1, 0, 0, 0}, "device.", &a,
-                            &(struct cel_error){{0}, 0, 0, 0, 0}) == NULL);
+                            &(struct cel_error){{0}, 0, 0, 0, 0}, NULL)
+          == NULL);
     /* the cost budget over the inventory: a selector that reads the
      * attributes as a whole is evaluated on every device; past the budget
      * it stops */

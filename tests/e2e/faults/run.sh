@@ -4,7 +4,7 @@
 # --max-connections, TLS garbage and abrupt disconnects, a client that never
 # reads, 64 concurrent 3 MiB reviews under the shipped memory limit and the
 # memory budget's 429s, the deadline counted from arrival with the worker
-# busy, SIGTERM under load (no written request lost),
+# busy, the work budget per request (CEL cost) and the selector cache, SIGTERM under load (no written request lost),
 # certificate rotation under load (no failed handshake), and the apiserver
 # stand-in slow, down, answering garbage or 410 in a loop (answers from the
 # last snapshot, readiness). The clients are load.py, the apiserver is faultapi.py (fakeapi.py
@@ -73,7 +73,7 @@ metric() { # port name -> value
     curl -s --max-time 5 --cacert "$CA" "https://127.0.0.1:$1/metrics" 2>/dev/null | awk -v n="$2" '$1 == n {print $2}'
 }
 # want SECTION: ONLY="slowloris flood garbage http inventory memory deadline
-# sigterm rotation apiserver"
+# budget sigterm rotation apiserver"
 # (any subset) runs only those sections
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 elapsed() { py "import time; print(round(time.time() - $T_START, 1))"; }
@@ -350,6 +350,77 @@ if want deadline && start queue --tls-cert "$CRT" --tls-key "$KEY" --threads 1 -
     stop "$PID_queue"
 fi
 lap deadline
+
+# ---- the work budget per request (issue 16) ------------------------------------------
+# The issue's attack: a dry-run ResourceClaim of 32 requests x 32 selectors
+# of nested comprehensions (tests/bench/abuse/gen.py, about 450 KB; some
+# 33 million CEL cost units against 2,000 nodes), with the default
+# --budget-cel-cost (10 million) and no deadline, so that only the budget
+# can cut it: allowed at once with the budget's warning, counted in
+# claimcheck_budget_overruns_total (not as a deadline overrun), the log
+# line says what it spent. Before, it was judged in full (2 s and more)
+# and allowed without a word. First, the selector cache per inventory
+# snapshot: the same 128 costly selectors in a claim of another name (no
+# verdict cache helps) cost nothing the second time (the log's cel_cost).
+# costly_log UID FIELD: a field of the server log line of the request UID
+costly_log() {
+    python3 - "$T/budget.log" "$1" "$2" <<'PY' 2>/dev/null
+import json, sys
+for line in open(sys.argv[1]):
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    if r.get("uid") == sys.argv[2]:
+        print(r.get(sys.argv[3]))
+PY
+}
+if want budget; then
+    [ -f "$T/inv2000.json" ] || python3 "$ROOT/tests/bench/webhook/gen.py" inventory "$T/inv2000.json" 2000 >/dev/null
+    python3 "$ROOT/tests/bench/abuse/gen.py" claim "$T/attack.json" 1
+    python3 "$ROOT/tests/bench/abuse/gen.py" claim "$T/cheap-a.json" 2 32 4 cache-first
+    python3 "$ROOT/tests/bench/abuse/gen.py" claim "$T/cheap-b.json" 2 32 4 cache-again
+fi
+if want budget && start budget --tls-cert "$CRT" --tls-key "$KEY" --threads 2 --deadline-ms 0 \
+        --inventory "$T/inv2000.json" --drain-delay-ms 0 && hook_ready "$PORT_budget" "$CA" 300; then
+    P=$PORT_budget
+    r1=$(python3 "$LOAD" queued "$CA" "$P" "$T/cheap-a.json")
+    r2=$(python3 "$LOAD" queued "$CA" "$P" "$T/cheap-b.json")
+    c1=$(costly_log cache-first cel_cost); c2=$(costly_log cache-again cel_cost)
+    cond "budget: 128 costly selectors judged in full under the budget, no warning about it ($(jget "$r1" 'r["max_ms"]') ms, cel_cost ${c1:-none})" \
+        "$(jget "$r1" 'all(not any("budget" in w for w in a["warnings"]) for a in r["answers"])') and ${c1:-0} > 1000000" "$r1"
+    cond "budget: the same selectors again cost nothing (selector cache per snapshot: cel_cost ${c2:-none}, $(jget "$r2" 'r["max_ms"]') ms)" \
+        "'${c2:-none}' == '0' and $(jget "$r2" '[a.get("allowed") for a in r["answers"]]') == $(jget "$r1" '[a.get("allowed") for a in r["answers"]]')" "$r2"
+    r=$(python3 "$LOAD" queued "$CA" "$P" "$T/attack.json")
+    cond "budget: the 32 x 32 attack allowed with the budget's warning ($(jget "$r" 'r["max_ms"]') ms)" \
+        "$(jget "$r" 'all(a.get("allowed") is True and any("over the request'"'"'s budget of 10000000 CEL cost units" in w and "not fully checked" in w for w in a["warnings"]) for a in r["answers"])')" "$r"
+    ca=$(costly_log costly-1 cel_cost)
+    cond "budget: its log line says what it spent (cel_cost ${ca:-none}, just past 10000000)" \
+        "${ca:-0} > 10000000 and ${ca:-0} < 10000000 + 15000000"
+    cond "budget: counted in claimcheck_budget_overruns_total ($(metric "$P" claimcheck_budget_overruns_total)), not as a deadline overrun ($(metric "$P" claimcheck_deadline_overruns_total))" \
+        "'$(metric "$P" claimcheck_budget_overruns_total)' == '1' and '$(metric "$P" claimcheck_deadline_overruns_total)' == '0'"
+    stop "$PID_budget"
+fi
+# Fair service: 8 connections send costly claims back to back (distinct
+# selectors, 32 x 32 each) while one connection sends the usual review
+# for 4 s, on 2 workers: the costly ones go to the pool of their own
+# (--costly-threads 1, the default), so the usual reviews keep their
+# workers: every one answered, p99 under 300 ms (generous: a few ms here;
+# with the attackers on the workers it was 1.7 s and more, the issue's
+# 2.3 s).
+if want budget; then
+    for i in 1 2 3 4 5 6 7 8; do
+        python3 "$ROOT/tests/bench/abuse/gen.py" claim "$T/att-$i.json" $((i + 10))
+    done
+fi
+if want budget && start fair --tls-cert "$CRT" --tls-key "$KEY" --threads 2 \
+        --inventory "$T/inv2000.json" --drain-delay-ms 0 && hook_ready "$PORT_fair" "$CA" 300; then
+    r=$(python3 "$ROOT/tests/bench/abuse/fair.py" "$CA" "$PORT_fair" "$BODY" 4 8 "$T"/att-[1-8].json)
+    cond "fair: usual reviews answered while 8 connections send costly claims ($(jget "$r" '"%d answered, %d failed, p50 %s ms, p99 %s ms; %d costly answered" % (r["normal"], r["failed"], r["p50_ms"], r["p99_ms"], r["attack"]["answered"])'))" \
+        "$(jget "$r" 'r["normal"] >= 20 and r["failed"] == 0 and r["p99_ms"] < 300 * '$SLOW' and r["attack"]["answered"] >= 1')" "$r"
+    stop "$PID_fair"
+fi
+lap budget
 
 # ---- SIGTERM under load ------------------------------------------------------------
 # 16 clients send reviews back to back; SIGTERM after 1.5 s. Each request
