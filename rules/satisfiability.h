@@ -149,6 +149,11 @@ void explain_no_device(struct check_ctx *cx, struct sat *s,
  * a feature gate the target has off. */
 void explain_taints(struct check_ctx *cx, struct sat *s,
                     const struct problem *pb, struct lines *l);
+/* Why Kubernetes' allocator stops with an error on a node (f->why is
+ * WHY_ERROR), in one clause. */
+const char *explain_error(struct arena *a, const struct devmodel *m,
+                          const struct problem *pb,
+                          const struct alloc_node *f);
 /* Per-node reasons, nodes with the same reason on one line ("gpu-node-7
  * and 412 more nodes: ..."): nodes with devices first, then the ones the
  * Pod's placement excludes. At most max lines; the rest is counted. */

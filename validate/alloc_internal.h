@@ -92,6 +92,13 @@ struct search {
     int over;
     int relax;
     size_t only_claim, only_cons;       /* analysis: one constraint only */
+    size_t cons_failed;                 /* the constraint (index in its
+                                           claim) alloc_constraints_take
+                                           last refused a device for */
+    int fatal;                          /* the allocator errors on this node
+                                           (errnode says why): the search
+                                           stopped */
+    struct alloc_node errnode;
 };
 
 static inline uint64_t alloc_mix(uint64_t h)
@@ -117,7 +124,8 @@ void alloc_counters_taken(struct search *s);
 /* Resolves every constraint's attribute and where it applies. */
 void alloc_constraints_init(struct search *s);
 /* Adds device d, for alternative ai of slot si, to the constraints that
- * apply (pushing undo entries); -1 when one is violated. */
+ * apply (pushing undo entries); -1 when one is violated (s->cons_failed
+ * says which). */
 int alloc_constraints_take(struct search *s, size_t si, size_t ai, size_t d);
 /* Pops undo entries down to nundo. */
 void alloc_constraints_undo(struct search *s, size_t nundo);
@@ -139,6 +147,11 @@ void alloc_pools_init(struct search *s);
 /* The candidates of node n per alternative (s->cand, s->ncand, s->cpos);
  * 1 if any alternative has one. */
 int alloc_pools_node(struct search *s, size_t n);
+/* The first pool (by driver, then name, as Kubernetes' allocator sorts
+ * them) with a device on node n that the allocator cannot use (incomplete
+ * or invalid with the features in off), or SIZE_MAX. */
+size_t alloc_pools_unusable_on(const struct search *s, size_t n,
+                               unsigned off);
 /* 1 if the Pod's nodeName, nodeSelector and required node affinity allow
  * node n (labels not known count as allowed); else 0 and *why. */
 int alloc_node_placed(const struct alloc_problem *p,

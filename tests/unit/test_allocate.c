@@ -311,9 +311,26 @@ static void test_counts_and_constraints(void)
     CHECK(solve1(&a, m, "true", 2, &distinct, 1, &r) == ALLOC_OK);
     CHECK(solve1(&a, m, "true", 3, &distinct, 1, &r) == ALLOC_FAIL);
     CHECK(r.fails[0].why == WHY_CONSTRAINT);
-    /* All: every matching device, with a constraint they break */
+    /* All: every matching device, with a constraint they break:
+     * Kubernetes' allocator errors ("cannot add device ... because a
+     * claim constraint would not be satisfied") */
     CHECK(solve1(&a, m, "true", 0, NULL, 0, &r) == ALLOC_OK);
-    CHECK(solve1(&a, m, "true", 0, &match, 1, &r) == ALLOC_FAIL);
+    CHECK(solve1(&a, m, "true", 0, &match, 1, &r) == ALLOC_ERROR);
+    CHECK(r.nerror == 3 && r.error.why == WHY_ERROR
+          && r.error.err == AERR_ALL_CONSTRAINT && r.error.cons == 0
+          && r.error.node == 0 && r.error.obj < m->ndevs
+          && m->devs[r.error.obj].node_idx == 0);
+    /* ... but a count the constraint refuses is no error */
+    CHECK(solve1(&a, m, "true", 3, &match, 1, &r) == ALLOC_FAIL
+          && r.nerror == 0);
+    /* more than ALLOC_RESULTS_MAX devices for one claim: an error even
+     * where too few devices match */
+    CHECK(solve1(&a, m, "true", ALLOC_RESULTS_MAX + 1, NULL, 0, &r)
+          == ALLOC_ERROR);
+    CHECK(r.error.err == AERR_TOO_MANY
+          && r.error.have == ALLOC_RESULTS_MAX + 1 && r.nerror == 3);
+    CHECK(solve1(&a, m, "true", ALLOC_RESULTS_MAX, NULL, 0, &r)
+          == ALLOC_FAIL);
     CHECK(solve1(&a, m, "device.attributes['gpu.example.com'].idx < 2", 0,
                  &match, 1, &r) == ALLOC_OK);
     CHECK(solve1(&a, m, "false", 0, NULL, 0, &r) == ALLOC_FAIL);
@@ -605,6 +622,46 @@ static void test_invalid_pool(void)
           == ALLOC_FAIL);
     CHECK(solve1(&a, m, "device.driver == 'e'", 1, NULL, 0, &r)
           == ALLOC_FAIL);
+    /* allocationMode All with a pool of the node that cannot be used, even
+     * one without a matching device: an error (validateDeviceRequest),
+     * naming the first pool by driver and name */
+    CHECK(solve1(&a, m, "device.driver == 'e'", 0, NULL, 0, &r)
+          == ALLOC_ERROR);
+    CHECK(r.error.err == AERR_ALL_INVALID
+          && r.error.obj == (size_t)(devmodel_pool(m, "d", "p") - m->pools));
+    CHECK(solve1(&a, m, "false", 0, NULL, 0, &r) == ALLOC_ERROR);
+    arena_release(&a);
+    inventory_free(inv);
+    inv = inv_of(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: g}\nspec:\n  driver: g\n  nodeName: n1\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+        "  devices: [{name: x}]\n"
+        "---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: h}\nspec:\n  driver: h\n  nodeName: n1\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 2}\n"
+        "  devices: [{name: x}]\n"
+        "---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: i}\nspec:\n  driver: i\n  nodeName: n2\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 2}\n"
+        "  devices: [{name: x}]\n"
+        "---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: j}\nspec:\n  driver: g\n  nodeName: n3\n"
+        "  pool: {name: q, generation: 0, resourceSliceCount: 1}\n"
+        "  devices: [{name: x}]\n");
+    m = inventory_devices(inv);
+    arena_init(&a, 1 << 16);
+    CHECK(solve1(&a, m, "device.driver == 'g'", 1, NULL, 0, &r) == ALLOC_OK);
+    CHECK(solve1(&a, m, "device.driver == 'g'", 0, NULL, 0, &r)
+          == ALLOC_ERROR);
+    CHECK(r.error.err == AERR_ALL_INCOMPLETE && r.nerror == 2
+          && r.error.obj == (size_t)(devmodel_pool(m, "h", "p") - m->pools));
+    /* n3 could host it, but fewer than ALLOC_FEASIBLE_MIN nodes fit: the
+     * scheduler filters n1 and n2 too, and their error aborts it */
+    CHECK(r.nsat == 1 && m->nodes[r.sat_first].name[1] == '3');
     arena_release(&a);
     inventory_free(inv);
 }
