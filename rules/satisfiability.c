@@ -137,6 +137,8 @@ struct sat *sat_get(struct check_ctx *cx)
     s->m = with_devices(s->m);
     s->objects = with_devices(s->objects);
     s->off = sat_gates_off(cx_target(cx));
+    s->list_attributes = target_gate_on(cx_target(cx),
+                                        "DRAListTypeAttributes");
     if (s->m) {
         for (i = 0; i < s->m->nnodes; i++)
             if (s->m->nodes[i].nlocal || s->m->nshared)
@@ -159,12 +161,15 @@ struct selres *sat_selres(struct check_ctx *cx, struct sat *s,
                           const char *expr)
 {
     struct selres *r = strmap_get(&s->sel, expr);
+    /* the scheduler's environment: stored expressions, list values bound
+     * only with DRAListTypeAttributes on (cel.Features) */
     struct cel_env env = {1, 1, 0, 1, 0 };
     const struct alloc_match *mt;
     struct cel_error err;
 
     if (r)
         return r;
+    env.list_attributes = s->list_attributes;
     r = arena_alloc(cx_arena(cx), sizeof(*r));
     mt = alloc_eval_cached(s->m, &env, expr, cx_arena(cx), &err);
     if (mt) {

@@ -41,6 +41,9 @@ struct sat {
     size_t nodes_with_devices;
     unsigned off;               /* ALLOC_OFF_*: the target's gates that
                                    are off */
+    int list_attributes;        /* DRAListTypeAttributes on the target:
+                                   selectors bind list values (else a
+                                   device with one fails them) */
     int input_only;             /* the devices come from the linted input
                                    alone (no --inventory slices): judge
                                    only claims of drivers it has */

@@ -141,6 +141,23 @@ static int read_list_attr(struct arena *a, const struct tnode *v,
     return 0;
 }
 
+/* 1 if an attribute value has none of the fields of a known type (an
+ * empty map, or only fields of a newer API). */
+static int no_known_value(const struct tnode *v)
+{
+    static const char *const keys[] = {"int", "bool", "string", "version",
+                                       "ints", "bools", "strings",
+                                       "versions"};
+    size_t i;
+
+    if (!tree_is_map(v))
+        return 0;
+    for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (tree_get(v, keys[i]))
+            return 0;
+    return 1;
+}
+
 /* One attribute value {int|bool|string|version|ints|...}; -1 if none. */
 static int read_attr(struct arena *a, const struct tnode *v,
                      struct cel_attr *out)
@@ -262,6 +279,9 @@ struct build {
                                    as JSON and YAML): left out */
     const struct tnode *sel_src;    /* the NodeSelector last compiled */
     struct nodesel *sel;            /* ... into this */
+    int drop_lists;                 /* the slice being added is to be
+                                       applied (not stored) with
+                                       DRAListTypeAttributes off */
 };
 
 static const struct tnode *slice_pool(const struct object *o)
@@ -271,7 +291,7 @@ static const struct tnode *slice_pool(const struct object *o)
 
 /* The attributes of a device, interned and hashed for the allocator. */
 static void device_attrs(struct devmodel *m, struct dm_device *d,
-                         const struct tnode *attrs)
+                         const struct tnode *attrs, int drop_lists)
 {
     struct arena *a = m->a;
     struct cel_attr *av;
@@ -287,10 +307,21 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
     for (i = 0; i < attrs->n; i++) {
         const struct tnode *v = attrs->kids[i];
         split_qualified(m, v->key, d->driver, &av[k].domain, &av[k].id);
-        if (read_attr(a, v, &av[k]) < 0)
+        if (read_attr(a, v, &av[k]) < 0) {
+            /* no value of a known type ({}): Kubernetes' DeviceMatches
+             * fails every selector on the device (getAttributeValue) */
+            if (!d->cel.unsupported && no_known_value(v))
+                d->cel.unsupported = v->key;
             continue;
-        if (!m->list_attributes && av[k].type >= CEL_ATTR_INTS)
-            continue;               /* dropped by the apiserver */
+        }
+        /* With DRAListTypeAttributes off the apiserver strips list values
+         * from a slice it is given (strategy.go; feature-gate-disabled
+         * says so): left out of a slice to be applied. A slice of the
+         * inventory is stored, perhaps while the gate was on: its lists
+         * stay, and the scheduler with the gate off fails every selector
+         * on the device (compile.go, getAttributeValue). */
+        if (drop_lists && av[k].type >= CEL_ATTR_INTS)
+            continue;
         av[k].name = v->key;        /* CEL messages name it so */
         if (av[k].type == CEL_ATTR_STRING || av[k].type == CEL_ATTR_VERSION)
             av[k].s = intern_domain(m, av[k].s, strlen(av[k].s));
@@ -465,7 +496,7 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
     d->cel.allow_multiple_allocations = d->multi;
     d->taints = tree_is_seq(tree_get(f, "taints")) ? tree_get(f, "taints")
                                                    : NULL;
-    device_attrs(m, d, tree_get(f, "attributes"));
+    device_attrs(m, d, tree_get(f, "attributes"), b->drop_lists);
     device_caps(m, d, tree_get(f, "capacity"));
     device_consumes(a, d, tree_get(f, "consumesCounters"));
     d->gated = device_gated(d, f, spec);
@@ -495,6 +526,7 @@ static void add_slice(struct build *b, const struct object *o)
     if (gen != m->pools[p].generation)
         return;
     m->nslices++;
+    b->drop_lists = !m->list_attributes && !o->inventory;
     sc = tree_get(o->spec, "sharedCounters");
     if (tree_is_seq(sc) && sc->n) {
         struct dm_pool *pl = &m->pools[p];

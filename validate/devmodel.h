@@ -130,9 +130,11 @@ struct devmodel {
     struct strmap syms;         /* attribute / capacity id -> index + 1 */
     size_t nsyms;
     size_t nnode_objects;       /* Node objects seen */
-    int list_attributes;        /* DRAListTypeAttributes: list-valued
-                                   attributes kept; off, they are dropped
-                                   as the apiserver drops them from slices */
+    int list_attributes;        /* DRAListTypeAttributes: off, list
+                                   values are left out of slices to be
+                                   applied (the apiserver strips them) and
+                                   kept in stored ones (object.inventory:
+                                   the scheduler refuses such a device) */
     size_t max_local;           /* most devices local to one node */
     struct strmap domains;      /* attribute domains and drivers, interned:
                                    equal names are equal pointers */
@@ -170,7 +172,10 @@ const struct dm_pool *devmodel_pool(const struct devmodel *m,
  * devmodel_free() frees only the caches built on first use; with NULL the
  * model owns its memory. list_attributes is the DRAListTypeAttributes
  * gate: off, list-valued attributes (ints, bools, strings, versions) are
- * left out, as the apiserver drops them from a slice it stores. */
+ * left out of the slices of the linted input, as the apiserver strips them
+ * from a slice it is given, and kept in the inventory's (stored slices;
+ * the scheduler's selectors fail on such a device). An attribute of no
+ * known type is noted in cel.unsupported (selectors fail there too). */
 struct devmodel *devmodel_build(struct arena *a,
                                 const struct object *const *objs, size_t n,
                                 int list_attributes);
