@@ -1,6 +1,7 @@
 /*
  * devmodel.h - the device model: the devices of the newest pool
- * generations of every ResourceSlice (all apiVersions), their placement on
+ * generations of every ResourceSlice (all apiVersions; an older generation
+ * where the allocator still uses it on a node), their placement on
  * nodes (nodeName, allNodes, or a node selector matched with
  * nodeaffinity.h), taints, shared counters and capacity, with attributes
  * and capacity ready for CEL as struct cel_device. What the allocator
@@ -48,9 +49,17 @@ struct dm_consume {             /* a consumesCounters entry of a device */
 
 struct dm_pool {
     const char *driver, *name;
-    long long generation;       /* the newest; older slices are dropped */
-    long long slice_count;      /* resourceSliceCount of the newest */
-    size_t slices_seen;         /* slices of the newest generation */
+    long long generation;       /* the newest (older: the one it holds) */
+    long long slice_count;      /* resourceSliceCount of that generation */
+    size_t slices_seen;         /* slices of that generation */
+    const char *older;          /* NULL, or the node whose own slices
+                                   hold an older generation, complete,
+                                   that Kubernetes' allocator still uses
+                                   there (GatherPools: the newest
+                                   generation among the slices of the
+                                   node): an extra entry, not in
+                                   pool_index, its devices placed on that
+                                   node only */
     struct dm_counterset *sets;
     size_t nsets;
     const char *invalid;        /* why Kubernetes' allocator refuses the

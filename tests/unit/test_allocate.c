@@ -149,6 +149,41 @@ static const char shapes_yaml[] =
     "  - name: anywhere\n    allNodes: true\n    attributes: {m: {int: 3}}\n"
     "  - name: local\n    nodeName: n2\n    attributes: {m: {bool: true}}\n";
 
+#define GEN_SLICE(name, node, gen, count, dev)                            \
+    "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"               \
+    "metadata: {name: " name "}\nspec:\n  driver: d\n  nodeName: " node   \
+    "\n  pool: {name: p, generation: " gen ", resourceSliceCount: " count   \
+    "}\n  devices: [{name: " dev "}]\n---\n"
+
+/* Kubernetes' allocator takes, per node, the newest generation among the
+ * slices that target the node (GatherPools): a complete older generation
+ * on n1 is still used there while the newest, on n2, is incomplete; an
+ * incomplete older one is not (a newer generation exists). */
+static void test_model_generations(void)
+{
+    struct inventory *inv = inv_of(
+        GEN_SLICE("a1", "n1", "1", "2", "d0")
+        GEN_SLICE("a2", "n1", "1", "2", "d1")
+        GEN_SLICE("b1", "n2", "2", "2", "d0")
+        GEN_SLICE("c1", "n3", "1", "2", "d2"));
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_result r;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    CHECK(m->ndevs == 3);               /* d0, d1 of n1; d0 of n2 */
+    CHECK(devmodel_pool(m, "d", "p")->generation == 2);
+    CHECK(m->npools == 2 && m->pools[1].older
+          && !strcmp(m->pools[1].older, "n1"));
+    CHECK(solve1(&a, m, "true", 2, NULL, 0, &r) == ALLOC_OK && r.nsat == 1
+          && !strcmp(m->nodes[r.sat_first].name, "n1"));
+    /* the newest generation is incomplete: All errors on n2 only */
+    CHECK(solve1(&a, m, "true", 0, NULL, 0, &r) == ALLOC_ERROR
+          && r.nsat == 1 && r.nerror == 1);
+    arena_release(&a);
+    inventory_free(inv);
+}
+
 static void test_model(void)
 {
     struct inventory *inv = inv_of(shapes_yaml);
@@ -188,6 +223,7 @@ static void test_model(void)
     m = inventory_devices(inv);
     CHECK(m->nnodes == 1 && !strcmp(m->nodes[0].name, "(any node)"));
     inventory_free(inv);
+    test_model_generations();
 }
 
 /* 1 if a NodeSelector admits model node n (unknown labels: admitted, as
