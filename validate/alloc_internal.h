@@ -57,6 +57,14 @@ struct ctr_use {
     struct quantity q;
 };
 
+struct share {                  /* one allocation of a multi-allocatable
+                                   device in the search: what it consumes
+                                   of one capacity (k; SIZE_MAX: the
+                                   device has none, a marker) */
+    size_t dev, k;
+    struct quantity q;
+};
+
 struct search {
     struct arena *a;
     const struct devmodel *m;
@@ -87,6 +95,8 @@ struct search {
     size_t nctr, capctr;
     size_t nctr_taken;                  /* ctr[0..nctr_taken): spent by
                                            devices already allocated */
+    struct share *shares;               /* consumable capacity taken */
+    size_t nshares, capshares;
     unsigned long steps, budget;
     uint64_t deadline;                  /* alloc_problem.deadline_ns */
     int over;
@@ -115,6 +125,12 @@ static inline uint64_t alloc_mix(uint64_t h)
  * state grows s->ctr: undo by resetting s->nctr). -1 when they do not
  * fit. */
 int alloc_counters_take(struct search *s, size_t d);
+/* One more allocation of multi-allocatable device d for alternative ai:
+ * what it consumes of each capacity, summed with the allocations of d so
+ * far, must fit (the state grows s->shares by one entry per capacity,
+ * or one marker without any: undo by resetting s->nshares). -1 when it
+ * does not. */
+int alloc_shares_take(struct search *s, size_t ai, size_t d);
 /* Spends the consumesCounters of the devices already allocated
  * (alloc_problem.taken) before the search: they stay below nctr_taken. */
 void alloc_counters_taken(struct search *s);

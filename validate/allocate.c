@@ -45,11 +45,19 @@ static int place(struct search *s, size_t si, size_t ai, size_t d)
     const struct dm_device *dv = &s->m->devs[d];
     int excl = !dv->multi && !(s->relax & RELAX_EXCL);
     unsigned char *held = held_at(s, si, d);
-    size_t nundo = s->nundo, nctr = s->nctr;
+    size_t nundo = s->nundo, nctr = s->nctr, nshares = s->nshares;
+    int first = 1;
 
     if (excl && (alt->admin ? held && *held : s->used[d] > 0))
         return 0;
-    if (!alt->admin && !(s->relax & RELAX_CTR)
+    /* a multi-allocatable device spends its counters once, with its
+     * first allocation (allocateDevice's skipCounterCheck) */
+    if (dv->multi) {
+        size_t i;
+        for (i = 0; i < s->nshares && first; i++)
+            first = s->shares[i].dev != d;
+    }
+    if (!alt->admin && !(s->relax & RELAX_CTR) && first
         && alloc_counters_take(s, d) < 0) {
         undo_to(s, nundo, nctr);
         return 0;
@@ -58,6 +66,14 @@ static int place(struct search *s, size_t si, size_t ai, size_t d)
         && alloc_constraints_take(s, si, ai, d) < 0) {
         undo_to(s, nundo, nctr);
         return -1;
+    }
+    /* what its allocations consume of its capacity, together
+     * (CmpRequestOverCapacity with the capacity being allocated) */
+    if (dv->multi && !(s->relax & RELAX_CTR)
+        && alloc_shares_take(s, ai, d) < 0) {
+        undo_to(s, nundo, nctr);
+        s->nshares = nshares;
+        return 0;
     }
     if (excl) {
         s->used[d]++;
@@ -96,6 +112,10 @@ static void unplace(struct search *s, size_t si, size_t d, size_t nundo,
     unsigned char *held = held_at(s, si, d);
 
     undo_to(s, nundo, nctr);
+    if (s->m->devs[d].multi && !(s->relax & RELAX_CTR)) {
+        size_t n = s->m->devs[d].cel.ncaps ? s->m->devs[d].cel.ncaps : 1;
+        s->nshares -= n;    /* the entries its place() pushed, on top */
+    }
     if (!s->m->devs[d].multi && !(s->relax & RELAX_EXCL)) {
         s->used[d]--;
         if (held)
@@ -181,6 +201,7 @@ static void reset(struct search *s)
 {
     alloc_constraints_reset(s);
     s->nctr = s->nctr_taken;
+    s->nshares = 0;
 }
 
 /* Runs the search on the current node's candidates; 1 found, 0 not,

@@ -9,18 +9,20 @@
  * request tolerations, ExactCount and All, firstAvailable alternatives in
  * order, matchAttribute / distinctAttribute constraints (list-type values
  * as Kubernetes compares them), devices of incomplete pools never used
- * (allocationMode All fails where one would match), exclusivity across
- * requests (unless allowMultipleAllocations; an adminAccess request
- * shares what earlier claims hold, never what its own claim holds),
- * consumesCounters against the pool's sharedCounters, and the Pod's
+ * (allocationMode All errors on their node), exclusivity across
+ * requests (unless allowMultipleAllocations: then the capacity its
+ * allocations consume together, and its counters spent once; an
+ * adminAccess request shares what earlier claims hold, never what its own
+ * claim holds), consumesCounters against the pool's sharedCounters, the
+ * Pod's
  * nodeName / nodeSelector / required node affinity against placements,
  * the feature gates the target has off (alloc_alt.off), and the errors
  * Kubernetes' allocator returns instead of "does not fit" (enum
  * alloc_err: ALLOC_ERROR).
  * Devices already allocated to other claims count only when the caller
  * names them (alloc_problem.taken: an audit of a live cluster); otherwise
- * the cluster is taken as empty. What is not modelled (always optimistic,
- * so never a false error): consumable capacity summed across shares.
+ * the cluster is taken as empty (capacity already consumed on shared
+ * devices is not known either).
  *
  * The search is bounded by a work budget per problem; past it the verdict
  * is ALLOC_UNKNOWN and callers must report nothing.

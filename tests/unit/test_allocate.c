@@ -548,6 +548,89 @@ static void test_taints_and_capacity(void)
     free(y);
 }
 
+/* n claims of one request each, for 1 device with capacity request caps
+ * (NULL: none) */
+static enum alloc_verdict solve_shares(struct arena *a,
+                                       const struct devmodel *m, size_t n,
+                                       const struct alloc_capreq *cap,
+                                       struct alloc_result *res)
+{
+    struct alloc_alt *alt = arena_alloc(a, sizeof(*alt));
+    struct alloc_request *r = arena_alloc(a, sizeof(*r));
+    struct alloc_claim *c = arena_alloc(a, n * sizeof(*c));
+    struct alloc_problem p;
+    size_t i;
+
+    memset(alt, 0, sizeof(*alt));
+    alt->name = "r";
+    alt->sel = sel(a, m, "true");
+    alt->count = 1;
+    alt->caps = cap;
+    alt->ncaps = cap ? 1 : 0;
+    r->name = "r";
+    r->alts = alt;
+    r->nalts = 1;
+    memset(c, 0, n * sizeof(*c));
+    for (i = 0; i < n; i++) {
+        c[i].name = "c";
+        c[i].reqs = r;
+        c[i].nreqs = 1;
+    }
+    memset(&p, 0, sizeof(p));
+    p.claims = c;
+    p.nclaims = n;
+    return alloc_solve(a, m, &p, res);
+}
+
+/* the allocations of a multi-allocatable device consume its capacity
+ * together (consumable_capacity.go): a request rounded up by the policy,
+ * else the policy's default, else all of it; its counters are spent once
+ * (allocateDevice's skipCounterCheck) */
+static void test_shared_capacity(void)
+{
+    struct inventory *inv = inv_of(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: s}\nspec:\n  driver: d\n  nodeName: n1\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+        "  sharedCounters:\n  - name: cs\n    counters: {mem: {value: 1}}\n"
+        "  devices:\n  - name: d0\n    allowMultipleAllocations: true\n"
+        "    consumesCounters: [{counterSet: cs, counters: "
+        "{mem: {value: 1}}}]\n"
+        "    capacity:\n      bw:\n        value: \"8\"\n"
+        "        requestPolicy: {default: \"2\", validRange: {min: \"2\", "
+        "max: \"8\", step: \"2\"}}\n");
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_capreq cap;
+    struct alloc_result r;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    cap.name = "bw";
+    cap.text = "3";
+    quantity_from_text("3", &cap.q);
+    /* 3 is rounded up to 4: two fit in 8, three do not */
+    CHECK(solve_shares(&a, m, 2, &cap, &r) == ALLOC_OK);
+    CHECK(solve_shares(&a, m, 3, &cap, &r) == ALLOC_FAIL);
+    /* no request: the default, 2, four times */
+    CHECK(solve_shares(&a, m, 4, NULL, &r) == ALLOC_OK);
+    CHECK(solve_shares(&a, m, 5, NULL, &r) == ALLOC_FAIL);
+    arena_release(&a);
+    inventory_free(inv);
+    /* no policy, no request: each allocation takes all of it */
+    inv = inv_of(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: s}\nspec:\n  driver: d\n  nodeName: n1\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+        "  devices:\n  - name: d0\n    allowMultipleAllocations: true\n"
+        "    capacity: {bw: {value: \"2\"}}\n");
+    m = inventory_devices(inv);
+    arena_init(&a, 1 << 16);
+    CHECK(solve_shares(&a, m, 1, NULL, &r) == ALLOC_OK);
+    CHECK(solve_shares(&a, m, 2, NULL, &r) == ALLOC_FAIL);
+    arena_release(&a);
+    inventory_free(inv);
+}
+
 static void test_request_policy(void)
 {
     struct inventory *inv = inv_of(
@@ -933,6 +1016,7 @@ int main(void)
     test_requests_together();
     test_taints_and_capacity();
     test_request_policy();
+    test_shared_capacity();
     test_counters();
     test_taken();
     test_invalid_pool();

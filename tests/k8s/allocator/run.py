@@ -21,7 +21,7 @@
 # by name).
 #
 # Skipped, each with its reason: scenarios with devices held by other
-# claims (live state, the audit's work), an inventory without classes or
+# claims (they belong to the audit: claim-blocked), an inventory without classes or
 # without devices (claimcheck judges nothing against those), a feature the target cannot turn
 # off (a locked gate), inputs the apiserver rejects for a scenario that
 # Kubernetes allocates, and the disagreements listed in known.txt (one line
@@ -149,8 +149,10 @@ def pod_for(node, claims):
 def judge(head, objs, tmp):
     """(outcome or None, skip reason or None, detail)"""
     if head.get("allocatedDevices") or head.get("allocatedCapacity"):
-        return None, ("devices held by other claims: live state, the "
-                      "audit's work"), ""
+        return None, ("devices held by other claims (allocatedDevices, "
+                      "allocated capacity): they belong to the audit "
+                      "(claim-blocked judges a live cluster's claims), "
+                      "not to lint"), ""
     feats = head.get("features") or {}
     objs = unique_names(objs)
     inv = [o for o in objs if o["kind"] != "ResourceClaim"]
