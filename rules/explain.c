@@ -607,6 +607,51 @@ static const char *counter_example(struct arena *a, const struct devmodel *m,
     return "";
 }
 
+const char *explain_error(struct arena *a, const struct devmodel *m,
+                          const struct problem *pb,
+                          const struct alloc_node *f)
+{
+    const char *cl = pb->pod
+        ? arena_printf(a, "claim '%s' ", pb->claims[f->claim].name) : "";
+    const struct reqinfo *ri = &pb->claims[f->claim].reqs[f->req];
+    const char *req = ri->alts[f->alt < ri->nalts ? f->alt : 0].name;
+    const struct dm_pool *p = f->err == AERR_ALL_INCOMPLETE
+                              || f->err == AERR_ALL_INVALID
+                              ? &m->pools[f->obj] : NULL;
+
+    switch (f->err) {
+    case AERR_ALL_INCOMPLETE:
+        return arena_printf(a, "%srequest '%s' asks for all devices, but "
+                            "pool '%s' of %s is being updated (%zu of %lld "
+                            "slices)", cl, req, p->name, p->driver,
+                            p->slices_seen, p->slice_count);
+    case AERR_ALL_INVALID:
+        return arena_printf(a, "%srequest '%s' asks for all devices, but "
+                            "pool '%s' of %s is invalid (%s)", cl, req,
+                            p->name, p->driver,
+                            p->invalid ? p->invalid : "?");
+    case AERR_ALL_CONSTRAINT: {
+        const struct alloc_claim *ac = &pb->ac[f->claim];
+        const struct alloc_constraint *k =
+            f->cons < ac->ncons ? &ac->cons[f->cons] : NULL;
+        return arena_printf(a, "%srequest '%s' asks for all devices, but "
+                            "device '%s' breaks constraint %s %s", cl, req,
+                            m->devs[f->obj].ref,
+                            !k ? "?" : k->distinct ? "distinctAttribute"
+                                                   : "matchAttribute",
+                            k ? k->attr : "?");
+    }
+    case AERR_TOO_MANY:
+        return arena_printf(a, "%s%s needs %lld devices, more than the %d "
+                            "one allocation may hold",
+                            pb->pod ? "claim " : "the claim",
+                            pb->pod ? arena_printf(a, "'%s'",
+                                                   pb->claims[f->claim].name)
+                                    : "", f->have, ALLOC_RESULTS_MAX);
+    }
+    return "?";
+}
+
 /* 1 if some request of the problem has adminAccess. */
 static int any_admin(const struct problem *pb)
 {
@@ -688,6 +733,9 @@ static const char *node_line(struct arena *a, const struct devmodel *m,
         return arena_printf(a, "%s: the requests compete for the same "
                             "devices (%s)", node, rule);
     }
+    case WHY_ERROR:
+        return arena_printf(a, "%s: the allocator stops with an error: %s",
+                            node, explain_error(a, m, pb, f));
     case WHY_TOGETHER:
     case WHY_BUDGET:
         break;

@@ -272,9 +272,13 @@ static const struct rule rules[] = {
                "taints, shared counters of partitionable devices and the "
                "Pod's nodeName, nodeSelector and required node affinity "
                "can each make that impossible even though devices match: "
-               "the Pod stays Pending for ever. Checked against the devices "
-               "of the inventory; when the search is too large nothing is "
-               "reported.",
+               "the Pod stays Pending for ever. Where Kubernetes' allocator "
+               "itself stops with an error (allocationMode: All on a node "
+               "with a pool being updated or invalid, or against a "
+               "constraint; more than 32 devices for one claim) the "
+               "scheduling attempt is aborted and the message says so. "
+               "Checked against the devices of the inventory; when the "
+               "search is too large nothing is reported.",
         .bad = "requests:\n- name: gpus\n  exactly:\n    deviceClassName: "
                "gpu.example.com\n    count: 4\nconstraints:\n- "
                "matchAttribute: resource.kubernetes.io/pcieRoot   # 2+2 per "

@@ -137,6 +137,8 @@ struct sat *sat_get(struct check_ctx *cx)
     s->m = with_devices(s->m);
     s->objects = with_devices(s->objects);
     s->off = sat_gates_off(cx_target(cx));
+    s->list_attributes = target_gate_on(cx_target(cx),
+                                        "DRAListTypeAttributes");
     if (s->m) {
         for (i = 0; i < s->m->nnodes; i++)
             if (s->m->nodes[i].nlocal || s->m->nshared)
@@ -159,6 +161,8 @@ struct selres *sat_selres(struct check_ctx *cx, struct sat *s,
                           const char *expr)
 {
     struct selres *r = strmap_get(&s->sel, expr);
+    /* the scheduler's environment: stored expressions, list values bound
+     * only with DRAListTypeAttributes on (cel.Features) */
     struct cel_env env = {1, 1, 0, 1, 0 };
     const struct alloc_match *mt;
     struct cel_error err;
@@ -166,6 +170,7 @@ struct selres *sat_selres(struct check_ctx *cx, struct sat *s,
 
     if (r)
         return r;
+    env.list_attributes = s->list_attributes;
     r = arena_alloc(cx_arena(cx), sizeof(*r));
     if (cx_expired(cx)) {
         /* past the request's budget: the run's findings are void, so
@@ -699,7 +704,8 @@ static struct problem *solve(struct check_ctx *cx, struct sat *s,
     alloc_solve(a, s->m, &pb->p, &s->last);
     cx_charge(cx, 0, s->last.steps);
     /* a Pod whose input claim fails alone: that claim reports it */
-    if (pb->pod && s->last.verdict == ALLOC_FAIL) {
+    if (pb->pod && (s->last.verdict == ALLOC_FAIL
+                    || s->last.verdict == ALLOC_ERROR)) {
         for (i = 0; i < pb->nclaims; i++) {
             struct alloc_problem one;
             struct alloc_result res;
@@ -710,7 +716,8 @@ static struct problem *solve(struct check_ctx *cx, struct sat *s,
             one.nclaims = 1;
             one.deadline_ns = pb->p.deadline_ns;
             one.budget = cx_steps_left(cx);
-            if (alloc_solve(a, s->m, &one, &res) == ALLOC_FAIL)
+            alloc_solve(a, s->m, &one, &res);
+            if (res.verdict == ALLOC_FAIL || res.verdict == ALLOC_ERROR)
                 pb->lone_fail_input = 1;
             cx_charge(cx, 0, res.steps);
         }
@@ -732,13 +739,41 @@ void check_claim_unsatisfiable(struct check_ctx *cx, const struct object *o)
     if (!s->m)
         return;
     pb = solve(cx, s, o, &res);
-    if (!pb || res->verdict != ALLOC_FAIL || pb->lone_fail_input)
+    if (!pb || (res->verdict != ALLOC_FAIL && res->verdict != ALLOC_ERROR)
+        || pb->lone_fail_input)
         return;
     lines_init(a, &l);
+    if (res->verdict == ALLOC_ERROR && res->nsat)
+        line_add(&l, arena_printf(a, "%s%s could host it, but the "
+                                  "scheduler filters every node while "
+                                  "fewer than %d fit, and the error "
+                                  "aborts the attempt",
+                                  s->m->nodes[res->sat_first].name,
+                                  res->nsat > 1
+                                  ? arena_printf(a, " and %zu more nodes",
+                                                 res->nsat - 1) : "",
+                                  ALLOC_FEASIBLE_MIN));
     explain_pools(a, s, &l);
     explain_taints(cx, s, pb, &l);
     explain_nodes(a, s, pb, res, &l, MAX_DETAILS);
     lines_close(a, &l);
+    if (res->verdict == ALLOC_ERROR) {
+        /* Kubernetes' allocator errors (the Pod stays Pending with the
+         * error in its events) and no node could host it anyway */
+        report_details(cx, pb->pod ? o->pod->claims_node
+                                   : o->claim->requests_node,
+                       l.v, l.n, "%s cannot be allocated: the scheduler's "
+                       "allocator stops with an error on %zu node%s: %s",
+                       !pb->pod ? "the claim"
+                       : pb->nclaims == 1
+                       ? arena_printf(a, "the pod's claim '%s'",
+                                      pb->claims[0].name)
+                       : arena_printf(a, "the pod's %zu claims together",
+                                      pb->nclaims),
+                       res->nerror, res->nerror == 1 ? "" : "s",
+                       explain_error(a, s->m, pb, &res->error));
+        return;
+    }
     if (pb->pod) {
         size_t excl = 0;
         for (i = 0; i < res->nfails; i++)

@@ -41,6 +41,9 @@ struct sat {
     size_t nodes_with_devices;
     unsigned off;               /* ALLOC_OFF_*: the target's gates that
                                    are off */
+    int list_attributes;        /* DRAListTypeAttributes on the target:
+                                   selectors bind list values (else a
+                                   device with one fails them) */
     int input_only;             /* the devices come from the linted input
                                    alone (no --inventory slices): judge
                                    only claims of drivers it has */
@@ -149,6 +152,11 @@ void explain_no_device(struct check_ctx *cx, struct sat *s,
  * a feature gate the target has off. */
 void explain_taints(struct check_ctx *cx, struct sat *s,
                     const struct problem *pb, struct lines *l);
+/* Why Kubernetes' allocator stops with an error on a node (f->why is
+ * WHY_ERROR), in one clause. */
+const char *explain_error(struct arena *a, const struct devmodel *m,
+                          const struct problem *pb,
+                          const struct alloc_node *f);
 /* Per-node reasons, nodes with the same reason on one line ("gpu-node-7
  * and 412 more nodes: ..."): nodes with devices first, then the ones the
  * Pod's placement excludes. At most max lines; the rest is counted. */

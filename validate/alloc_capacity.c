@@ -2,8 +2,9 @@
  * alloc_capacity.c - what a device offers besides its selectors: the
  * feature gates it needs, capacity requests against its capacity (with
  * requestPolicy), taints against a request's tolerations, which pools are
- * usable, and the shared counters devices consume from their pool during
- * a search.
+ * usable, the shared counters devices consume from their pool during
+ * a search, and the capacity the allocations of a multi-allocatable
+ * device consume together.
  */
 #include "allocate.h"
 
@@ -255,5 +256,101 @@ int alloc_counters_take(struct search *s, size_t d)
             ctr_spend(s, dv->pool_idx, cu->set, &cu->c[j]);
         }
     }
+    return 0;
+}
+
+/* ==== consumable capacity of multi-allocatable devices ================== */
+
+/* A requested amount rounded up as the capacity's requestPolicy says
+ * (calculateConsumedCapacity, consumable_capacity.go): to validRange.min,
+ * then to min + a multiple of step; or to the first validValues entry at
+ * least as large. */
+static void policy_round_up(const struct tnode *pol, struct quantity *q)
+{
+    const struct tnode *vr = tree_get(pol, "validRange");
+    const struct tnode *vv = tree_get(pol, "validValues");
+    struct quantity min, step, v;
+    size_t i;
+
+    if (tree_is_map(vr)
+        && quantity_from_text(tree_text(tree_get(vr, "min")), &min) == 0) {
+        int64_t x, lo, st, n;
+        if (quantity_cmp(q, &min) < 0) {
+            *q = min;
+            return;
+        }
+        if (quantity_from_text(tree_text(tree_get(vr, "step")), &step) < 0)
+            return;
+        x = quantity_scaled_value(q, 0);
+        lo = quantity_scaled_value(&min, 0);
+        st = quantity_scaled_value(&step, 0);
+        if (st <= 0)
+            return;
+        n = (x - lo) / st + ((x - lo) % st != 0);
+        quantity_from_int(lo + st * n, 0, QF_BINARY_SI, q);
+        return;
+    }
+    for (i = 0; tree_is_seq(vv) && i < vv->n; i++)
+        if (quantity_from_text(tree_text(vv->kids[i]), &v) == 0
+            && quantity_cmp(q, &v) <= 0) {
+            *q = v;
+            return;
+        }
+}
+
+/* What one allocation of d for alt consumes of capacity k: the request
+ * (rounded up by the policy), else the policy's default, else all. */
+static void share_of(const struct dm_device *d, size_t k,
+                     const struct alloc_alt *alt, struct quantity *out)
+{
+    const struct tnode *pol = d->cap_policy[k];
+    size_t i;
+
+    for (i = 0; i < alt->ncaps; i++)
+        if (find_cap(d, alt->caps[i].name) == (long)k) {
+            *out = alt->caps[i].q;
+            if (pol)
+                policy_round_up(pol, out);
+            return;
+        }
+    if (!pol || quantity_from_text(tree_text(tree_get(pol, "default")),
+                                   out) < 0)
+        *out = d->cap_value[k];
+}
+
+static void share_push(struct search *s, size_t d, size_t k,
+                       const struct quantity *q)
+{
+    if (s->nshares == s->capshares) {
+        s->capshares = s->capshares ? s->capshares * 2 : 16;
+        s->shares = arena_grow(s->a, s->shares, s->nshares, s->capshares,
+                               sizeof(*s->shares));
+    }
+    s->shares[s->nshares].dev = d;
+    s->shares[s->nshares].k = k;
+    if (q)
+        s->shares[s->nshares].q = *q;
+    s->nshares++;
+}
+
+int alloc_shares_take(struct search *s, size_t ai, size_t d)
+{
+    const struct dm_device *dv = &s->m->devs[d];
+    size_t k, i;
+
+    for (k = 0; k < dv->cel.ncaps; k++) {
+        struct quantity want, sum;
+        share_of(dv, k, s->alts[ai], &want);
+        sum = want;
+        for (i = 0; i < s->nshares; i++)
+            if (s->shares[i].dev == d && s->shares[i].k == k
+                && quantity_add(&sum, &s->shares[i].q) < 0)
+                return -1;
+        if (quantity_cmp(&sum, &dv->cap_value[k]) > 0)
+            return -1;
+        share_push(s, d, k, &want);
+    }
+    if (!dv->cel.ncaps)
+        share_push(s, d, SIZE_MAX, NULL);
     return 0;
 }

@@ -196,6 +196,7 @@ int alloc_constraints_take(struct search *s, size_t si, size_t ai, size_t d)
             continue;
         if (!c->applies[ai])
             continue;
+        s->cons_failed = i;
         h = alloc_cons_hash(s->m, c, d);
         if (!h)
             return -1;
@@ -289,7 +290,9 @@ void alloc_constraints_init(struct search *s)
  * candidates, without a search: a matchAttribute needs one value shared by
  * as many devices as its requests need together, a distinctAttribute as
  * many distinct values. Skipped where devices may be shared (adminAccess,
- * allowMultipleAllocations). Returns 1 and fills f when one fails. */
+ * allowMultipleAllocations) and where allocationMode All applies (the
+ * search tells a failure from Kubernetes' error). Returns 1 and fills f
+ * when one fails. */
 int alloc_constraints_short(struct search *s, struct alloc_node *f)
 {
     size_t vdev[64];
@@ -309,7 +312,11 @@ int alloc_constraints_short(struct search *s, struct alloc_node *f)
                 const struct alloc_alt *alt = s->alts[sl->alt0 + a];
                 long long want = !c->applies[sl->alt0 + a] ? 0
                                  : alt->all ? 1 : alt->count;
-                shared |= c->applies[sl->alt0 + a] && alt->admin;
+                /* adminAccess shares devices; allocationMode All errors
+                 * where a constraint refuses one of its devices (a search
+                 * finds which) */
+                shared |= c->applies[sl->alt0 + a]
+                          && (alt->admin || alt->all);
                 if (least < 0 || want < least)
                     least = want;
             }

@@ -57,6 +57,14 @@ struct ctr_use {
     struct quantity q;
 };
 
+struct share {                  /* one allocation of a multi-allocatable
+                                   device in the search: what it consumes
+                                   of one capacity (k; SIZE_MAX: the
+                                   device has none, a marker) */
+    size_t dev, k;
+    struct quantity q;
+};
+
 struct search {
     struct arena *a;
     const struct devmodel *m;
@@ -87,11 +95,20 @@ struct search {
     size_t nctr, capctr;
     size_t nctr_taken;                  /* ctr[0..nctr_taken): spent by
                                            devices already allocated */
+    struct share *shares;               /* consumable capacity taken */
+    size_t nshares, capshares;
     unsigned long steps, budget;
     uint64_t deadline;                  /* alloc_problem.deadline_ns */
     int over;
     int relax;
     size_t only_claim, only_cons;       /* analysis: one constraint only */
+    size_t cons_failed;                 /* the constraint (index in its
+                                           claim) alloc_constraints_take
+                                           last refused a device for */
+    int fatal;                          /* the allocator errors on this node
+                                           (errnode says why): the search
+                                           stopped */
+    struct alloc_node errnode;
 };
 
 static inline uint64_t alloc_mix(uint64_t h)
@@ -108,6 +125,12 @@ static inline uint64_t alloc_mix(uint64_t h)
  * state grows s->ctr: undo by resetting s->nctr). -1 when they do not
  * fit. */
 int alloc_counters_take(struct search *s, size_t d);
+/* One more allocation of multi-allocatable device d for alternative ai:
+ * what it consumes of each capacity, summed with the allocations of d so
+ * far, must fit (the state grows s->shares by one entry per capacity,
+ * or one marker without any: undo by resetting s->nshares). -1 when it
+ * does not. */
+int alloc_shares_take(struct search *s, size_t ai, size_t d);
 /* Spends the consumesCounters of the devices already allocated
  * (alloc_problem.taken) before the search: they stay below nctr_taken. */
 void alloc_counters_taken(struct search *s);
@@ -117,7 +140,8 @@ void alloc_counters_taken(struct search *s);
 /* Resolves every constraint's attribute and where it applies. */
 void alloc_constraints_init(struct search *s);
 /* Adds device d, for alternative ai of slot si, to the constraints that
- * apply (pushing undo entries); -1 when one is violated. */
+ * apply (pushing undo entries); -1 when one is violated (s->cons_failed
+ * says which). */
 int alloc_constraints_take(struct search *s, size_t si, size_t ai, size_t d);
 /* Pops undo entries down to nundo. */
 void alloc_constraints_undo(struct search *s, size_t nundo);
@@ -139,6 +163,11 @@ void alloc_pools_init(struct search *s);
 /* The candidates of node n per alternative (s->cand, s->ncand, s->cpos);
  * 1 if any alternative has one. */
 int alloc_pools_node(struct search *s, size_t n);
+/* The first pool (by driver, then name, as Kubernetes' allocator sorts
+ * them) with a device on node n that the allocator cannot use (incomplete
+ * or invalid with the features in off), or SIZE_MAX. */
+size_t alloc_pools_unusable_on(const struct search *s, size_t n,
+                               unsigned off);
 /* 1 if the Pod's nodeName, nodeSelector and required node affinity allow
  * node n (labels not known count as allowed); else 0 and *why. */
 int alloc_node_placed(const struct alloc_problem *p,

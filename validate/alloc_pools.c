@@ -5,11 +5,13 @@
  * taints; devices of incomplete or invalid pools are never candidates, and
  * allocationMode All fails on a node where one would match), the
  * candidates of one node (its own devices, then the shared ones its
- * placement admits), and the Pod's own placement (nodeName,
+ * placement admits), the pools of a node the allocator cannot use (an
+ * error for allocationMode All), and the Pod's own placement (nodeName,
  * nodeSelector, required node affinity through nodeaffinity.h).
  */
 #include "allocate.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "alloc_internal.h"
@@ -90,4 +92,26 @@ int alloc_node_placed(const struct alloc_problem *p,
         return 1;
     *why = part == NA_PART_SELECTOR ? WHY_NODESELECTOR : WHY_AFFINITY;
     return 0;
+}
+
+size_t alloc_pools_unusable_on(const struct search *s, size_t n,
+                               unsigned off)
+{
+    const struct devmodel *m = s->m;
+    const struct dm_node *nd = &m->nodes[n];
+    size_t i, best = SIZE_MAX;
+
+    for (i = 0; i < nd->nlocal + m->nshared; i++) {
+        size_t d = i < nd->nlocal ? nd->local[i] : m->shared[i - nd->nlocal];
+        size_t p = m->devs[d].pool_idx;
+        if (p == best || alloc_pool_usable(&m->pools[p], off)
+            || (i >= nd->nlocal && !dm_device_on_node(m, d, n)))
+            continue;
+        if (best == SIZE_MAX
+            || strcmp(m->pools[p].driver, m->pools[best].driver) < 0
+            || (!strcmp(m->pools[p].driver, m->pools[best].driver)
+                && strcmp(m->pools[p].name, m->pools[best].name) < 0))
+            best = p;
+    }
+    return best;
 }

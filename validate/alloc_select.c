@@ -59,11 +59,18 @@ struct group {
     const char *err;
 };
 
+/* The key of what a selector reads on d, and of what binding d checks
+ * before any evaluation (an attribute of no known type, list values, a
+ * version that is not semver: each fails every selector, read or not). */
 static uint64_t device_key(const struct dm_device *d,
                            const unsigned char *want)
 {
     uint64_t h = d->driver_hash, sum = 0;
     size_t i, na = 0, nc = 0;
+
+    if (d->cel.unsupported)
+        h ^= 0x5bd1e995ull << 20;
+    h ^= (uint64_t)(d->cel.bind & (CEL_BIND_LISTS | CEL_BIND_BADVER)) << 32;
 
     for (i = 0; i < d->cel.nattrs; i++)
         if (want[d->attr_sym[i]]) {

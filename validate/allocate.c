@@ -2,7 +2,9 @@
  * allocate.c - the allocator's solver (see allocate.h): requests flattened
  * into slots and alternatives, then node by node a backtracking search
  * over the node's candidates with a work budget, and on failure an
- * analysis of why (relaxing constraints, counters, exclusivity in turn).
+ * analysis of why (relaxing constraints, counters, exclusivity in turn);
+ * the errors Kubernetes' allocator returns on a node (node_checks before
+ * the search, all_refused during it) make the verdict ALLOC_ERROR.
  * The concerns it combines live beside it (alloc_internal.h lists them).
  * Owns no state between calls and prints nothing.
  */
@@ -31,34 +33,77 @@ static unsigned char *held_at(struct search *s, size_t si, size_t d)
 }
 
 /* Tries to add device d for alternative ai of slot si; 1 if it fits (the
- * state then includes it: undo with unplace). As in Kubernetes' allocator
- * a device is held by one request, unless it allows multiple allocations;
- * an adminAccess request may take a device other claims hold, never one
- * its own claim holds, and holds it too. */
+ * state then includes it: undo with unplace), 0 if not, -1 if only a
+ * constraint refuses it. As in Kubernetes' allocator a device is held by
+ * one request, unless it allows multiple allocations; an adminAccess
+ * request may take a device other claims hold, never one its own claim
+ * holds, and holds it too. The checks run in allocateDevice's order: in
+ * use, counters, constraints. */
 static int place(struct search *s, size_t si, size_t ai, size_t d)
 {
     const struct alloc_alt *alt = s->alts[ai];
     const struct dm_device *dv = &s->m->devs[d];
     int excl = !dv->multi && !(s->relax & RELAX_EXCL);
     unsigned char *held = held_at(s, si, d);
-    size_t nundo = s->nundo, nctr = s->nctr;
+    size_t nundo = s->nundo, nctr = s->nctr, nshares = s->nshares;
+    int first = 1;
 
     if (excl && (alt->admin ? held && *held : s->used[d] > 0))
         return 0;
-    if (!(s->relax & RELAX_CONS) && alloc_constraints_take(s, si, ai, d) < 0)
-        goto fail;
-    if (!alt->admin && !(s->relax & RELAX_CTR)
-        && alloc_counters_take(s, d) < 0)
-        goto fail;
+    /* a multi-allocatable device spends its counters once, with its
+     * first allocation (allocateDevice's skipCounterCheck) */
+    if (dv->multi) {
+        size_t i;
+        for (i = 0; i < s->nshares && first; i++)
+            first = s->shares[i].dev != d;
+    }
+    if (!alt->admin && !(s->relax & RELAX_CTR) && first
+        && alloc_counters_take(s, d) < 0) {
+        undo_to(s, nundo, nctr);
+        return 0;
+    }
+    if (!(s->relax & RELAX_CONS)
+        && alloc_constraints_take(s, si, ai, d) < 0) {
+        undo_to(s, nundo, nctr);
+        return -1;
+    }
+    /* what its allocations consume of its capacity, together
+     * (CmpRequestOverCapacity with the capacity being allocated) */
+    if (dv->multi && !(s->relax & RELAX_CTR)
+        && alloc_shares_take(s, ai, d) < 0) {
+        undo_to(s, nundo, nctr);
+        s->nshares = nshares;
+        return 0;
+    }
     if (excl) {
         s->used[d]++;
         if (held)
             *held = 1;
     }
     return 1;
-fail:
-    undo_to(s, nundo, nctr);
-    return 0;
+}
+
+/* allocationMode All must take device d and a constraint refuses it:
+ * Kubernetes' allocator stops with an error ("cannot add device ...
+ * because a claim constraint would not be satisfied", allocateDevice with
+ * must set). Stops the search (not while analysing a failure). */
+static void all_refused(struct search *s, size_t si, size_t ai, size_t d)
+{
+    struct alloc_node *f = &s->errnode;
+
+    if (s->relax || s->only_cons != SIZE_MAX)
+        return;
+    memset(f, 0, sizeof(*f));
+    f->why = WHY_ERROR;
+    f->err = AERR_ALL_CONSTRAINT;
+    f->claim = s->slots[si].claim;
+    f->req = s->slots[si].req;
+    f->alt = ai - s->slots[si].alt0;
+    f->obj = d;
+    f->cons = s->cons_failed;
+    f->alike = ALLOC_ALIKE;
+    s->fatal = 1;
+    s->over = 1;        /* unwinds the search */
 }
 
 static void unplace(struct search *s, size_t si, size_t d, size_t nundo,
@@ -67,6 +112,10 @@ static void unplace(struct search *s, size_t si, size_t d, size_t nundo,
     unsigned char *held = held_at(s, si, d);
 
     undo_to(s, nundo, nctr);
+    if (s->m->devs[d].multi && !(s->relax & RELAX_CTR)) {
+        size_t n = s->m->devs[d].cel.ncaps ? s->m->devs[d].cel.ncaps : 1;
+        s->nshares -= n;    /* the entries its place() pushed, on top */
+    }
     if (!s->m->devs[d].multi && !(s->relax & RELAX_EXCL)) {
         s->used[d]--;
         if (held)
@@ -92,7 +141,7 @@ static int choose(struct search *s, size_t si, size_t ai, size_t from,
             s->over = 1;
             return 0;
         }
-        if (place(s, si, ai, d)) {
+        if (place(s, si, ai, d) > 0) {
             if (choose(s, si, ai, i + 1, left - 1))
                 return 1;
             unplace(s, si, d, nundo, nctr);
@@ -123,8 +172,12 @@ static int dfs(struct search *s, size_t si)
             for (i = 0; i < n; i++, k++) {
                 nu[i] = s->nundo;
                 nc[i] = s->nctr;
+                int r;
                 s->steps++;
-                if (!place(s, si, ai, s->cand[ai][i]))
+                r = place(s, si, ai, s->cand[ai][i]);
+                if (r < 0)
+                    all_refused(s, si, ai, s->cand[ai][i]);
+                if (r <= 0)
                     break;
             }
             if (i == n && dfs(s, si + 1))
@@ -148,10 +201,12 @@ static void reset(struct search *s)
 {
     alloc_constraints_reset(s);
     s->nctr = s->nctr_taken;
+    s->nshares = 0;
 }
 
 /* Runs the search on the current node's candidates; 1 found, 0 not,
- * -1 budget exhausted. used[] is clean again afterwards. */
+ * -1 budget exhausted, -2 Kubernetes' allocator errors (s->errnode).
+ * used[] is clean again afterwards. */
 static int attempt(struct search *s, int relax)
 {
     int r;
@@ -170,6 +225,8 @@ static int attempt(struct search *s, int relax)
                 if (held)
                     *held = 0;
             }
+    if (s->fatal)
+        return -2;
     if (s->over)
         return -1;
     return r;
@@ -316,6 +373,70 @@ static int short_of_devices(const struct search *s, struct alloc_node *f)
     return 0;
 }
 
+/* A node where Kubernetes' allocator returns an error: kept in fails[]
+ * and counted; the first one is the result's error. */
+static void node_error(struct solve *sv, const struct alloc_node *f)
+{
+    if (!sv->out->nerror++)
+        sv->out->error = *f;
+    add_fail(&sv->s, sv->out, &sv->capfails, f);
+}
+
+/* What Kubernetes' allocator checks on a node before it searches
+ * (Allocate and validateDeviceRequest, claim by claim, request by
+ * request): allocationMode All while a pool of the node is incomplete or
+ * invalid, then a claim that needs more than ALLOC_RESULTS_MAX devices
+ * (All: as many as match on the node; firstAvailable: its smallest
+ * alternative). 1 and f filled (WHY_ERROR) on such an error. */
+static int node_checks(const struct search *s, size_t n,
+                       struct alloc_node *f)
+{
+    size_t c, si, k, bad = SIZE_MAX;
+    int looked = 0;
+
+    for (c = 0; c < s->p->nclaims; c++) {
+        long long total = 0;
+        for (si = 0; si < s->nslots; si++) {
+            const struct slot *sl = &s->slots[si];
+            long long least = -1;
+            if (sl->claim != c)
+                continue;
+            for (k = 0; k < sl->r->nalts; k++) {
+                const struct alloc_alt *alt = s->alts[sl->alt0 + k];
+                long long want = alt->count;
+                if (alt->all) {
+                    if (!looked) {
+                        bad = alloc_pools_unusable_on(s, n, alt->off);
+                        looked = 1;
+                    }
+                    if (bad != SIZE_MAX) {
+                        f->why = WHY_ERROR;
+                        f->err = dm_pool_incomplete(&s->m->pools[bad])
+                                 ? AERR_ALL_INCOMPLETE : AERR_ALL_INVALID;
+                        f->claim = c;
+                        f->req = sl->req;
+                        f->alt = k;
+                        f->obj = bad;
+                        return 1;
+                    }
+                    want = (long long)s->ncand[sl->alt0 + k];
+                }
+                if (least < 0 || want < least)
+                    least = want;
+            }
+            total += least;
+        }
+        if (total > ALLOC_RESULTS_MAX) {
+            f->why = WHY_ERROR;
+            f->err = AERR_TOO_MANY;
+            f->claim = c;
+            f->have = total;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void node_fits(struct solve *sv, size_t n)
 {
     if (!sv->out->nsat)
@@ -362,6 +483,13 @@ static int search_node(struct solve *sv, struct alloc_node *f, size_t n)
             alloc_memo_add(s, &sv->memo, sig, nsig, MEMO_SAT, f);
         return 0;
     }
+    if (res == -2) {    /* not remembered: nodes alike search again */
+        s->fatal = 0;
+        s->over = 0;
+        s->errnode.node = n;
+        node_error(sv, &s->errnode);
+        return 0;
+    }
     if (res < 0) {
         f->why = WHY_BUDGET;
         add_fail(s, sv->out, &sv->capfails, f);
@@ -399,6 +527,10 @@ static int solve_node(struct solve *sv, size_t n)
         return 0;
     }
     sv->out->nplaced++;
+    if (node_checks(s, n, &f)) {
+        node_error(sv, &f);
+        return 0;
+    }
     if (!any)
         return 0;
     sv->out->nwithdev++;
@@ -434,12 +566,12 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
             sv.over = 1;
     }
     out->steps = sv.s.steps;
-    if (out->nsat && !sv.over)
-        out->verdict = ALLOC_OK;
-    else if (sv.over)
+    if (sv.over)
         out->verdict = out->nsat ? ALLOC_OK : ALLOC_UNKNOWN;
+    else if (out->nerror && out->nsat < ALLOC_FEASIBLE_MIN)
+        out->verdict = ALLOC_ERROR;     /* every node is filtered */
     else
-        out->verdict = ALLOC_FAIL;
+        out->verdict = out->nsat ? ALLOC_OK : ALLOC_FAIL;
     out->partial = sv.over;
     return out->verdict;
 }

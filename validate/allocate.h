@@ -9,16 +9,20 @@
  * request tolerations, ExactCount and All, firstAvailable alternatives in
  * order, matchAttribute / distinctAttribute constraints (list-type values
  * as Kubernetes compares them), devices of incomplete pools never used
- * (allocationMode All fails where one would match), exclusivity across
- * requests (unless allowMultipleAllocations; an adminAccess request
- * shares what earlier claims hold, never what its own claim holds),
- * consumesCounters against the pool's sharedCounters, and the Pod's
+ * (allocationMode All errors on their node), exclusivity across
+ * requests (unless allowMultipleAllocations: then the capacity its
+ * allocations consume together, and its counters spent once; an
+ * adminAccess request shares what earlier claims hold, never what its own
+ * claim holds), consumesCounters against the pool's sharedCounters, the
+ * Pod's
  * nodeName / nodeSelector / required node affinity against placements,
- * and the feature gates the target has off (alloc_alt.off).
+ * the feature gates the target has off (alloc_alt.off), and the errors
+ * Kubernetes' allocator returns instead of "does not fit" (enum
+ * alloc_err: ALLOC_ERROR).
  * Devices already allocated to other claims count only when the caller
  * names them (alloc_problem.taken: an audit of a live cluster); otherwise
- * the cluster is taken as empty. What is not modelled (always optimistic,
- * so never a false error): consumable capacity summed across shares.
+ * the cluster is taken as empty (capacity already consumed on shared
+ * devices is not known either).
  *
  * The search is bounded by a work budget per problem; past it the verdict
  * is ALLOC_UNKNOWN and callers must report nothing.
@@ -50,6 +54,13 @@ struct cel_program;
 #define ALLOC_EXPLAIN_NODES 16  /* nodes whose failure is analysed deeply */
 #define ALLOC_SELCACHE 1024     /* selector results kept per model */
 #define ALLOC_SELCACHE_BYTES (64u << 20)    /* ... and at most this memory */
+/* resource.AllocationResultsMaxSize: the devices one claim's allocation
+ * may hold; Kubernetes' allocator fails a claim that needs more */
+#define ALLOC_RESULTS_MAX 32
+/* the scheduler's minFeasibleNodesToFind (schedule_one.go): it stops
+ * filtering nodes once it has found this many (or a percentage of a
+ * larger cluster) that fit, never before */
+#define ALLOC_FEASIBLE_MIN 100
 
 /* ==== selector evaluation over every device ==== */
 
@@ -167,7 +178,12 @@ struct alloc_problem {
 
 /* ==== the answer ==== */
 
-enum alloc_verdict { ALLOC_OK, ALLOC_FAIL, ALLOC_UNKNOWN };
+/* ALLOC_ERROR: on some node Kubernetes' allocator stops with an error,
+ * and fewer than ALLOC_FEASIBLE_MIN nodes can host the problem: the
+ * scheduler then filters every node, and the error of one aborts the
+ * attempt (the Pod stays Pending with that error in its events);
+ * alloc_result.error says why */
+enum alloc_verdict { ALLOC_OK, ALLOC_FAIL, ALLOC_UNKNOWN, ALLOC_ERROR };
 
 enum alloc_why {
     WHY_NODENAME,               /* the Pod's nodeName is another node */
@@ -179,6 +195,25 @@ enum alloc_why {
     WHY_EXCLUSIVE,              /* requests compete for the same devices */
     WHY_TOGETHER,               /* no combination works (other reasons) */
     WHY_BUDGET,                 /* search budget exhausted on this node */
+    WHY_ERROR,                  /* Kubernetes' allocator returns an error
+                                   on this node (alloc_node.err says which) */
+};
+
+/* alloc_node.err: the errors of Kubernetes' allocator that are modelled
+ * (allocator.go, at v1.36) */
+enum alloc_err {
+    AERR_ALL_INCOMPLETE = 1,    /* allocationMode All while a pool of the
+                                   node is incomplete: "asks for all
+                                   devices, but resource pool ... is
+                                   currently being updated" (obj: pool) */
+    AERR_ALL_INVALID,           /* ... or invalid (obj: pool) */
+    AERR_ALL_CONSTRAINT,        /* allocationMode All: a device it must take
+                                   breaks a constraint: "cannot add device
+                                   ... because a claim constraint would not
+                                   be satisfied" (obj: device, cons) */
+    AERR_TOO_MANY,              /* a claim needs more than ALLOC_RESULTS_MAX
+                                   devices: "exceeds the claim limit"
+                                   (have: how many) */
 };
 
 struct alloc_node {             /* why one node cannot host the problem */
@@ -188,6 +223,11 @@ struct alloc_node {             /* why one node cannot host the problem */
     long long have, need;       /* WHY_COUNT: matching devices, needed
                                    (need 0: All) */
     size_t cons;                /* WHY_CONSTRAINT: index in the claim */
+    enum alloc_err err;         /* WHY_ERROR: which; claim and req say
+                                   where (req: the slot, alt: its
+                                   alternative) */
+    size_t alt;                 /* WHY_ERROR: alternative index in req */
+    size_t obj;                 /* WHY_ERROR: the pool or device index */
     size_t alike;               /* nodes with the same candidate pattern
                                    (so the same explanation) share this
                                    number < ALLOC_ALIKE; else ALLOC_ALIKE */
@@ -209,6 +249,8 @@ struct alloc_result {
     unsigned long steps;        /* work done */
     int partial;                /* budget exhausted: nsat is a lower bound
                                    and fails[] incomplete */
+    size_t nerror;              /* nodes where the allocator errors */
+    struct alloc_node error;    /* the first of them (WHY_ERROR) */
 };
 
 /* Solves p over m. Every alternative's selector vector must have

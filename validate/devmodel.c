@@ -141,6 +141,23 @@ static int read_list_attr(struct arena *a, const struct tnode *v,
     return 0;
 }
 
+/* 1 if an attribute value has none of the fields of a known type (an
+ * empty map, or only fields of a newer API). */
+static int no_known_value(const struct tnode *v)
+{
+    static const char *const keys[] = {"int", "bool", "string", "version",
+                                       "ints", "bools", "strings",
+                                       "versions"};
+    size_t i;
+
+    if (!tree_is_map(v))
+        return 0;
+    for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (tree_get(v, keys[i]))
+            return 0;
+    return 1;
+}
+
 /* One attribute value {int|bool|string|version|ints|...}; -1 if none. */
 static int read_attr(struct arena *a, const struct tnode *v,
                      struct cel_attr *out)
@@ -262,6 +279,28 @@ struct build {
                                    as JSON and YAML): left out */
     const struct tnode *sel_src;    /* the NodeSelector last compiled */
     struct nodesel *sel;            /* ... into this */
+    int drop_lists;                 /* the slice being added is to be
+                                       applied (not stored) with
+                                       DRAListTypeAttributes off */
+    struct strmap older;            /* "pool\x1fnode\x1fgeneration" ->
+                                       struct oldgen: node-local slices of
+                                       older generations */
+    struct strmap newest_on;        /* "pool\x1fnode" -> long long *: the
+                                       newest generation of the pool's
+                                       slices that target the node */
+    long long *shared_gen;          /* per pool: the newest generation of
+                                       its slices not bound to one node
+                                       (-1: none) */
+};
+
+/* The node-local slices of one older generation of a pool on one node. */
+struct oldgen {
+    size_t pool;                    /* the pool's newest entry */
+    const char *node;
+    long long gen, count;           /* resourceSliceCount they state */
+    size_t seen;
+    int counters;                   /* one of them has sharedCounters */
+    size_t entry;                   /* its own pool entry, or SIZE_MAX */
 };
 
 static const struct tnode *slice_pool(const struct object *o)
@@ -271,7 +310,7 @@ static const struct tnode *slice_pool(const struct object *o)
 
 /* The attributes of a device, interned and hashed for the allocator. */
 static void device_attrs(struct devmodel *m, struct dm_device *d,
-                         const struct tnode *attrs)
+                         const struct tnode *attrs, int drop_lists)
 {
     struct arena *a = m->a;
     struct cel_attr *av;
@@ -287,10 +326,21 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
     for (i = 0; i < attrs->n; i++) {
         const struct tnode *v = attrs->kids[i];
         split_qualified(m, v->key, d->driver, &av[k].domain, &av[k].id);
-        if (read_attr(a, v, &av[k]) < 0)
+        if (read_attr(a, v, &av[k]) < 0) {
+            /* no value of a known type ({}): Kubernetes' DeviceMatches
+             * fails every selector on the device (getAttributeValue) */
+            if (!d->cel.unsupported && no_known_value(v))
+                d->cel.unsupported = v->key;
             continue;
-        if (!m->list_attributes && av[k].type >= CEL_ATTR_INTS)
-            continue;               /* dropped by the apiserver */
+        }
+        /* With DRAListTypeAttributes off the apiserver strips list values
+         * from a slice it is given (strategy.go; feature-gate-disabled
+         * says so): left out of a slice to be applied. A slice of the
+         * inventory is stored, perhaps while the gate was on: its lists
+         * stay, and the scheduler with the gate off fails every selector
+         * on the device (compile.go, getAttributeValue). */
+        if (drop_lists && av[k].type >= CEL_ATTR_INTS)
+            continue;
         av[k].name = v->key;        /* CEL messages name it so */
         if (av[k].type == CEL_ATTR_STRING || av[k].type == CEL_ATTR_VERSION)
             av[k].s = intern_domain(m, av[k].s, strlen(av[k].s));
@@ -439,8 +489,7 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
     /* a name twice in one pool counts once; only pools of several slices
      * can repeat one (names are unique within a slice) */
     if (m->pools[pool].slices_seen > 1) {
-        const char *key = arena_printf(a, "%s\x1f%s\x1f%s", driver,
-                                       m->pools[pool].name, name);
+        const char *key = arena_printf(a, "%zu\x1f%s", pool, name);
         if (strmap_get(&b->seen, key)) {
             pool_invalid(m, pool, arena_printf(a, "device name '%s' is "
                                                "used twice", name), 0);
@@ -465,7 +514,7 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
     d->cel.allow_multiple_allocations = d->multi;
     d->taints = tree_is_seq(tree_get(f, "taints")) ? tree_get(f, "taints")
                                                    : NULL;
-    device_attrs(m, d, tree_get(f, "attributes"));
+    device_attrs(m, d, tree_get(f, "attributes"), b->drop_lists);
     device_caps(m, d, tree_get(f, "capacity"));
     device_consumes(a, d, tree_get(f, "consumesCounters"));
     d->gated = device_gated(d, f, spec);
@@ -479,12 +528,60 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
     m->ndevs++;
 }
 
+/* The slices of an older generation that Kubernetes' allocator still
+ * uses on node node: the node-local slices of that generation, complete
+ * by themselves, and no slice of the pool that targets the node (its own,
+ * or one not bound to a node) is newer (GatherPools and
+ * checkSlicesInPool, pools*.go). NULL if none. */
+static struct oldgen *older_used(struct build *b, size_t p, const char *node,
+                                 long long gen)
+{
+    struct devmodel *m = b->m;
+    char *key = arena_printf(m->a, "%zu\x1f%s\x1f%lld", p, node, gen);
+    struct oldgen *g = strmap_get(&b->older, key);
+    const long long *newest;
+
+    if (!g || g->counters || (long long)g->seen != g->count
+        || b->shared_gen[p] > gen)
+        return NULL;
+    newest = strmap_get(&b->newest_on, arena_printf(m->a, "%zu\x1f%s", p,
+                                                      node));
+    return newest && *newest > gen ? NULL : g;
+}
+
+/* The pool entry of an older generation used on one node (created on
+ * first use). */
+static size_t older_entry(struct build *b, struct oldgen *g)
+{
+    struct devmodel *m = b->m;
+    struct dm_pool *pl;
+
+    if (g->entry != SIZE_MAX)
+        return g->entry;
+    if (m->npools == b->poolcap) {
+        b->poolcap = b->poolcap ? b->poolcap * 2 : 16;
+        m->pools = arena_grow(m->a, m->pools, m->npools, b->poolcap,
+                              sizeof(*m->pools));
+    }
+    pl = &m->pools[m->npools];
+    memset(pl, 0, sizeof(*pl));
+    pl->driver = m->pools[g->pool].driver;
+    pl->name = m->pools[g->pool].name;
+    pl->generation = g->gen;
+    pl->slice_count = g->count;
+    pl->slices_seen = g->seen;
+    pl->older = g->node;
+    g->entry = m->npools++;
+    return g->entry;
+}
+
 static void add_slice(struct build *b, const struct object *o)
 {
     struct devmodel *m = b->m;
     const struct tnode *pool = slice_pool(o), *devs, *sc;
     const char *driver = tree_str(tree_get(o->spec, "driver"));
     const char *pname = tree_str(tree_get(pool, "name"));
+    const char *node = tree_str(tree_get(o->spec, "nodeName"));
     long long gen = 0;
     size_t p, i;
 
@@ -492,9 +589,14 @@ static void add_slice(struct build *b, const struct object *o)
         return;
     tree_int(tree_get(pool, "generation"), &gen);
     p = pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
-    if (gen != m->pools[p].generation)
-        return;
+    if (gen != m->pools[p].generation) {
+        struct oldgen *g = node ? older_used(b, p, node, gen) : NULL;
+        if (!g)
+            return;
+        p = older_entry(b, g);
+    }
     m->nslices++;
+    b->drop_lists = !m->list_attributes && !o->inventory;
     sc = tree_get(o->spec, "sharedCounters");
     if (tree_is_seq(sc) && sc->n) {
         struct dm_pool *pl = &m->pools[p];
@@ -566,6 +668,71 @@ static void add_nodes(struct build *b, const struct object *const *objs,
     }
 }
 
+/* Which slices of the pools target which node, by generation
+ * (older_used() decides from them): node-local slices by (pool, node,
+ * generation) and the newest generation per (pool, node); slices not
+ * bound to one node (allNodes, a node selector, per-device selection)
+ * count as targeting every node. */
+static void older_scan(struct build *b, const struct object *const *objs,
+                       size_t n)
+{
+    struct devmodel *m = b->m;
+    size_t i;
+
+    strmap_init(&b->older, m->a);
+    strmap_init(&b->newest_on, m->a);
+    b->shared_gen = arena_alloc(m->a, (m->npools + 1) * sizeof(long long));
+    for (i = 0; i < m->npools; i++)
+        b->shared_gen[i] = -1;
+    for (i = 0; i < n; i++) {
+        const struct object *o = objs[i];
+        const struct tnode *pool = slice_pool(o), *sc;
+        const char *node = tree_str(tree_get(o->spec, "nodeName"));
+        const char *driver = tree_str(tree_get(o->spec, "driver"));
+        const char *pname = tree_str(tree_get(pool, "name"));
+        const char *key;
+        long long gen = 0, cnt = 1, *newest;
+        struct oldgen *g;
+        size_t p;
+        if (o->kind != K_SLICE || b->dup[i] || !driver || !pname)
+            continue;
+        tree_int(tree_get(pool, "generation"), &gen);
+        tree_int(tree_get(pool, "resourceSliceCount"), &cnt);
+        p = pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
+        if (!node) {
+            if (gen > b->shared_gen[p])
+                b->shared_gen[p] = gen;
+            continue;
+        }
+        key = arena_printf(m->a, "%zu\x1f%s", p, node);
+        newest = strmap_get(&b->newest_on, key);
+        if (!newest) {
+            newest = arena_alloc(m->a, sizeof(*newest));
+            *newest = gen;
+            strmap_put(&b->newest_on, key, newest);
+        } else if (gen > *newest) {
+            *newest = gen;
+        }
+        if (gen >= m->pools[p].generation)
+            continue;
+        key = arena_printf(m->a, "%zu\x1f%s\x1f%lld", p, node, gen);
+        g = strmap_get(&b->older, key);
+        if (!g) {
+            g = arena_alloc(m->a, sizeof(*g));
+            memset(g, 0, sizeof(*g));
+            g->pool = p;
+            g->node = node;
+            g->gen = gen;
+            g->count = cnt;
+            g->entry = SIZE_MAX;
+            strmap_put(&b->older, key, g);
+        }
+        g->seen++;
+        sc = tree_get(o->spec, "sharedCounters");
+        g->counters |= tree_is_seq(sc) && sc->n > 0;
+    }
+}
+
 /* The newest generation of every pool and its slice count (a slice name
  * seen before is the same object again: b->dup); returns the devices of
  * all generations (an upper bound for the array). */
@@ -612,6 +779,7 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
         if (tree_is_seq(tree_get(o->spec, "devices")))
             ndev += tree_get(o->spec, "devices")->n;
     }
+    older_scan(b, objs, n);
     for (i = 0; i < m->npools; i++)
         if (dm_pool_incomplete(&m->pools[i]))
             m->nincomplete++;
@@ -718,7 +886,8 @@ struct devmodel *devmodel_build(struct arena *a,
      * bound): growing it would leave copies behind in the arena */
     b.devcap = ndev ? ndev : 1;
     m->devs = arena_alloc(m->a, b.devcap * sizeof(*m->devs));
-    for (i = 0; i < n; i++)     /* devices of the newest generations */
+    for (i = 0; i < n; i++)     /* devices of the newest generations, and
+                                   of older ones still used on a node */
         if (objs[i]->kind == K_SLICE && !b.dup[i])
             add_slice(&b, objs[i]);
     resolve_devices(&b);

@@ -1,6 +1,7 @@
 /*
  * devmodel.h - the device model: the devices of the newest pool
- * generations of every ResourceSlice (all apiVersions), their placement on
+ * generations of every ResourceSlice (all apiVersions; an older generation
+ * where the allocator still uses it on a node), their placement on
  * nodes (nodeName, allNodes, or a node selector matched with
  * nodeaffinity.h), taints, shared counters and capacity, with attributes
  * and capacity ready for CEL as struct cel_device. What the allocator
@@ -48,9 +49,17 @@ struct dm_consume {             /* a consumesCounters entry of a device */
 
 struct dm_pool {
     const char *driver, *name;
-    long long generation;       /* the newest; older slices are dropped */
-    long long slice_count;      /* resourceSliceCount of the newest */
-    size_t slices_seen;         /* slices of the newest generation */
+    long long generation;       /* the newest (older: the one it holds) */
+    long long slice_count;      /* resourceSliceCount of that generation */
+    size_t slices_seen;         /* slices of that generation */
+    const char *older;          /* NULL, or the node whose own slices
+                                   hold an older generation, complete,
+                                   that Kubernetes' allocator still uses
+                                   there (GatherPools: the newest
+                                   generation among the slices of the
+                                   node): an extra entry, not in
+                                   pool_index, its devices placed on that
+                                   node only */
     struct dm_counterset *sets;
     size_t nsets;
     const char *invalid;        /* why Kubernetes' allocator refuses the
@@ -130,9 +139,11 @@ struct devmodel {
     struct strmap syms;         /* attribute / capacity id -> index + 1 */
     size_t nsyms;
     size_t nnode_objects;       /* Node objects seen */
-    int list_attributes;        /* DRAListTypeAttributes: list-valued
-                                   attributes kept; off, they are dropped
-                                   as the apiserver drops them from slices */
+    int list_attributes;        /* DRAListTypeAttributes: off, list
+                                   values are left out of slices to be
+                                   applied (the apiserver strips them) and
+                                   kept in stored ones (object.inventory:
+                                   the scheduler refuses such a device) */
     size_t max_local;           /* most devices local to one node */
     struct strmap domains;      /* attribute domains and drivers, interned:
                                    equal names are equal pointers */
@@ -170,7 +181,10 @@ const struct dm_pool *devmodel_pool(const struct devmodel *m,
  * devmodel_free() frees only the caches built on first use; with NULL the
  * model owns its memory. list_attributes is the DRAListTypeAttributes
  * gate: off, list-valued attributes (ints, bools, strings, versions) are
- * left out, as the apiserver drops them from a slice it stores. */
+ * left out of the slices of the linted input, as the apiserver strips them
+ * from a slice it is given, and kept in the inventory's (stored slices;
+ * the scheduler's selectors fail on such a device). An attribute of no
+ * known type is noted in cel.unsupported (selectors fail there too). */
 struct devmodel *devmodel_build(struct arena *a,
                                 const struct object *const *objs, size_t n,
                                 int list_attributes);

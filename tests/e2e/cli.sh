@@ -142,10 +142,11 @@ expect_rc "cel stored: includes" 0 "$bin" cel --selector --stored --device "$tmp
 contains "cel stored: includes" '^true$'
 expect_rc "cel bad device" 2 "$bin" cel --device "$tmp/none.yaml" 'true'
 
-# ---- claimcheck match: with DRAListTypeAttributes off the apiserver drops
-# list-valued attributes from the slices it stores, so the device model has
-# none: the device matches on its other attributes (it used to raise
-# "attribute ids: unsupported attribute value" for every selector)
+# ---- claimcheck match: an inventory slice is stored, and one stored while
+# DRAListTypeAttributes was on keeps its list values; with the gate off the
+# scheduler fails every selector on such a device (compile.go,
+# getAttributeValue: "unsupported attribute value"), and on a device with
+# an attribute of no known type ({}) whatever the gate
 cat > "$tmp/lists.yaml" <<'EOF'
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
@@ -160,9 +161,14 @@ spec:
       ids: {ints: [1, 2]}
       model: {string: a100}
 EOF
-expect_rc "match list attribute dropped" 0 "$bin" match -i "$tmp/lists.yaml" "device.attributes['dra.example.com'].model == 'a100'"
-contains "match list attribute dropped" '1 match, 0 do not, 0 raise an error'
-expect_rc "match list attribute absent" 1 "$bin" match -i "$tmp/lists.yaml" "'ids' in device.attributes['dra.example.com']"
+expect_rc "match list attribute, gate off" 1 "$bin" match -i "$tmp/lists.yaml" "device.attributes['dra.example.com'].model == 'a100'"
+contains "match list attribute, gate off" '0 match, 0 do not, 1 raise an error'
+contains "match list attribute, gate off" 'attribute ids: unsupported attribute value'
+expect_rc "match list attribute, gate on" 0 "$bin" match -g DRAListTypeAttributes=true -i "$tmp/lists.yaml" "device.attributes['dra.example.com'].model == 'a100'"
+contains "match list attribute, gate on" '1 match, 0 do not, 0 raise an error'
+sed 's/ids: {ints: \[1, 2\]}/ids: {}/' "$tmp/lists.yaml" > "$tmp/unknown.yaml"
+expect_rc "match attribute of no known type" 1 "$bin" match -g DRAListTypeAttributes=true -i "$tmp/unknown.yaml" "device.attributes['dra.example.com'].model == 'a100'"
+contains "match attribute of no known type" 'attribute ids: unsupported attribute value'
 expect_rc "match list attribute gate on" 0 "$bin" match -g DRAListTypeAttributes=true -i "$tmp/lists.yaml" "'ids' in device.attributes['dra.example.com']"
 
 # ---- claimcheck completion: scripts generated from the command tables

@@ -150,6 +150,41 @@ static const char shapes_yaml[] =
     "  - name: anywhere\n    allNodes: true\n    attributes: {m: {int: 3}}\n"
     "  - name: local\n    nodeName: n2\n    attributes: {m: {bool: true}}\n";
 
+#define GEN_SLICE(name, node, gen, count, dev)                            \
+    "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"               \
+    "metadata: {name: " name "}\nspec:\n  driver: d\n  nodeName: " node   \
+    "\n  pool: {name: p, generation: " gen ", resourceSliceCount: " count   \
+    "}\n  devices: [{name: " dev "}]\n---\n"
+
+/* Kubernetes' allocator takes, per node, the newest generation among the
+ * slices that target the node (GatherPools): a complete older generation
+ * on n1 is still used there while the newest, on n2, is incomplete; an
+ * incomplete older one is not (a newer generation exists). */
+static void test_model_generations(void)
+{
+    struct inventory *inv = inv_of(
+        GEN_SLICE("a1", "n1", "1", "2", "d0")
+        GEN_SLICE("a2", "n1", "1", "2", "d1")
+        GEN_SLICE("b1", "n2", "2", "2", "d0")
+        GEN_SLICE("c1", "n3", "1", "2", "d2"));
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_result r;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    CHECK(m->ndevs == 3);               /* d0, d1 of n1; d0 of n2 */
+    CHECK(devmodel_pool(m, "d", "p")->generation == 2);
+    CHECK(m->npools == 2 && m->pools[1].older
+          && !strcmp(m->pools[1].older, "n1"));
+    CHECK(solve1(&a, m, "true", 2, NULL, 0, &r) == ALLOC_OK && r.nsat == 1
+          && !strcmp(m->nodes[r.sat_first].name, "n1"));
+    /* the newest generation is incomplete: All errors on n2 only */
+    CHECK(solve1(&a, m, "true", 0, NULL, 0, &r) == ALLOC_ERROR
+          && r.nsat == 1 && r.nerror == 1);
+    arena_release(&a);
+    inventory_free(inv);
+}
+
 static void test_model(void)
 {
     struct inventory *inv = inv_of(shapes_yaml);
@@ -189,6 +224,7 @@ static void test_model(void)
     m = inventory_devices(inv);
     CHECK(m->nnodes == 1 && !strcmp(m->nodes[0].name, "(any node)"));
     inventory_free(inv);
+    test_model_generations();
 }
 
 /* 1 if a NodeSelector admits model node n (unknown labels: admitted, as
@@ -312,9 +348,26 @@ static void test_counts_and_constraints(void)
     CHECK(solve1(&a, m, "true", 2, &distinct, 1, &r) == ALLOC_OK);
     CHECK(solve1(&a, m, "true", 3, &distinct, 1, &r) == ALLOC_FAIL);
     CHECK(r.fails[0].why == WHY_CONSTRAINT);
-    /* All: every matching device, with a constraint they break */
+    /* All: every matching device, with a constraint they break:
+     * Kubernetes' allocator errors ("cannot add device ... because a
+     * claim constraint would not be satisfied") */
     CHECK(solve1(&a, m, "true", 0, NULL, 0, &r) == ALLOC_OK);
-    CHECK(solve1(&a, m, "true", 0, &match, 1, &r) == ALLOC_FAIL);
+    CHECK(solve1(&a, m, "true", 0, &match, 1, &r) == ALLOC_ERROR);
+    CHECK(r.nerror == 3 && r.error.why == WHY_ERROR
+          && r.error.err == AERR_ALL_CONSTRAINT && r.error.cons == 0
+          && r.error.node == 0 && r.error.obj < m->ndevs
+          && m->devs[r.error.obj].node_idx == 0);
+    /* ... but a count the constraint refuses is no error */
+    CHECK(solve1(&a, m, "true", 3, &match, 1, &r) == ALLOC_FAIL
+          && r.nerror == 0);
+    /* more than ALLOC_RESULTS_MAX devices for one claim: an error even
+     * where too few devices match */
+    CHECK(solve1(&a, m, "true", ALLOC_RESULTS_MAX + 1, NULL, 0, &r)
+          == ALLOC_ERROR);
+    CHECK(r.error.err == AERR_TOO_MANY
+          && r.error.have == ALLOC_RESULTS_MAX + 1 && r.nerror == 3);
+    CHECK(solve1(&a, m, "true", ALLOC_RESULTS_MAX, NULL, 0, &r)
+          == ALLOC_FAIL);
     CHECK(solve1(&a, m, "device.attributes['gpu.example.com'].idx < 2", 0,
                  &match, 1, &r) == ALLOC_OK);
     CHECK(solve1(&a, m, "false", 0, NULL, 0, &r) == ALLOC_FAIL);
@@ -496,6 +549,89 @@ static void test_taints_and_capacity(void)
     free(y);
 }
 
+/* n claims of one request each, for 1 device with capacity request caps
+ * (NULL: none) */
+static enum alloc_verdict solve_shares(struct arena *a,
+                                       const struct devmodel *m, size_t n,
+                                       const struct alloc_capreq *cap,
+                                       struct alloc_result *res)
+{
+    struct alloc_alt *alt = arena_alloc(a, sizeof(*alt));
+    struct alloc_request *r = arena_alloc(a, sizeof(*r));
+    struct alloc_claim *c = arena_alloc(a, n * sizeof(*c));
+    struct alloc_problem p;
+    size_t i;
+
+    memset(alt, 0, sizeof(*alt));
+    alt->name = "r";
+    alt->sel = sel(a, m, "true");
+    alt->count = 1;
+    alt->caps = cap;
+    alt->ncaps = cap ? 1 : 0;
+    r->name = "r";
+    r->alts = alt;
+    r->nalts = 1;
+    memset(c, 0, n * sizeof(*c));
+    for (i = 0; i < n; i++) {
+        c[i].name = "c";
+        c[i].reqs = r;
+        c[i].nreqs = 1;
+    }
+    memset(&p, 0, sizeof(p));
+    p.claims = c;
+    p.nclaims = n;
+    return alloc_solve(a, m, &p, res);
+}
+
+/* the allocations of a multi-allocatable device consume its capacity
+ * together (consumable_capacity.go): a request rounded up by the policy,
+ * else the policy's default, else all of it; its counters are spent once
+ * (allocateDevice's skipCounterCheck) */
+static void test_shared_capacity(void)
+{
+    struct inventory *inv = inv_of(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: s}\nspec:\n  driver: d\n  nodeName: n1\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+        "  sharedCounters:\n  - name: cs\n    counters: {mem: {value: 1}}\n"
+        "  devices:\n  - name: d0\n    allowMultipleAllocations: true\n"
+        "    consumesCounters: [{counterSet: cs, counters: "
+        "{mem: {value: 1}}}]\n"
+        "    capacity:\n      bw:\n        value: \"8\"\n"
+        "        requestPolicy: {default: \"2\", validRange: {min: \"2\", "
+        "max: \"8\", step: \"2\"}}\n");
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_capreq cap;
+    struct alloc_result r;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    cap.name = "bw";
+    cap.text = "3";
+    quantity_from_text("3", &cap.q);
+    /* 3 is rounded up to 4: two fit in 8, three do not */
+    CHECK(solve_shares(&a, m, 2, &cap, &r) == ALLOC_OK);
+    CHECK(solve_shares(&a, m, 3, &cap, &r) == ALLOC_FAIL);
+    /* no request: the default, 2, four times */
+    CHECK(solve_shares(&a, m, 4, NULL, &r) == ALLOC_OK);
+    CHECK(solve_shares(&a, m, 5, NULL, &r) == ALLOC_FAIL);
+    arena_release(&a);
+    inventory_free(inv);
+    /* no policy, no request: each allocation takes all of it */
+    inv = inv_of(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: s}\nspec:\n  driver: d\n  nodeName: n1\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+        "  devices:\n  - name: d0\n    allowMultipleAllocations: true\n"
+        "    capacity: {bw: {value: \"2\"}}\n");
+    m = inventory_devices(inv);
+    arena_init(&a, 1 << 16);
+    CHECK(solve_shares(&a, m, 1, NULL, &r) == ALLOC_OK);
+    CHECK(solve_shares(&a, m, 2, NULL, &r) == ALLOC_FAIL);
+    arena_release(&a);
+    inventory_free(inv);
+}
+
 static void test_request_policy(void)
 {
     struct inventory *inv = inv_of(
@@ -606,6 +742,46 @@ static void test_invalid_pool(void)
           == ALLOC_FAIL);
     CHECK(solve1(&a, m, "device.driver == 'e'", 1, NULL, 0, &r)
           == ALLOC_FAIL);
+    /* allocationMode All with a pool of the node that cannot be used, even
+     * one without a matching device: an error (validateDeviceRequest),
+     * naming the first pool by driver and name */
+    CHECK(solve1(&a, m, "device.driver == 'e'", 0, NULL, 0, &r)
+          == ALLOC_ERROR);
+    CHECK(r.error.err == AERR_ALL_INVALID
+          && r.error.obj == (size_t)(devmodel_pool(m, "d", "p") - m->pools));
+    CHECK(solve1(&a, m, "false", 0, NULL, 0, &r) == ALLOC_ERROR);
+    arena_release(&a);
+    inventory_free(inv);
+    inv = inv_of(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: g}\nspec:\n  driver: g\n  nodeName: n1\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+        "  devices: [{name: x}]\n"
+        "---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: h}\nspec:\n  driver: h\n  nodeName: n1\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 2}\n"
+        "  devices: [{name: x}]\n"
+        "---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: i}\nspec:\n  driver: i\n  nodeName: n2\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 2}\n"
+        "  devices: [{name: x}]\n"
+        "---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: j}\nspec:\n  driver: g\n  nodeName: n3\n"
+        "  pool: {name: q, generation: 0, resourceSliceCount: 1}\n"
+        "  devices: [{name: x}]\n");
+    m = inventory_devices(inv);
+    arena_init(&a, 1 << 16);
+    CHECK(solve1(&a, m, "device.driver == 'g'", 1, NULL, 0, &r) == ALLOC_OK);
+    CHECK(solve1(&a, m, "device.driver == 'g'", 0, NULL, 0, &r)
+          == ALLOC_ERROR);
+    CHECK(r.error.err == AERR_ALL_INCOMPLETE && r.nerror == 2
+          && r.error.obj == (size_t)(devmodel_pool(m, "h", "p") - m->pools));
+    /* n3 could host it, but fewer than ALLOC_FEASIBLE_MIN nodes fit: the
+     * scheduler filters n1 and n2 too, and their error aborts it */
+    CHECK(r.nsat == 1 && m->nodes[r.sat_first].name[1] == '3');
     arena_release(&a);
     inventory_free(inv);
 }
@@ -847,6 +1023,7 @@ int main(void)
     test_requests_together();
     test_taints_and_capacity();
     test_request_policy();
+    test_shared_capacity();
     test_counters();
     test_taken();
     test_invalid_pool();

@@ -44,7 +44,7 @@ static const struct cel_capacity caps[] = {
 };
 static const struct cel_device dev = {
     "gpu.example.com", attrs, sizeof(attrs) / sizeof(attrs[0]),
-    caps, sizeof(caps) / sizeof(caps[0]), 1, 0 /* not prepared */
+    caps, sizeof(caps) / sizeof(caps[0]), 1, 0 /* not prepared */, NULL
 };
 
 struct row { const char *expr, *want; };

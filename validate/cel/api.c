@@ -260,6 +260,11 @@ static int bind_check(const struct cel_program *p,
     size_t i, k;
     char name[160];
 
+    if (dev && dev->unsupported) {
+        cel_error_set(err, CEL_ERR_RUNTIME, p->expr, 0, "attribute %.159s: "
+                      "unsupported attribute value", dev->unsupported);
+        return -1;
+    }
     if (dev && (dev->bind & CEL_BIND_READY) && !(dev->bind & CEL_BIND_BADVER)
         && (!(dev->bind & CEL_BIND_LISTS) || p->env.list_attributes))
         return 0;

@@ -31,9 +31,9 @@ struct cel_env {
                                    are dyn (else the unknown type, and a
                                    macro over one does not compile), list
                                    values bind (else a device with one
-                                   fails to match: the apiserver drops
-                                   them from slices, so a device model
-                                   loading slices drops them too), and
+                                   fails to match: slices stored while the
+                                   gate was on keep them, and the
+                                   scheduler refuses them then), and
                                    includes() is declared */
     int regex_jit;              /* JIT-compile constant patterns; then the
                                    caller must call cel_program_release() */
@@ -121,6 +121,11 @@ struct cel_device {
     const struct cel_capacity *caps; size_t ncaps;
     int allow_multiple_allocations;
     unsigned bind;      /* CEL_BIND_*: set by cel_device_prepare, or 0 */
+    const char *unsupported;    /* the name of an attribute with no value
+                                   of a known type ({}), which attrs leave
+                                   out: every evaluation fails with
+                                   "attribute <name>: unsupported attribute
+                                   value", as DeviceMatches does; or NULL */
 };
 
 #define CEL_BIND_READY 1u   /* the flags below are known */
@@ -132,9 +137,10 @@ struct cel_device {
 void cel_device_prepare(struct cel_device *dev);
 
 /* Evaluates a selector program against one device as DeviceMatches does:
- * every attribute is bound first (without list_attributes a list value
- * is an error for the whole device: "attribute <name>: unsupported
- * attribute value"; a version that is not semver 2.0.0 one too), and a
+ * every attribute is bound first (an attribute of no known type, and
+ * without list_attributes a list value, is an error for the whole device:
+ * "attribute <name>: unsupported attribute value"; a version that is not
+ * semver 2.0.0 one too), and a
  * result that is not bool is an error ("CEL result of type <t> could not
  * be converted to bool"). Returns 1 (true), 0 (false), or -1 with a
  * runtime error in err. Reentrant. */
