@@ -31,15 +31,16 @@ fi
 SIZES=${SIZES:-5000 20000 65000}
 CLAIMS=${CLAIMS:-1000}
 cd "$top" || exit 1
-[ -f build/libcore.a ] && [ -x build/claimcheck ] || make -s all >/dev/null || exit 1
-BIN=$top/build/claimcheck-webhook
+B=${BUILD:-build}    # another build directory: BUILD=dir (make BUILD=dir)
+[ -f "$B/libcore.a" ] && [ -x "$B/claimcheck" ] || make -s BUILD="$B" all >/dev/null || exit 1
+BIN=$top/$B/claimcheck-webhook
 source "$top/tests/e2e/hook.sh"
 hook_init scale || exit 1
 # a private copy, as hook_init makes of the webhook: a `make` relinking
 # build/ during the run must not change what is measured
-cp build/claimcheck "$T/claimcheck" || exit 1
+cp "$B/claimcheck" "$T/claimcheck" || exit 1
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I. \
-  "$here/bench_scale.c" build/libcore.a \
+  "$here/bench_scale.c" "$B/libcore.a" \
   $(pkg-config --libs yaml-0.1 libcjson libpcre2-8) -lm -lpthread \
   -o "$T/bench_scale" || exit 1
 taskset -c 0 true 2>/dev/null && pin="taskset -c 0" || pin=""
