@@ -1,11 +1,11 @@
 /*
  * bench_scale.c - the scale benchmark driver: loads a generated inventory
- * (gen.py: one or more files) and prints, one "name value" line each (run.sh tabulates them):
- * the YAML load and the device model build timed apart (CPU and wall),
+ * (gen.py: one or more files) and prints one "name value" line a figure
+ * (run.sh tabulates them): the YAML load and the device model build timed apart (CPU and wall),
  * the memory of both per device (arena bytes, and the process's RSS
  * growth), then admission of every Pod of a second file, each its own run
  * (engine_check_admission, as the webhook does), p50/p99 of its CPU time.
- * Built by run.sh against build/libcore.a.
+ * Built by run.sh against libcore.a; helpers in ../bench_util.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,24 +21,7 @@
 #include "validate/load_yaml.h"
 #include "validate/tree.h"
 #include "rules/rules.h"
-
-static double clock_s(clockid_t id)
-{
-    struct timespec t;
-
-    clock_gettime(id, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static double cpu(void)
-{
-    return clock_s(CLOCK_THREAD_CPUTIME_ID);
-}
-
-static double now(void)
-{
-    return clock_s(CLOCK_MONOTONIC);
-}
+#include "tests/bench/bench_util.h"
 
 /* resident set size in KiB, from /proc/self/status */
 static long rss_kb(void)
@@ -56,35 +39,6 @@ static long rss_kb(void)
         }
     fclose(f);
     return kb;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *p;
-    long n;
-
-    if (!f) {
-        perror(path);
-        exit(2);
-    }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = malloc((size_t)n + 1);
-    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n)
-        exit(2);
-    fclose(f);
-    p[n] = 0;
-    *len = (size_t)n;
-    return p;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
 }
 
 int main(int argc, char **argv)
@@ -106,12 +60,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_scale PODS INVENTORY...\n");
         return 2;
     }
-    config_init(&cfg);
-    e = engine_new(&cfg, &rules_builtin, &err);
-    if (!e) {
-        fprintf(stderr, "%s\n", err.msg);
-        return 2;
-    }
+    e = bench_engine(&cfg);
     ptext = slurp(argv[1], &plen);
     rss0 = rss_kb();
     t0 = now();

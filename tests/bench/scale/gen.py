@@ -36,6 +36,23 @@ N = "nic.example.com"
 R = "resource.kubernetes.io/pcieRoot"
 PER_FILE = 5000
 
+
+
+def slice_head(node, driver, suffix):
+    """a node-local ResourceSlice up to its devices, as a driver names it"""
+    return f"""---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: {node}-{driver}-{suffix}
+spec:
+  driver: {driver}
+  nodeName: {node}
+  pool: {{name: {node}, generation: 1, resourceSliceCount: 1}}
+  devices:
+"""
+
+
 os.makedirs(f"{out}/inventory", exist_ok=True)
 w = open(f"{out}/inventory/000.yaml", "w")
 for cls, drv in (("gpu", G), ("nic", N)):
@@ -65,17 +82,8 @@ metadata:
     topology.kubernetes.io/zone: zone-{n % 16}
     nvidia.com/gpu.product: {model.replace(' ', '-')}
     example.com/rack: "{n // 32}"
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata:
-  name: {name}-gpu.nvidia.com-x7k2p
-spec:
-  driver: {G}
-  nodeName: {name}
-  pool: {{name: {name}, generation: 1, resourceSliceCount: 1}}
-  devices:
 """)
+    w.write(slice_head(name, G, "x7k2p"))
     for i in range(8):
         taint = ""
         if rnd.random() < 0.01:
@@ -99,17 +107,7 @@ spec:
       memory: {{value: {mem}}}
       multiprocessors: {{value: "{sms}"}}{taint}
 """)
-    w.write(f"""---
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata:
-  name: {name}-nic.example.com-q9w4d
-spec:
-  driver: {N}
-  nodeName: {name}
-  pool: {{name: {name}, generation: 1, resourceSliceCount: 1}}
-  devices:
-""")
+    w.write(slice_head(name, N, "q9w4d"))
     for i in range(4):
         w.write(f"""  - name: nic-{i}
     attributes:
@@ -123,69 +121,50 @@ spec:
 """)
 
 
+def exactly(name, cls, count=None, sel=None):
+    """one request of a claim: count devices of class cls matching sel"""
+    s = f"- name: {name}\n  exactly:\n    deviceClassName: {cls}\n"
+    if count:
+        s += f"    count: {count}\n"
+    if sel:
+        s += f"    selectors:\n    - cel:\n        expression: {sel}\n"
+    return s
+
+
 def claim_spec(k, indent):
     model, _, mem, _, _ = MODELS[k % len(MODELS)]
+    gpu = "gpu.example.com"
     shape = k % 6
     if shape == 0:
-        req = f"""- name: gpu
-  exactly:
-    deviceClassName: gpu.example.com
-    count: 1
-    selectors:
-    - cel:
-        expression: device.attributes['{G}'].productName == '{model}'
-"""
+        req = exactly("gpu", gpu, 1,
+                      f"device.attributes['{G}'].productName == '{model}'")
     elif shape == 1:
-        req = f"""- name: gpu
-  exactly:
-    deviceClassName: gpu.example.com
-    count: 2
-    selectors:
-    - cel:
-        expression: device.capacity['{G}'].memory.compareTo(quantity('{mem}')) >= 0
-"""
+        req = exactly("gpu", gpu, 2, f"device.capacity['{G}'].memory"
+                      f".compareTo(quantity('{mem}')) >= 0")
     elif shape == 2:
-        req = f"""- name: gpu
-  exactly:
-    deviceClassName: gpu.example.com
-    count: 2
-- name: nic
-  exactly:
-    deviceClassName: nic.example.com
-    selectors:
-    - cel:
-        expression: device.attributes['{N}'].rdma && device.attributes['{N}'].linkSpeed >= 200
-"""
+        req = exactly("gpu", gpu, 2) + exactly(
+            "nic", "nic.example.com", None,
+            f"device.attributes['{N}'].rdma && "
+            f"device.attributes['{N}'].linkSpeed >= 200")
         return wrap(req, "- matchAttribute: " + R, indent)
     elif shape == 3:
-        req = f"""- name: gpu
-  exactly:
-    deviceClassName: gpu.example.com
-    count: 4
-    selectors:
-    - cel:
-        expression: device.attributes['{G}'].cudaComputeCapability.isGreaterThan(semver('8.5.0'))
-"""
+        req = exactly("gpu", gpu, 4, f"device.attributes['{G}']"
+                      ".cudaComputeCapability.isGreaterThan(semver('8.5.0'))")
     elif shape == 4:
         req = f"""- name: gpu
   firstAvailable:
   - name: b200
-    deviceClassName: gpu.example.com
+    deviceClassName: {gpu}
     count: 8
     selectors:
     - cel:
         expression: device.attributes['{G}'].architecture == 'Blackwell'
   - name: any
-    deviceClassName: gpu.example.com
+    deviceClassName: {gpu}
     count: 8
 """
     else:   # unsatisfiable: three GPUs on one PCIe root (two per root)
-        req = f"""- name: gpu
-  exactly:
-    deviceClassName: gpu.example.com
-    count: 3
-"""
-        return wrap(req, "- matchAttribute: " + R, indent)
+        return wrap(exactly("gpu", gpu, 3), "- matchAttribute: " + R, indent)
     return wrap(req, None, indent)
 
 
