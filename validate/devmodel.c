@@ -320,9 +320,11 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
 
     if (!tree_is_map(attrs))
         return;
-    av = arena_alloc(a, (attrs->n + 1) * sizeof(*av));
-    asym = arena_alloc(a, (attrs->n + 1) * sizeof(*asym));
-    ahash = arena_alloc(a, (attrs->n + 1) * sizeof(*ahash));
+    /* one block per device: values, hashes, ids (most to least aligned) */
+    av = arena_alloc(a, attrs->n * (sizeof(*av) + sizeof(*ahash)
+                                    + sizeof(*asym)));
+    ahash = (uint64_t *)(av + attrs->n);
+    asym = (unsigned *)(ahash + attrs->n);
     for (i = 0; i < attrs->n; i++) {
         const struct tnode *v = attrs->kids[i];
         split_qualified(m, v->key, d->driver, &av[k].domain, &av[k].id);
@@ -369,11 +371,14 @@ static void device_caps(struct devmodel *m, struct dm_device *d,
 
     if (!tree_is_map(caps))
         return;
-    cv = arena_alloc(a, (caps->n + 1) * sizeof(*cv));
-    csym = arena_alloc(a, (caps->n + 1) * sizeof(*csym));
-    cval = arena_alloc(a, (caps->n + 1) * sizeof(*cval));
-    cpol = arena_alloc(a, (caps->n + 1) * sizeof(*cpol));
-    chash = arena_alloc(a, (caps->n + 1) * sizeof(*chash));
+    /* one block per device, as for attributes */
+    cval = arena_alloc(a, caps->n * (sizeof(*cval) + sizeof(*cv)
+                                     + sizeof(*chash) + sizeof(*cpol)
+                                     + sizeof(*csym)));
+    cv = (struct cel_capacity *)(cval + caps->n);
+    chash = (uint64_t *)(cv + caps->n);
+    cpol = (const struct tnode **)(chash + caps->n);
+    csym = (unsigned *)(cpol + caps->n);
     for (i = 0; i < caps->n; i++) {
         const struct tnode *v = caps->kids[i];
         const struct tnode *val = tree_is_map(v) ? tree_get(v, "value") : v;
@@ -472,6 +477,19 @@ static unsigned device_gated(const struct dm_device *d, const struct tnode *f,
     return g;
 }
 
+/* "where/name" in a (dm_device.ref), without a printf per device. */
+static const char *join_ref(struct arena *a, const char *where,
+                            const char *name)
+{
+    size_t lw = strlen(where), ln = strlen(name);
+    char *p = arena_alloc(a, lw + ln + 2);    /* zeroed: terminated */
+
+    memcpy(p, where, lw);
+    p[lw] = '/';
+    memcpy(p + lw + 1, name, ln);
+    return p;
+}
+
 static void add_device(struct build *b, size_t pool, const struct tnode *dev,
                        const struct tnode *spec)
 {
@@ -522,9 +540,8 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
                        ? f : spec);
     d->driver_hash = hash_str(1469598103934665603ull, driver)
                      ^ ((uint64_t)d->multi << 60);
-    d->ref = d->place == DM_NODE
-             ? arena_printf(a, "%s/%s", m->nodes[d->node_idx].name, name)
-             : arena_printf(a, "%s/%s", d->pool, name);
+    d->ref = join_ref(a, d->place == DM_NODE ? m->nodes[d->node_idx].name
+                                             : d->pool, name);
     m->ndevs++;
 }
 

@@ -88,13 +88,13 @@ struct dm_device {
     const struct tnode *const *cap_policy; /* per cel.caps: requestPolicy */
     const struct tnode *taints; /* sequence or NULL */
     const struct tnode *node;   /* the devices[] entry */
-    enum dm_place place;
     size_t node_idx;            /* DM_NODE */
     const struct tnode *node_selector;  /* DM_SELECTOR: NodeSelector */
     const struct nodesel *nodesel;      /* DM_SELECTOR: compiled (shared by
                                            the devices of a slice) */
     struct dm_consume *consumes;
     size_t nconsumes;
+    enum dm_place place;        /* (next to the ints: no padding) */
     int multi;                  /* allowMultipleAllocations */
     unsigned gated;             /* DM_GATED_*: what needs a feature gate
                                    to be allocatable at all */

@@ -21,53 +21,7 @@
 #include "validate/load_yaml.h"
 #include "validate/tree.h"
 #include "rules/rules.h"
-
-static double now(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-/* CPU time of this thread: what the work costs on one core, unaffected by
- * other processes sharing the machine (wall time is printed too) */
-static double cpu(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *p;
-    long n;
-
-    if (!f) {
-        perror(path);
-        exit(2);
-    }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = malloc((size_t)n + 1);
-    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n)
-        exit(2);
-    fclose(f);
-    p[n] = 0;
-    *len = (size_t)n;
-    return p;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
-}
+#include "tests/bench/bench_util.h"
 
 int main(int argc, char **argv)
 {
@@ -86,12 +40,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_alloc INVENTORY OBJECTS [TIMES]\n");
         return 2;
     }
-    config_init(&cfg);
-    e = engine_new(&cfg, &rules_builtin, &err);
-    if (!e) {
-        fprintf(stderr, "%s\n", err.msg);
-        return 2;
-    }
+    e = bench_engine(&cfg);
     itext = slurp(argv[1], &ilen);
     otext = slurp(argv[2], &olen);
     t0 = now();

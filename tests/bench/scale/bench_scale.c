@@ -1,0 +1,128 @@
+/*
+ * bench_scale.c - the scale benchmark driver: loads a generated inventory
+ * (gen.py: one or more files) and prints one "name value" line a figure
+ * (run.sh tabulates them): the YAML load and the device model build timed apart (CPU and wall),
+ * the memory of both per device (arena bytes, and the process's RSS
+ * growth), then admission of every Pod of a second file, each its own run
+ * (engine_check_admission, as the webhook does), p50/p99 of its CPU time.
+ * Built by run.sh against libcore.a; helpers in ../bench_util.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "validate/arena.h"
+#include "validate/config.h"
+#include "validate/diag.h"
+#include "validate/engine.h"
+#include "validate/err.h"
+#include "validate/inventory.h"
+#include "validate/load_yaml.h"
+#include "validate/tree.h"
+#include "rules/rules.h"
+#include "tests/bench/bench_util.h"
+
+/* resident set size in KiB, from /proc/self/status */
+static long rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = 0;
+
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof(line), f))
+        if (!strncmp(line, "VmRSS:", 6)) {
+            kb = strtol(line + 6, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return kb;
+}
+
+int main(int argc, char **argv)
+{
+    struct config cfg;
+    struct engine *e;
+    struct inventory *inv;
+    const struct devmodel *m;
+    struct err err;
+    struct arena docs_arena;
+    struct ydocs docs;
+    char *itext, *ptext;
+    size_t ilen, plen, i, n = 0;
+    int f;
+    long rss0, rss1, rss2;
+    double c0, c1, c2, t0, t1, t2, *lat;
+
+    if (argc < 3) {
+        fprintf(stderr, "usage: bench_scale PODS INVENTORY...\n");
+        return 2;
+    }
+    e = bench_engine(&cfg);
+    ptext = slurp(argv[1], &plen);
+    rss0 = rss_kb();
+    t0 = now();
+    c0 = cpu();
+    inv = inventory_new();
+    for (f = 2; f < argc; f++) {
+        itext = slurp(argv[f], &ilen);
+        if (inventory_add_text(inv, argv[f], itext, ilen, &err) < 0) {
+            fprintf(stderr, "%s\n", err.msg);
+            return 2;
+        }
+        free(itext);
+    }
+    t1 = now();
+    c1 = cpu();
+    rss1 = rss_kb();
+    m = inventory_devices(inv);
+    t2 = now();
+    c2 = cpu();
+    rss2 = rss_kb();
+    printf("devices %zu\n", m->ndevs);
+    printf("nodes %zu\n", m->nnodes);
+    printf("load_cpu_ms %.0f\n", (c1 - c0) * 1e3);
+    printf("load_wall_ms %.0f\n", (t1 - t0) * 1e3);
+    printf("model_cpu_ms %.0f\n", (c2 - c1) * 1e3);
+    printf("model_wall_ms %.0f\n", (t2 - t1) * 1e3);
+    printf("model_ns_per_device %.0f\n", (c2 - c1) * 1e9 / (double)m->ndevs);
+    printf("model_bytes_per_device %.0f\n",
+           (double)m->own.total / (double)m->ndevs);
+    printf("objects_bytes_per_device %.0f\n",
+           (double)inv->arena.total / (double)m->ndevs);
+    printf("rss_load_mb %.0f\n", (double)(rss1 - rss0) / 1024);
+    printf("rss_model_mb %.0f\n", (double)(rss2 - rss1) / 1024);
+    printf("rss_bytes_per_device %.0f\n",
+           (double)(rss2 - rss0) * 1024 / (double)m->ndevs);
+
+    arena_init(&docs_arena, 1 << 20);
+    load_yaml(&docs_arena, ptext, plen, &docs);
+    lat = calloc(docs.n + 1, sizeof(*lat));
+    for (i = 0; i < docs.n; i++) {
+        struct arena a;
+        struct diag_list out;
+        double s;
+        if (!docs.v[i].root)
+            continue;
+        arena_init(&a, 64 * 1024);
+        diag_list_init(&out, &a);
+        s = cpu();
+        engine_check_admission(e, inv, docs.v[i].root, "ml", 0, &out, &err);
+        lat[n++] = cpu() - s;
+        arena_release(&a);
+    }
+    qsort(lat, n, sizeof(*lat), cmp_double);
+    if (n) {
+        printf("admission_p50_ms %.2f\n", lat[n / 2] * 1e3);
+        printf("admission_p99_ms %.2f\n", lat[(n * 99) / 100] * 1e3);
+    }
+    free(lat);
+    arena_release(&docs_arena);
+    inventory_free(inv);
+    engine_free(e);
+    config_release(&cfg);
+    free(ptext);
+    return 0;
+}
