@@ -122,39 +122,56 @@ static void chunk_free(struct arena_chunk *c)
         free(c);
 }
 
-void *arena_alloc(struct arena *a, size_t n)
+/* A chunk of its own for need bytes (aligned), kept behind the current
+ * one so that the current one keeps serving small requests; zeroed. */
+static void *large_block(struct arena *a, size_t need)
 {
-    struct arena_chunk *c = a->head;
+    struct arena_chunk *c = a->head, *big = chunk_new(a, need);
+
+    if (c) {
+        big->next = c->next;
+        c->next = big;
+    } else {
+        big->next = NULL;
+        a->head = big;
+    }
+    big->used = need;
+    if (big->dirty)
+        memset(big->data, 0, need);
+    else
+        chunk_used(big);
+    return big->data;
+}
+
+/* n rounded up to ALIGN, at least ALIGN */
+static size_t aligned(size_t n)
+{
     size_t need;
-    void *p;
 
     if (n > SIZE_MAX - ALIGN)
         xalloc_die(n);
     need = (n + ALIGN - 1) & ~(ALIGN - 1);
-    if (need == 0)
-        need = ALIGN;
+    return need ? need : ALIGN;
+}
+
+void *arena_alloc_block(struct arena *a, size_t n)
+{
+    return large_block(a, aligned(n));
+}
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+    struct arena_chunk *c = a->head;
+    size_t need = aligned(n);
+    void *p;
+
     if (c) {    /* arena_bytes() may have left `used` unaligned */
         size_t u = (c->used + ALIGN - 1) & ~(ALIGN - 1);
         c->used = u <= c->size ? u : c->size;
     }
     if (!c || c->size - c->used < need) {
-        if (need > a->chunk_size / 4) {
-            /* large block: own chunk, kept behind the current one */
-            struct arena_chunk *big = chunk_new(a, need);
-            if (c) {
-                big->next = c->next;
-                c->next = big;
-            } else {
-                big->next = NULL;
-                a->head = big;
-            }
-            big->used = need;
-            if (big->dirty)
-                memset(big->data, 0, need);
-            else
-                chunk_used(big);
-            return big->data;
-        }
+        if (need > a->chunk_size / 4)
+            return large_block(a, need);
         c = chunk_new(a, a->chunk_size);
         c->next = a->head;
         a->head = c;
@@ -233,6 +250,29 @@ void *arena_grow(struct arena *a, void *old, size_t old_n, size_t want,
     if (old && old_n)
         memcpy(p, old, old_n * item);
     return p;
+}
+
+void arena_free(struct arena *a, void *p, size_t n)
+{
+    struct arena_chunk **at, *c;
+    size_t need;
+
+    if (!p)
+        return;
+    need = aligned(n);
+    /* a block of its own is a chunk of exactly `need` bytes, all of them
+     * p's; p in a shared chunk stays */
+    for (at = &a->head; *at; at = &(*at)->next) {
+        c = *at;
+        if ((void *)c->data != p)
+            continue;
+        if (c->size != need || c->used != need)
+            return;
+        *at = c->next;
+        chunk_count(a, sizeof(*c) + c->size, 0);
+        chunk_free(c);
+        return;
+    }
 }
 
 void arena_release(struct arena *a)

@@ -2,7 +2,8 @@
  * arena.h - bump allocator that owns all per-file / per-request memory.
  *
  * Invariants: memory from an arena lives until arena_release(); there is no
- * per-object free. arena_alloc() never returns NULL: out of memory aborts the
+ * per-object free (arena_free() gives back large blocks only).
+ * arena_alloc() never returns NULL: out of memory aborts the
  * process (as h2o's pool does), so callers and rules never check for NULL.
  * A zeroed struct arena is NOT ready: call arena_init() first. The fields are
  * private; do not touch them.
@@ -37,6 +38,14 @@ char *arena_vprintf(struct arena *a, const char *fmt, va_list ap)
  * (old items copied). Used for small vectors; the old block is not freed. */
 void *arena_grow(struct arena *a, void *old, size_t old_n, size_t want,
                  size_t item);
+/* Zeroed memory in a chunk of its own (never NULL), which arena_free()
+ * can give back before the arena goes: for tables that are outgrown
+ * (strmap), so that only the last one is kept. */
+void *arena_alloc_block(struct arena *a, size_t n);
+/* Gives back p, n bytes from arena_alloc_block() or a large block of
+ * arena_alloc() (more than a quarter of a chunk); memory that shares a
+ * chunk stays until the arena goes. p must not be used afterwards. */
+void arena_free(struct arena *a, void *p, size_t n);
 /* From now on every chunk a obtains or frees is added to or taken from
  * *meter too (atomically; the chunks it holds now are added at once), so
  * one counter can follow the memory of many arenas in several threads

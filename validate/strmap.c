@@ -30,7 +30,11 @@ static void strmap_grow(struct strmap *m)
     size_t oldcap = m->cap, i;
 
     m->cap = m->cap ? m->cap * 2 : 64;
-    m->slots = arena_alloc(m->arena, m->cap * sizeof(*m->slots));
+    /* the first table shares a chunk (most maps stay small); bigger ones
+     * get blocks of their own that go back when outgrown: a map of 20,000
+     * names kept every smaller table before */
+    m->slots = oldcap ? arena_alloc_block(m->arena, m->cap * sizeof(*m->slots))
+                      : arena_alloc(m->arena, m->cap * sizeof(*m->slots));
     for (i = 0; i < oldcap; i++) {
         size_t h;
         if (!old[i].key)
@@ -40,6 +44,7 @@ static void strmap_grow(struct strmap *m)
             h = (h + 1) & (m->cap - 1);
         m->slots[h] = old[i];
     }
+    arena_free(m->arena, old, oldcap * sizeof(*old));
 }
 
 /* The slot holding key, created (key copied, value NULL) if absent. */

@@ -17,6 +17,7 @@
 #include "../../validate/load_yaml.h"
 #include "../../validate/names.h"
 #include "../../validate/object.h"
+#include "../../validate/strmap.h"
 #include "../../validate/tree.h"
 #include "check.h"
 
@@ -111,6 +112,48 @@ static void test_arena_meter(void)
     CHECK(atomic_load(&meter) == 7);
     arena_alloc(&a, 5000);
     CHECK(atomic_load(&meter) == 7);
+    arena_release(&a);
+}
+
+/* arena_free: a block of its own goes back (counted off the meter too);
+ * memory sharing a chunk stays. A strmap keeps only its last table: 20,000
+ * keys hold the final table, the keys and a chunk's slack, where every
+ * table it outgrew (as much again) stayed before (issue 17). */
+static void test_arena_free(void)
+{
+    atomic_size_t meter;
+    struct arena a;
+    struct strmap m;
+    size_t before, i;
+    char *blk, *small, key[32];
+
+    atomic_init(&meter, 0);
+    arena_init(&a, 4096);
+    arena_meter(&a, &meter);
+    small = arena_alloc(&a, 64);
+    before = a.total;
+    blk = arena_alloc_block(&a, 100);   /* own chunk, though small */
+    CHECK(blk[0] == 0 && blk[99] == 0);
+    CHECK(a.total > before);
+    arena_free(&a, blk, 100);
+    CHECK(a.total == before && atomic_load(&meter) == before);
+    arena_free(&a, small, 64);          /* shares the chunk: stays */
+    CHECK(a.total == before);
+    small[63] = 1;
+    blk = arena_alloc(&a, 5000);        /* a large block */
+    arena_free(&a, blk, 5000);
+    CHECK(a.total == before);
+    arena_release(&a);
+    CHECK(atomic_load(&meter) == 0);
+
+    arena_init(&a, 65536);
+    strmap_init(&m, &a);
+    for (i = 0; i < 20000; i++) {
+        snprintf(key, sizeof(key), "k%zu", i);
+        strmap_put(&m, key, &m);
+    }
+    CHECK(strmap_get(&m, "k0") == &m && strmap_get(&m, "k19999") == &m);
+    CHECK(a.total < m.cap * sizeof(*m.slots) + 5 * 65536);
     arena_release(&a);
 }
 
@@ -580,6 +623,7 @@ int main(void)
 {
     test_arena();
     test_arena_meter();
+    test_arena_free();
     test_arena_zero();
     test_buf();
     test_scalars();
