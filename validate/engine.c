@@ -44,9 +44,10 @@ struct engine {
     struct target target;
 };
 
-struct run_text {               /* an input text with pod-like documents */
-    const char *file, *data;
-    size_t len;
+struct run_pod {                /* a pod-like document, checked last */
+    struct ychunk chunk;        /* its text, as the first pass cut it */
+    const char *file;           /* its file (helm: the template's) */
+    unsigned index;             /* its index in the file's stream */
 };
 
 struct name_list {             /* input objects sharing kind and name */
@@ -67,8 +68,9 @@ struct run {
     size_t nk8s;                /* Kubernetes objects seen */
     int parse_errors;
     struct arena doc;           /* scratch: one input document at a time */
-    struct run_text *texts;     /* their pod-like documents come last */
-    size_t ntexts, captexts;
+    struct run_pod *pods;       /* pod-like documents, for run_check();
+                                   a block of their own (arena_free) */
+    size_t npods, cappods;
     struct run_obj *checked;    /* identities, for per-object reports */
     size_t nchecked, capchecked;
     int checked_heap;           /* checked was malloc'ed (note_checked) */
@@ -1044,60 +1046,55 @@ static void add_doc(struct run *r, enum keep how, const char *file,
         add_root(r, how, d.root, file, doc_index, NULL, 0);
 }
 
-/* Calls add_doc for the documents of a text that are pod-like (pods: 1)
- * or not (pods: 0), with each document's index in the text; returns how
- * many were passed over. Templates are skipped. The two passes split
- * the text alike, so nothing is kept between them. */
-static size_t add_docs(struct run *r, const char *file, const char *data,
-                       size_t len, int pods)
+/* Remembers a pod-like YAML document for run_check(), which reads it
+ * once every object it may reference is known: the text is cut once. */
+static void note_pod(struct run *r, const struct ychunk *c, const char *file,
+                     unsigned index)
+{
+    struct run_pod *p;
+
+    if (r->npods == r->cappods) {
+        size_t cap = r->cappods ? r->cappods * 2 : 64;
+        p = arena_alloc_block(r->arena, cap * sizeof(*p));
+        if (r->npods)
+            memcpy(p, r->pods, r->npods * sizeof(*p));
+        arena_free(r->arena, r->pods, r->cappods * sizeof(*p));
+        r->pods = p;
+        r->cappods = cap;
+    }
+    p = &r->pods[r->npods++];
+    p->chunk = *c;
+    p->file = file;
+    p->index = index;
+}
+
+void run_add_text(struct run *r, const char *file, const char *data,
+                  size_t len)
 {
     struct arena tmp;           /* JSON values, bad-separator messages */
     struct sstream st;
     struct sdoc sd;
     unsigned i;
-    size_t other = 0;
 
     arena_init(&tmp, ARENA_TINY_BYTES);
     stream_open(&st, &tmp, data, len);
     for (i = 0; stream_next(&st, &tmp, &sd); i++) {
         const struct ychunk *c = &sd.chunk;
         const char *src;
-        if (sd.json) {          /* JSON values are read in the first pass */
-            if (!pods)
-                add_doc(r, KEEP_COPY, file, &sd, i);
+        if (sd.json) {
+            add_doc(r, KEEP_COPY, file, &sd, i);
             continue;
         }
         if (is_template(c->text, c->len))
-            continue;
+            continue;           /* unrendered: skipped quietly */
         /* helm template: the document's `# Source:` names its file */
         src = c->error ? NULL : stream_helm_source(r->arena, &sd.chunk);
-        if (pod_like_chunk(c->text, c->len) != pods)
-            other++;
+        if (pod_like_chunk(c->text, c->len))
+            note_pod(r, c, src ? src : file, i);
         else
-            add_doc(r, pods ? CHECK_NOW : KEEP_COPY, src ? src : file, &sd,
-                    i);
+            add_doc(r, KEEP_COPY, src ? src : file, &sd, i);
     }
     arena_release(&tmp);
-    return other;
-}
-
-void run_add_text(struct run *r, const char *file, const char *data,
-                  size_t len)
-{
-    struct run_text *t;
-
-    if (!add_docs(r, file, data, len, 0))
-        return;
-    if (r->ntexts == r->captexts) {
-        size_t cap = r->captexts ? r->captexts * 2 : 16;
-        r->texts = arena_grow(r->arena, r->texts, r->ntexts, cap,
-                              sizeof(*r->texts));
-        r->captexts = cap;
-    }
-    t = &r->texts[r->ntexts++];
-    t->file = file;
-    t->data = data;
-    t->len = len;
 }
 
 /* Reports ignore.claimcheck.dev/ annotations of metadata meta (the
@@ -1185,9 +1182,15 @@ void run_check(struct run *r)
     }
     /* pod-like documents, one at a time, now that every object they may
      * reference is known */
-    for (i = 0; i < r->ntexts; i++)
-        add_docs(r, r->texts[i].file, r->texts[i].data, r->texts[i].len, 1);
-    r->ntexts = 0;
+    for (i = 0; i < r->npods; i++) {
+        struct sdoc sd;
+        memset(&sd, 0, sizeof(sd));
+        sd.chunk = r->pods[i].chunk;
+        add_doc(r, CHECK_NOW, r->pods[i].file, &sd, r->pods[i].index);
+    }
+    arena_free(r->arena, r->pods, r->cappods * sizeof(*r->pods));
+    r->pods = NULL;
+    r->npods = r->cappods = 0;
 }
 
 /* ==== admission ========================================================= */

@@ -28,9 +28,10 @@ struct run *run_new(const struct engine *e, const struct inventory *inv,
  * a time into a scratch arena: only objects of checked kinds are copied
  * into the run (their strings shared), everything else is dropped at
  * once. Documents that are pods or workloads (a top-level `kind:` line
- * says so) are passed over here and read in run_check(), when the objects
- * they reference are all known, each checked and forgotten in turn: a
- * stream of any number of documents costs the run only what it keeps. */
+ * says so) are cut here and remembered (where their text is), and read
+ * in run_check(), when the objects they reference are all known, each
+ * checked and forgotten in turn: a stream of any number of documents
+ * costs the run what it keeps and a few words per pod-like document. */
 void run_add_text(struct run *r, const char *file, const char *data,
                   size_t len);
 /* Adds one already-loaded document root (webhook). */
