@@ -3,16 +3,20 @@
  * chunk of their own (nginx's "large" blocks) that is linked behind the
  * current chunk so the current one keeps serving small requests.
  *
- * Chunks of MAP_BYTES and up (normal ones or large blocks) are mapped from
- * the kernel, zero, and their pages are made resident POPULATE_BYTES at a
+ * In an arena of MAP_ARENA_BYTES chunks (a whole linter run: it only
+ * grows), chunks of MAP_BYTES and up (normal ones or large blocks) are
+ * mapped from the kernel, zero, and their pages are made resident POPULATE_BYTES at a
  * time as they are handed out: one call instead of a page fault per 4 KiB
  * (issue 17: on the benchmark the linter's time went to page faults, some
  * 15 us each on a virtual machine, and to clearing cold memory by hand),
  * and no more resident than a page fault would have made it, give or take
  * one step. Each chunk remembers how far it was ever handed out (`dirty`):
- * memory past that is still zero and is not cleared again. Smaller chunks
- * are malloc'd and cleared per allocation: a request's arena recycles
- * them.
+ * memory past that is still zero and is not cleared again. Other chunks
+ * are malloc'd and cleared per allocation: an arena cleared again and
+ * again (a request's, the allocator's scratch per object) gets them back
+ * warm from malloc, where a fresh mapping each time costs its page faults
+ * again (mapping them made the allocator benchmark's p99 per object 1.6x
+ * slower).
  */
 #include "arena.h"
 
@@ -35,6 +39,7 @@ struct arena_chunk {
 
 #define ALIGN ((size_t)_Alignof(max_align_t))
 #define MAP_BYTES ((size_t)128 * 1024)  /* glibc's mmap threshold */
+#define MAP_ARENA_BYTES ((size_t)1024 * 1024)   /* ARENA_RUN_BYTES */
 #define POPULATE_BYTES ((size_t)128 * 1024)
 
 void arena_init(struct arena *a, size_t chunk_size)
@@ -74,7 +79,7 @@ static struct arena_chunk *chunk_new(struct arena *a, size_t size)
 
     if (size > SIZE_MAX - sizeof(*c) - page)
         xalloc_die(size);
-    if (size >= MAP_BYTES) {
+    if (size >= MAP_BYTES && a->chunk_size >= MAP_ARENA_BYTES) {
         len = (len + page - 1) & ~(page - 1);
         c = mmap(NULL, len, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

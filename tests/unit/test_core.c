@@ -58,22 +58,28 @@ static void test_arena(void)
  * chunk is only cleared where it was handed out before) */
 static void test_arena_zero(void)
 {
-    static const size_t sizes[] = {1024, 256 * 1024};
+    /* malloc'd chunks; mapped ones (a run arena's: 1 MiB) */
+    static const size_t sizes[] = {1024, 256 * 1024, 1024 * 1024};
     struct arena a;
-    size_t k, i, j, nonzero = 0;
+    size_t k, i, j, m, nonzero = 0;
 
-    for (k = 0; k < 2; k++) {
+    for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
         arena_init(&a, sizes[k]);
         for (i = 0; i < 3; i++) {
             /* strings (unaligned) and blocks, all written over */
             for (j = 0; j < 40; j++) {
                 char *s = arena_strndup(&a, "xxxxxxxxxxxxx", 1 + j % 13);
                 unsigned char *p = arena_alloc(&a, 1 + j * 7);
-                size_t m;
                 for (m = 0; m < 1 + j * 7; m++)
                     nonzero += p[m] != 0;
                 memset(p, 0xff, 1 + j * 7);
                 s[0] = 'y';
+            }
+            {   /* a large block of its own, past any chunk size */
+                unsigned char *big = arena_alloc(&a, 3 * 1024 * 1024);
+                for (m = 0; m < 3 * 1024 * 1024; m++)
+                    nonzero += big[m] != 0;
+                memset(big, 0xff, 3 * 1024 * 1024);
             }
             arena_clear(&a);
         }
