@@ -5,8 +5,8 @@
  *
  * In an arena of MAP_ARENA_BYTES chunks (a whole linter run: it only
  * grows), chunks of MAP_BYTES and up (normal ones or large blocks) are
- * mapped from the kernel, zero, and their pages are made resident POPULATE_BYTES at a
- * time as they are handed out: one call instead of a page fault per 4 KiB
+ * mapped from the kernel, zero, and their pages are made resident
+ * POPULATE_BYTES at a time as they are handed out: one call instead of a page fault per 4 KiB
  * (issue 17: on the benchmark the linter's time went to page faults, some
  * 15 us each on a virtual machine, and to clearing cold memory by hand),
  * and no more resident than a page fault would have made it, give or take

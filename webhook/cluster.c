@@ -6,7 +6,6 @@
  */
 #include "cluster.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -30,6 +29,7 @@
 #include "kubeconfig.h"
 #include "log.h"
 #include "metrics.h"
+#include "stopper.h"
 
 #define CLUSTER_EVENT_MAX (16u * 1024 * 1024)   /* one watch event line */
 #define CLUSTER_OBJ_MAX (8u * 1024 * 1024)      /* one stored object */
@@ -190,11 +190,9 @@ struct cluster {
     struct metrics *metrics;
     struct resource res[NRES_MAX];
     size_t nres;
-    pthread_mutex_t mu;         /* objs, listed, dirty, stop */
-    pthread_cond_t cond;
+    pthread_mutex_t mu;         /* objs, listed, dirty */
     int dirty;
-    int stop;
-    atomic_int stopping;        /* read by curl progress callbacks */
+    struct stopper stop;        /* the sleeps between lists and publishes */
     atomic_int synced;
     pthread_t builder;
     int builder_started;
@@ -371,13 +369,6 @@ static int add_objects(void *cls, struct inventory *inv, struct err *err)
 
 /* ---- HTTP ------------------------------------------------------------- */
 
-static int is_stopping(void *cls)
-{
-    struct cluster *c = cls;
-
-    return atomic_load(&c->stopping);
-}
-
 /* ---- list ------------------------------------------------------------- */
 
 static void list_item(void *cls, const struct tnode *item)
@@ -416,7 +407,7 @@ static int do_list(struct resource *r, struct err *err)
             err_set(err, "list %s: HTTP %ld", r->plural, status);
         goto out;
     }
-    if (atomic_load(&r->c->stopping))
+    if (stopper_stopping(&r->c->stop))
         goto out;
     n = fresh.n;
     if (!n && r->objs.n && !r->held) {
@@ -550,24 +541,6 @@ static enum watch_end do_watch(struct resource *r, struct err *err)
     return ret;
 }
 
-/* Sleeps up to seconds; returns 1 if stopping. */
-static int wait_stop(struct cluster *c, unsigned seconds)
-{
-    struct timespec ts;
-    int stop;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += seconds;
-    pthread_mutex_lock(&c->mu);
-    while (!c->stop) {
-        if (pthread_cond_timedwait(&c->cond, &c->mu, &ts) == ETIMEDOUT)
-            break;
-    }
-    stop = c->stop;
-    pthread_mutex_unlock(&c->mu);
-    return stop;
-}
-
 static void set_healthy(struct resource *r, int on)
 {
     pthread_mutex_lock(&r->c->mu);
@@ -597,22 +570,22 @@ static void *resource_main(void *arg)
     int need_list = 1;
     double t_watch;
 
-    while (!atomic_load(&c->stopping)) {
+    while (!stopper_stopping(&c->stop)) {
         struct err err = { "" };
         if (need_list) {
             int rc;
-            if (relist_delay && wait_stop(c, relist_delay))
+            if (relist_delay && stopper_wait(&c->stop, relist_delay))
                 break;
             rc = do_list(r, &err);
             if (rc < 0) {
-                if (atomic_load(&c->stopping))
+                if (stopper_stopping(&c->stop))
                     break;
                 set_healthy(r, 0);
                 metrics_inventory_error(c->metrics);
                 log_msg(LOG_WARN, "inventory: list %s failed, retrying in "
                         "%us: %s", r->plural, delay, err.msg);
                 relist_delay = 0;   /* errors have their own backoff */
-                if (wait_stop(c, delay))
+                if (stopper_wait(&c->stop, delay))
                     break;
                 delay = backoff_next(delay);
                 continue;
@@ -650,7 +623,7 @@ static void *resource_main(void *arg)
             need_list = 1;
             break;
         case W_ERROR:
-            if (atomic_load(&c->stopping))
+            if (stopper_stopping(&c->stop))
                 break;
             set_healthy(r, 0);
             metrics_inventory_error(c->metrics);
@@ -658,7 +631,7 @@ static void *resource_main(void *arg)
                     "%us: %s", r->plural, delay, err.msg);
             need_list = 1;
             relist_delay = 0;
-            if (wait_stop(c, delay))
+            if (stopper_wait(&c->stop, delay))
                 return NULL;
             delay = backoff_next(delay);
             break;
@@ -699,7 +672,7 @@ static void *builder_main(void *arg)
         int build, current;
         struct err err = { "" };
 
-        if (wait_stop(c, 1))
+        if (stopper_wait(&c->stop, 1))
             break;
         pthread_mutex_lock(&c->mu);
         build = c->dirty && all_listed(c);
@@ -732,7 +705,7 @@ struct cluster *cluster_new(const struct cluster_opts *o,
     size_t i, k;
 
     pthread_mutex_init(&c->mu, NULL);
-    pthread_cond_init(&c->cond, NULL);
+    stopper_init(&c->stop);
     c->store = s;
     c->metrics = m;
     c->page_size = o->page_size ? o->page_size : 500;
@@ -762,7 +735,7 @@ struct cluster *cluster_new(const struct cluster_opts *o,
         }
         objmap_init(&r->objs);
         r->api = kubeapi_new(&c->cr);
-        kubeapi_set_stop(r->api, is_stopping, c);
+        kubeapi_set_stop(r->api, stopper_stopping, &c->stop);
     }
     invstore_set_cluster(s, add_objects, c);
     return c;
@@ -798,11 +771,7 @@ void cluster_free(struct cluster *c)
 
     if (!c)
         return;
-    atomic_store(&c->stopping, 1);
-    pthread_mutex_lock(&c->mu);
-    c->stop = 1;
-    pthread_cond_broadcast(&c->cond);
-    pthread_mutex_unlock(&c->mu);
+    stopper_stop(&c->stop);
     for (i = 0; i < c->nres; i++)
         if (c->res[i].started)
             pthread_join(c->res[i].thread, NULL);
@@ -814,7 +783,7 @@ void cluster_free(struct cluster *c)
         if (c->res[i].objs.b)
             objmap_release(&c->res[i].objs);
     }
-    pthread_cond_destroy(&c->cond);
+    stopper_destroy(&c->stop);
     pthread_mutex_destroy(&c->mu);
     kubecreds_release(&c->cr);
     free(c);
