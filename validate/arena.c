@@ -6,17 +6,17 @@
  * In an arena of MAP_ARENA_BYTES chunks (a whole linter run: it only
  * grows), chunks of MAP_BYTES and up (normal ones or large blocks) are
  * mapped from the kernel, zero, and their pages are made resident
- * POPULATE_BYTES at a time as they are handed out: one call instead of a page fault per 4 KiB
- * (issue 17: on the benchmark the linter's time went to page faults, some
- * 15 us each on a virtual machine, and to clearing cold memory by hand),
- * and no more resident than a page fault would have made it, give or take
- * one step. Each chunk remembers how far it was ever handed out (`dirty`):
- * memory past that is still zero and is not cleared again. Other chunks
- * are malloc'd and cleared per allocation: an arena cleared again and
- * again (a request's, the allocator's scratch per object) gets them back
- * warm from malloc, where a fresh mapping each time costs its page faults
- * again (mapping them made the allocator benchmark's p99 per object 1.6x
- * slower).
+ * POPULATE_BYTES at a time as they are handed out: one call instead of a
+ * page fault per 4 KiB (issue 17: on the benchmark the linter's time went
+ * to page faults, some 15 us each on a virtual machine, and to clearing
+ * cold memory by hand), and no more resident than a page fault would have
+ * made it, give or take one step. Each chunk remembers how far it was ever
+ * handed out (`dirty`): memory past that is still zero and is not cleared
+ * again. Other chunks are malloc'd and cleared per allocation: an arena
+ * cleared again and again (a request's, the allocator's scratch per
+ * object) gets them back warm from malloc, where a fresh mapping each time
+ * costs its page faults again (mapping them made the allocator
+ * benchmark's p99 per object 1.6x slower).
  */
 #include "arena.h"
 
