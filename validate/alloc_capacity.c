@@ -354,3 +354,199 @@ int alloc_shares_take(struct search *s, size_t ai, size_t d)
         share_push(s, d, SIZE_MAX, NULL);
     return 0;
 }
+
+/* ==== a lower bound on the counters a node's requests consume =========== */
+
+struct ctr_need {               /* what one candidate consumes of one
+                                   counter (summed over its entries) */
+    size_t dev, pool, set;
+    const char *name;
+    struct quantity q;
+};
+
+static int need_by_key(const void *x, const void *y)
+{
+    const struct ctr_need *a = x, *b = y;
+    int c;
+
+    if (a->pool != b->pool)
+        return a->pool < b->pool ? -1 : 1;
+    if (a->set != b->set)
+        return a->set < b->set ? -1 : 1;
+    c = strcmp(a->name, b->name);
+    if (c)
+        return c;
+    return quantity_cmp(&a->q, &b->q);
+}
+
+static int by_index(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+    return a < b ? -1 : a > b;
+}
+
+/* The counter named name of pool pool's counter set set, or NULL. */
+static const struct dm_counter *ctr_have(const struct devmodel *m,
+                                         size_t pool, size_t set,
+                                         const char *name)
+{
+    const struct dm_counterset *cs = &m->pools[pool].sets[set];
+    size_t k;
+
+    for (k = 0; k < cs->n; k++)
+        if (!strcmp(cs->c[k].name, name))
+            return &cs->c[k];
+    return NULL;
+}
+
+/* Adds what device d consumes (SIZE_MAX sets, which make it never
+ * allocatable, left out: that only weakens the bound) to need[*n..]. */
+static void need_add(const struct devmodel *m, size_t d,
+                     struct ctr_need *need, size_t *n)
+{
+    const struct dm_device *dv = &m->devs[d];
+    size_t i, j, k, first = *n;
+
+    for (i = 0; i < dv->nconsumes; i++) {
+        const struct dm_consume *cu = &dv->consumes[i];
+        if (cu->set == SIZE_MAX)
+            continue;
+        for (j = 0; j < cu->n; j++) {
+            for (k = first; k < *n; k++)    /* the same counter twice */
+                if (need[k].set == cu->set
+                    && !strcmp(need[k].name, cu->c[j].name))
+                    break;
+            if (k < *n) {
+                if (quantity_add(&need[k].q, &cu->c[j].value) < 0)
+                    need[k].q = cu->c[j].value;     /* keep a lower one */
+                continue;
+            }
+            need[*n].dev = d;
+            need[*n].pool = dv->pool_idx;
+            need[*n].set = cu->set;
+            need[*n].name = cu->c[j].name;
+            need[*n].q = cu->c[j].value;
+            (*n)++;
+        }
+    }
+}
+
+/* How many consumers of one counter slot si must take at least: its
+ * count less its candidates that do not consume it (keys[0..nkey) are
+ * the consumers' device indexes, sorted). */
+static long long slot_least(const struct search *s, size_t ai,
+                            long long count, const size_t *keys,
+                            size_t nkey)
+{
+    size_t i, in = 0;
+
+    for (i = 0; i < s->ncand[ai]; i++)
+        in += bsearch(&s->cand[ai][i], keys, nkey, sizeof(*keys),
+                      by_index) != NULL;
+    return count - (long long)(s->ncand[ai] - in);
+}
+
+int alloc_counters_short(struct search *s, struct alloc_node *f)
+{
+    const struct devmodel *m = s->m;
+    size_t si, i, j, nd = 0, nneed = 0, room = 0, g, e;
+    long long total = 0;
+    size_t *devs, *keys;
+    struct ctr_need *need;
+    int consumers = 0;
+
+    /* the slots the bound is sure of: one alternative, ExactCount, not
+     * adminAccess; every device they take is a different one */
+    for (si = 0; si < s->nslots; si++) {
+        const struct slot *sl = &s->slots[si];
+        const struct alloc_alt *alt = s->alts[sl->alt0];
+        if (sl->r->nalts != 1 || alt->all || alt->admin || alt->count < 1)
+            continue;
+        total += alt->count;
+        room += s->ncand[sl->alt0];
+        for (i = 0; i < s->ncand[sl->alt0] && !consumers; i++)
+            consumers = m->devs[s->cand[sl->alt0][i]].nconsumes > 0;
+    }
+    if (!total || !consumers)   /* the usual case: nothing to bound */
+        return 0;
+    devs = arena_alloc(s->a, (room + 1) * sizeof(*devs));
+    for (si = 0; si < s->nslots; si++) {
+        const struct slot *sl = &s->slots[si];
+        const struct alloc_alt *alt = s->alts[sl->alt0];
+        if (sl->r->nalts != 1 || alt->all || alt->admin || alt->count < 1)
+            continue;
+        for (i = 0; i < s->ncand[sl->alt0]; i++) {
+            size_t d = s->cand[sl->alt0][i];
+            if (m->devs[d].multi)   /* counters spent once for several
+                                       allocations: not bounded here */
+                return 0;
+            devs[nd++] = d;
+        }
+    }
+    qsort(devs, nd, sizeof(*devs), by_index);
+    for (i = j = 0; i < nd; i++)        /* the union of the candidates */
+        if (!j || devs[j - 1] != devs[i])
+            devs[j++] = devs[i];
+    nd = j;
+    for (i = 0, room = 0; i < nd; i++) {
+        const struct dm_device *dv = &m->devs[devs[i]];
+        for (j = 0; j < dv->nconsumes; j++)
+            room += dv->consumes[j].n;
+    }
+    if (!room)
+        return 0;
+    need = arena_alloc(s->a, room * sizeof(*need));
+    keys = arena_alloc(s->a, room * sizeof(*keys));
+    for (i = 0; i < nd; i++)
+        need_add(m, devs[i], need, &nneed);
+    qsort(need, nneed, sizeof(*need), need_by_key);
+    for (g = 0; g < nneed; g = e) {
+        const struct dm_counter *have;
+        struct quantity sum;
+        long long least;
+        for (e = g + 1; e < nneed && need[e].pool == need[g].pool
+             && need[e].set == need[g].set
+             && !strcmp(need[e].name, need[g].name); e++)
+            ;
+        have = ctr_have(m, need[g].pool, need[g].set, need[g].name);
+        if (!have)
+            continue;
+        for (i = g; i < e; i++)
+            keys[i - g] = need[i].dev;
+        qsort(keys, e - g, sizeof(*keys), by_index);
+        /* consumers needed: all the devices taken are different, and
+         * at most nd - (e - g) of them consume none of it */
+        least = total - (long long)(nd - (e - g));
+        for (si = 0; si < s->nslots; si++) {
+            const struct slot *sl = &s->slots[si];
+            const struct alloc_alt *alt = s->alts[sl->alt0];
+            long long l;
+            if (sl->r->nalts != 1 || alt->all || alt->admin
+                || alt->count < 1)
+                continue;
+            l = slot_least(s, sl->alt0, alt->count, keys, e - g);
+            if (l > least)
+                least = l;
+        }
+        if (least <= 0)
+            continue;
+        if (least > (long long)(e - g))
+            least = (long long)(e - g); /* the count check says the rest */
+        /* the least it costs: its smallest consumers, plus what devices
+         * already allocated spent */
+        memset(&sum, 0, sizeof(sum));
+        for (i = 0; i < s->nctr_taken; i++)
+            if (s->ctr[i].pool == need[g].pool && s->ctr[i].set == need[g].set
+                && !strcmp(s->ctr[i].name, need[g].name))
+                quantity_add(&sum, &s->ctr[i].q);
+        for (i = g; i < g + (size_t)least; i++)
+            if (quantity_add(&sum, &need[i].q) < 0)
+                break;
+        if (i < g + (size_t)least || quantity_cmp(&sum, &have->value) > 0) {
+            f->why = WHY_COUNTERS;
+            return 1;
+        }
+    }
+    return 0;
+}

@@ -131,6 +131,15 @@ int alloc_counters_take(struct search *s, size_t d);
  * or one marker without any: undo by resetting s->nshares). -1 when it
  * does not. */
 int alloc_shares_take(struct search *s, size_t ai, size_t d);
+/* A necessary condition before the search: the requests of one
+ * alternative (ExactCount, not adminAccess) take that many different
+ * devices among the node's candidates, so of each shared counter at least
+ * as many of its consumers as the candidates that consume none cannot
+ * make up, and those cost at least the smallest consumptions. 1 and f
+ * filled (WHY_COUNTERS) when that exceeds the counter: the search would
+ * only try every combination to find the same (issue 15: it ran out of
+ * budget and said nothing on many small partitions). */
+int alloc_counters_short(struct search *s, struct alloc_node *f);
 /* Spends the consumesCounters of the devices already allocated
  * (alloc_problem.taken) before the search: they stay below nctr_taken. */
 void alloc_counters_taken(struct search *s);

@@ -476,6 +476,12 @@ static int search_node(struct solve *sv, struct alloc_node *f, size_t n)
         return 0;
     }
     sv->out->nmatching++;
+    if (alloc_counters_short(s, f)) {
+        if (sig)
+            f->alike = alloc_memo_add(s, &sv->memo, sig, nsig, MEMO_FAIL, f);
+        add_fail(s, sv->out, &sv->capfails, f);
+        return 0;
+    }
     res = attempt(s, 0);
     if (res == 1) {
         node_fits(sv, n);

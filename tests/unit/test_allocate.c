@@ -703,6 +703,81 @@ static void test_counters(void)
     inventory_free(inv);
 }
 
+/* Appends node's slice: counter mem of cap_gi, then n partitions of each
+ * size in sizes_gi (0: consumes nothing). */
+static size_t add_node(char *t, size_t at, size_t max, int node, int cap_gi,
+                       const int *counts, const int *sizes_gi, size_t nsz)
+{
+    size_t i;
+    int k, dev = 0;
+
+    at += (size_t)snprintf(t + at, max - at,
+        "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: s%d}\nspec:\n  driver: d\n  nodeName: n%d\n"
+        "  pool: {name: p%d, generation: 0, resourceSliceCount: 1}\n"
+        "  sharedCounters:\n  - name: cs\n    counters: {mem: {value: %dGi}}\n"
+        "  devices:\n", node, node, node, cap_gi);
+    for (i = 0; i < nsz; i++)
+        for (k = 0; k < counts[i]; k++, dev++)
+            at += (size_t)(sizes_gi[i]
+                ? snprintf(t + at, max - at, "  - {name: x%d, consumesCounters:"
+                           " [{counterSet: cs, counters: {mem: {value: "
+                           "%dGi}}}]}\n", dev, sizes_gi[i])
+                : snprintf(t + at, max - at, "  - {name: x%d}\n", dev));
+    return at;
+}
+
+/* Many partitions of a shared counter on two nodes: a search alone tries
+ * the ways to pick them until its budget runs out (undetermined, nothing
+ * said); the counters' lower bound decides (issue 15). */
+static void test_counter_bound(void)
+{
+    static const int mixed_n[] = {8, 24, 2}, mixed_gi[] = {10, 40, 0};
+    static const int same_n[] = {32}, same_gi[] = {10};
+    size_t max = 1 << 16, at = 0;
+    char *t = malloc(max);
+    struct inventory *inv;
+    const struct devmodel *m;
+    struct alloc_result r;
+    struct arena a;
+    int node;
+
+    arena_init(&a, 1 << 16);
+    /* 100Gi: 8 of 10Gi, 24 of 40Gi, 2 that consume nothing */
+    for (node = 0; node < 2; node++)
+        at = add_node(t, at, max, node, 100, mixed_n, mixed_gi, 3);
+    inv = inv_of(t + 4);        /* past the first "---\n" */
+    m = inventory_devices(inv);
+    CHECK(m->ndevs == 68);
+    /* 11 take at least 9 partitions (2 consume nothing): the 8 of 10Gi
+     * and one of 40Gi, 120Gi */
+    CHECK(solve1(&a, m, "true", 11, NULL, 0, &r) == ALLOC_FAIL);
+    CHECK(!r.partial && r.nfails == 2 && r.fails[0].why == WHY_COUNTERS);
+    CHECK(solve1(&a, m, "true", 12, NULL, 0, &r) == ALLOC_FAIL);
+    CHECK(!r.partial && r.fails[0].why == WHY_COUNTERS);
+    /* 10: the two free ones and the 8 of 10Gi, 80Gi */
+    CHECK(solve1(&a, m, "true", 10, NULL, 0, &r) != ALLOC_FAIL);
+    CHECK(solve1(&a, m, "true", 9, NULL, 0, &r) != ALLOC_FAIL);
+    /* the free ones only: the bound has nothing to say */
+    CHECK(solve1(&a, m, "!('mem' in device.capacity) && "
+                 "device.attributes.size() == 0", 2, NULL, 0, &r)
+          != ALLOC_FAIL);
+    inventory_free(inv);
+
+    /* 160Gi of 32 partitions of 10Gi: 16 fit, 17 never */
+    at = 0;
+    for (node = 0; node < 2; node++)
+        at = add_node(t, at, max, node, 160, same_n, same_gi, 1);
+    inv = inv_of(t + 4);
+    m = inventory_devices(inv);
+    CHECK(solve1(&a, m, "true", 17, NULL, 0, &r) == ALLOC_FAIL);
+    CHECK(!r.partial && r.fails[0].why == WHY_COUNTERS);
+    CHECK(solve1(&a, m, "true", 16, NULL, 0, &r) == ALLOC_OK);
+    inventory_free(inv);
+    arena_release(&a);
+    free(t);
+}
+
 /* Kubernetes' allocator refuses a whole pool when a device consumes a
  * counter set the pool does not define (or a device name repeats across
  * its slices): none of its devices is used. */
@@ -1025,6 +1100,7 @@ int main(void)
     test_request_policy();
     test_shared_capacity();
     test_counters();
+    test_counter_bound();
     test_taken();
     test_invalid_pool();
     test_gates_off();
