@@ -49,13 +49,15 @@ run_suite() {   # name, command...
 # CLAIMCHECK_TEST_SCOPE=code (the sanitizer pass of .ci/run): only the
 # suites that run claimcheck's C code. The ones that check generated
 # tables, source rules, deploy files, installation, packages, the release
-# files and the documents are skipped with that reason; they gain nothing
-# from a sanitizer build, and the plain `make test` runs them.
+# files and the documents, and the HTML report's browser check (cli.sh
+# renders -o html under the sanitizer), are skipped with that reason; they
+# gain nothing from a sanitizer build, and the plain `make test` runs them.
 scope=${CLAIMCHECK_TEST_SCOPE:-all}
-run_files_suite() {   # name, command...: a suite that checks files, not code
+run_files_suite() {   # name, command...: a suite that checks files (or a
+                      # browser), not code
   if [ "$scope" = code ]; then
     echo "== $1"
-    echo "   skipped: $1: CLAIMCHECK_TEST_SCOPE=code (checks files, not the C code; the plain make test runs it)"
+    echo "   skipped: $1: CLAIMCHECK_TEST_SCOPE=code (checks files or a browser, not the C code; the plain make test runs it)"
     total_skip=$((total_skip + 1))
     return
   fi
@@ -88,7 +90,7 @@ run_suite "k8s allocator scenarios" bash tests/k8s/allocator/run.sh
 [ -f tests/e2e/monitoring.sh ] && run_suite "monitoring (alerts, dashboard, /metrics)" bash tests/e2e/monitoring.sh
 [ -f tests/e2e/deploy.sh ] && run_files_suite "deploy manifests and CI files" bash tests/e2e/deploy.sh
 [ -f tests/e2e/formats.sh ] && run_suite "output formats (sarif, junit, github)" bash tests/e2e/formats.sh
-[ -f tests/e2e/html/run.sh ] && run_suite "html report in headless chromium" bash tests/e2e/html/run.sh
+[ -f tests/e2e/html/run.sh ] && run_files_suite "html report in headless chromium" bash tests/e2e/html/run.sh
 [ -f tests/e2e/hostile.sh ] && run_suite "hostile inputs (bounded time and memory)" bash tests/e2e/hostile.sh
 run_files_suite "install (make install/uninstall, man pages)" bash tests/e2e/install.sh
 run_files_suite "packages (make dist, make deb, dpkg)" bash tests/e2e/package.sh
