@@ -209,7 +209,8 @@ static const struct rule rules[] = {
         .hint = "widen the selectors or the Pod's placement, or expect the "
                 "Pod to wait for one of the few nodes that fit",
         .why = "When only one or two nodes (or under 10 % of the nodes with "
-               "matching devices) can satisfy a claim - or all of a Pod's "
+               "matching devices, and fewer than the 100 the scheduler "
+               "looks for) can satisfy a claim - or all of a Pod's "
                "claims together with its nodeSelector and node affinity - "
                "every Pod that uses it competes for those nodes and waits "
                "whenever they are busy. Checked against the devices of the "

@@ -808,7 +808,10 @@ void check_claim_scarce(struct check_ctx *cx, const struct object *o)
     if (!s->m)
         return;
     pb = solve(cx, s, o, &res);
-    if (!pb || res->verdict != ALLOC_OK || res->partial || !res->nsat)
+    /* res->enough: ALLOC_FEASIBLE_MIN nodes fit, as many as the
+     * scheduler looks for: not narrow (the search stopped there) */
+    if (!pb || res->verdict != ALLOC_OK || res->partial || !res->nsat
+        || res->enough)
         return;
     if (pb->pod && pb->p.node_name)
         return;     /* pinned by design */

@@ -21,8 +21,12 @@
 #include "nodeaffinity.h"
 
 enum { RELAX_CONS = 1, RELAX_CTR = 2, RELAX_EXCL = 4 };
-#define EFF_UNUSABLE 2      /* passes the filters, in an incomplete or
+/* search.eff: whether an alternative may use a device (0: not yet
+ * known) */
+enum { EFF_USABLE = 1,
+       EFF_UNUSABLE = 2,    /* passes the filters, in an incomplete or
                                invalid pool */
+       EFF_NO = 3 };
 
 struct slot {
     size_t claim, req;
@@ -72,8 +76,10 @@ struct search {
     struct slot *slots;
     size_t nslots, nalts;
     const struct alloc_alt **alts;      /* flattened */
-    unsigned char **eff;                /* per alt: device usable (1), or
-                                           EFF_UNUSABLE, or 0 */
+    unsigned char **eff;                /* per alt and device: EFF_*, or
+                                           0 until its node is visited */
+    size_t ndevchecked;                 /* eff computed (a measure of the
+                                           work: alloc_result) */
     size_t **cand;                      /* per alt: candidates on node */
     size_t **cpos;                      /* per alt: their position on the
                                            node (local index, or shared) */
@@ -166,8 +172,9 @@ int alloc_constraints_short(struct search *s, struct alloc_node *f);
 
 /* ==== alloc_pools.c ==== */
 
-/* The devices each alternative may use at all (selectors, capacity,
- * taints) and room for the candidates of one node. */
+/* Room for which devices each alternative may use at all (selectors,
+ * capacity, taints: judged when a node is first visited) and for the
+ * candidates of one node. */
 void alloc_pools_init(struct search *s);
 /* The candidates of node n per alternative (s->cand, s->ncand, s->cpos);
  * 1 if any alternative has one. */

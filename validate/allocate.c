@@ -565,12 +565,17 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
         out->verdict = ALLOC_UNKNOWN;
         return out->verdict;
     }
-    for (n = 0; n < m->nnodes && !sv.over; n++) {
+    /* the scheduler stops filtering once ALLOC_FEASIBLE_MIN nodes fit:
+     * so does the search, the verdict is OK whatever the rest holds */
+    for (n = 0; n < m->nnodes && !sv.over && !out->enough; n++) {
         if ((n & 63) == 0 && clock_past(p->deadline_ns))
             sv.over = 1;        /* out of time: as out of budget */
         else if (solve_node(&sv, n) < 0)
             sv.over = 1;
+        out->enough = out->nsat >= ALLOC_FEASIBLE_MIN;
     }
+    out->nvisited = n;
+    out->ndevchecked = sv.s.ndevchecked;
     out->steps = sv.s.steps;
     if (sv.over)
         out->verdict = out->nsat ? ALLOC_OK : ALLOC_UNKNOWN;

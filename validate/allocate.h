@@ -235,6 +235,9 @@ struct alloc_node {             /* why one node cannot host the problem */
 
 #define ALLOC_ALIKE 512
 
+/* The search stops once ALLOC_FEASIBLE_MIN nodes fit (alloc_result.enough),
+ * as the scheduler's filter does: the counts then cover the nodes visited
+ * (the first nvisited of the model), not the whole inventory. */
 struct alloc_result {
     enum alloc_verdict verdict;
     size_t nsat;                /* nodes that can host it */
@@ -249,6 +252,11 @@ struct alloc_result {
     unsigned long steps;        /* work done */
     int partial;                /* budget exhausted: nsat is a lower bound
                                    and fails[] incomplete */
+    int enough;                 /* stopped when ALLOC_FEASIBLE_MIN nodes
+                                   fit (verdict ALLOC_OK) */
+    size_t nvisited;            /* nodes looked at, in model order */
+    size_t ndevchecked;         /* devices whose filters were evaluated
+                                   (capacity, taints, pools) */
     size_t nerror;              /* nodes where the allocator errors */
     struct alloc_node error;    /* the first of them (WHY_ERROR) */
 };

@@ -1081,10 +1081,40 @@ static void test_memo(void)
 
     arena_init(&a, 1 << 16);
     CHECK(solve1(&a, m, "true", 2, &match, 1, &r) == ALLOC_OK);
-    CHECK(r.nsat == 200 && !r.partial);
+    CHECK(r.nsat == ALLOC_FEASIBLE_MIN && r.enough && !r.partial);
     CHECK(solve1(&a, m, "true", 3, &match, 1, &r) == ALLOC_FAIL);
     CHECK(r.nfails == 200 && r.fails[199].why == WHY_CONSTRAINT
           && r.fails[199].node == 199);
+    arena_release(&a);
+    inventory_free(inv);
+    free(y);
+}
+
+/* 300 nodes alike: the search stops once ALLOC_FEASIBLE_MIN fit, as the
+ * scheduler's filter does, and judges the devices of no other node; a
+ * claim that fits nowhere is judged on every node (its counts are
+ * printed) */
+static void test_enough(void)
+{
+    char *y = cluster(300, NULL);
+    struct inventory *inv = inv_of(y);
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_result r;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    CHECK(m->nnodes == 300 && m->ndevs == 1200);
+    CHECK(solve1(&a, m, "true", 1, NULL, 0, &r) == ALLOC_OK);
+    CHECK(r.enough && r.nsat == ALLOC_FEASIBLE_MIN
+          && r.nvisited == ALLOC_FEASIBLE_MIN
+          && r.ndevchecked == 4 * ALLOC_FEASIBLE_MIN);
+    /* one matching device a node: the same 100 nodes */
+    CHECK(solve1(&a, m, "device.attributes['gpu.example.com'].idx == 3", 1,
+                 NULL, 0, &r) == ALLOC_OK && r.enough
+          && r.nvisited == ALLOC_FEASIBLE_MIN);
+    CHECK(solve1(&a, m, "true", 5, NULL, 0, &r) == ALLOC_FAIL);
+    CHECK(!r.enough && r.nsat == 0 && r.nvisited == 300
+          && r.ndevchecked == 1200 && r.nwithdev == 300);
     arena_release(&a);
     inventory_free(inv);
     free(y);
@@ -1106,5 +1136,6 @@ int main(void)
     test_gates_off();
     test_eval();
     test_memo();
+    test_enough();
     return CHECK_DONE();
 }
