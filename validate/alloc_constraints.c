@@ -251,6 +251,7 @@ void alloc_constraints_init(struct search *s)
 {
     const struct devmodel *m = s->m;
     size_t i, n, k, j;
+    int lists = s->ncs && alloc_model_lists(m);
 
     /* the attribute resolved once, where each applies */
     for (i = 0; i < s->ncs; i++) {
@@ -270,7 +271,8 @@ void alloc_constraints_init(struct search *s)
         cs->vh = devmodel_attr_hashes(m, cs->sym, cs->domain);
         cs->applies = arena_alloc(s->a, s->nalts + 1);
         cs->lists = 0;
-        for (k = 0; cs->idx && k < m->ndevs && !cs->lists; k++) {
+        /* the walk only where some device of the model has a list */
+        for (k = 0; cs->idx && lists && k < m->ndevs && !cs->lists; k++) {
             const struct cel_attr *at = cons_attr(m, cs, k);
             cs->lists = at && at->type >= CEL_ATTR_INTS;
         }

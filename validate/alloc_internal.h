@@ -2,7 +2,8 @@
  * alloc_internal.h - what the allocator's files share (allocate.h is the
  * API): the search state, the constraint and counter state inside it, the
  * memo of nodes alike. Split as Kubernetes' structured allocator is:
- *   alloc_select.c       selector results over every device, cached
+ *   alloc_select.c       selector results over every device, cached,
+ *                        and what else is learnt once per model
  *   alloc_capacity.c     capacity requests, taints, shared counters
  *   alloc_constraints.c  matchAttribute / distinctAttribute
  *   alloc_pools.c        which devices an alternative can use on a node,
@@ -124,6 +125,12 @@ static inline uint64_t alloc_mix(uint64_t h)
     h ^= h >> 33;
     return h;
 }
+
+/* ==== alloc_select.c ==== */
+
+/* 1 if some device of m has a list-type attribute value: computed once
+ * per model, in the selector cache's extension (lock-free). */
+int alloc_model_lists(const struct devmodel *m);
 
 /* ==== alloc_capacity.c ==== */
 

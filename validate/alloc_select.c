@@ -3,7 +3,8 @@
  * (alloc_eval, alloc_eval_cached: see allocate.h). Devices that agree on
  * everything a selector reads (cel_device_refs) share one evaluation; the
  * results of a selector text are computed once per model and kept in the
- * model's extension slot (lock-free, bounded in entries and bytes).
+ * model's extension slot (lock-free, bounded in entries and bytes), with
+ * what else the allocator learns once per model (alloc_model_lists).
  */
 #include "allocate.h"
 
@@ -183,6 +184,8 @@ struct selcache {
     struct dm_ext base;         /* first member: the model holds &base */
     void *_Atomic slot[ALLOC_SELCACHE];    /* struct cache_entry, set once */
     _Atomic size_t bytes;       /* memory held by the entries */
+    _Atomic int lists;          /* alloc_model_lists(): 0 not known yet,
+                                   1 no device has a list value, 2 some */
 };
 
 static void selcache_free(struct dm_ext *e)
@@ -208,6 +211,22 @@ static struct selcache *selcache_of(const struct devmodel *m)
     if (e != &mine->base)
         free(mine);     /* another thread was first */
     return (struct selcache *)(void *)e;
+}
+
+int alloc_model_lists(const struct devmodel *m)
+{
+    struct selcache *sc = selcache_of(m);
+    int v = atomic_load(&sc->lists);
+    size_t d, i;
+
+    for (d = 0; !v && d < m->ndevs; d++)
+        for (i = 0; i < m->devs[d].cel.nattrs && !v; i++)
+            if (m->devs[d].cel.attrs[i].type >= CEL_ATTR_INTS)
+                v = 2;
+    if (!v)
+        v = 1;
+    atomic_store(&sc->lists, v);    /* racing callers store the same */
+    return v == 2;
 }
 
 static uint64_t hash_text(const char *s)

@@ -1120,6 +1120,36 @@ static void test_enough(void)
     free(y);
 }
 
+/* matchAttribute over list-type values needs an element common to the
+ * devices taken (alloc_model_lists tells the search such values exist) */
+static void test_list_match(void)
+{
+    struct inventory *inv = inv_of(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: s}\nspec:\n  driver: d\n  nodeName: n1\n"
+        "  pool: {name: p, generation: 0, resourceSliceCount: 1}\n"
+        "  devices:\n"
+        "  - {name: a, attributes: {k: {string: a},\n"
+        "                           root: {strings: [r0, r1]}}}\n"
+        "  - {name: b, attributes: {k: {string: b},\n"
+        "                           root: {strings: [r1, r2]}}}\n"
+        "  - {name: c, attributes: {k: {string: c},\n"
+        "                           root: {strings: [r3]}}}\n");
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_constraint match = {0, "d/root", NULL, 0};
+    struct alloc_result r;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    CHECK(m->ndevs == 3);
+    CHECK(solve1(&a, m, "device.attributes['d'].k != 'c'", 2, &match, 1, &r)
+          == ALLOC_OK);
+    CHECK(solve1(&a, m, "device.attributes['d'].k != 'a'", 2, &match, 1, &r)
+          == ALLOC_FAIL);
+    arena_release(&a);
+    inventory_free(inv);
+}
+
 int main(void)
 {
     test_model();
@@ -1137,5 +1167,6 @@ int main(void)
     test_eval();
     test_memo();
     test_enough();
+    test_list_match();
     return CHECK_DONE();
 }
