@@ -200,6 +200,7 @@ static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
     const struct classspec *cs = NULL;
     const struct tnode *creq;
     size_t i, k, n = 0;
+    int errs;
 
     memset(ai, 0, sizeof(*ai));
     ai->r = r;
@@ -227,7 +228,22 @@ static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
     ai->nsels = n;
     /* combine in order: the first error or false decides */
     ai->sel = arena_alloc(a, m->ndevs + 1);
-    for (i = 0; i < m->ndevs; i++) {
+    for (k = 0, errs = 0; k < n; k++)
+        errs |= ai->sels[k].res->match.nerr > 0;
+    if (!errs) {    /* no error anywhere: AM_YES is 1, AM_NO 0 */
+        unsigned char *sel = ai->sel;
+        size_t nd = m->ndevs, yes = 0;
+        memset(sel, 1, nd);
+        for (k = 0; k < n; k++) {
+            const unsigned char *v = ai->sels[k].res->match.v;
+            for (i = 0; i < nd; i++)
+                sel[i] &= v[i];
+        }
+        for (i = 0; i < nd; i++)
+            yes += sel[i];
+        ai->nyes = yes;
+    }
+    for (i = 0; i < m->ndevs && errs; i++) {
         int v = 1;
         for (k = 0; k < n && v == 1; k++) {
             const struct alloc_match *mt = &ai->sels[k].res->match;
@@ -271,10 +287,10 @@ static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
     ai->alt.off = s->off;
     if (!ai->alt.all && ai->alt.count < 1)
         return -1;
-    for (i = 0; i < m->ndevs; i++)
-        if (ai->sel[i] && (!ai->ncaps
-                           || alloc_device_fits(a, &m->devs[i], &ai->alt,
-                                                NULL)))
+    if (!ai->ncaps)
+        ai->nfit = ai->nyes;
+    for (i = 0; i < m->ndevs && ai->ncaps; i++)
+        if (ai->sel[i] && alloc_device_fits(a, &m->devs[i], &ai->alt, NULL))
             ai->nfit++;
     return 0;
 }
