@@ -180,15 +180,30 @@ int alloc_pool_usable(const struct dm_pool *p, unsigned off)
 
 /* ==== shared counters ==================================================== */
 
-/* What the search has taken of one counter so far (QE_RANGE past 127
- * bits: then nothing more fits). */
-static int ctr_used(const struct search *s, size_t pool, size_t set,
-                    const char *name, struct quantity *q)
+/* The counter named name of pool pool's counter set set, or NULL. */
+static const struct dm_counter *ctr_have(const struct devmodel *m,
+                                         size_t pool, size_t set,
+                                         const char *name)
+{
+    const struct dm_counterset *cs = &m->pools[pool].sets[set];
+    size_t k;
+
+    for (k = 0; k < cs->n; k++)
+        if (!strcmp(cs->c[k].name, name))
+            return &cs->c[k];
+    return NULL;
+}
+
+/* What s->ctr[0..end) has taken of one counter: the search so far (end
+ * s->nctr) or the devices allocated already (s->nctr_taken). QE_RANGE
+ * past 127 bits: then nothing more fits. */
+static int ctr_used(const struct search *s, size_t end, size_t pool,
+                    size_t set, const char *name, struct quantity *q)
 {
     size_t i;
 
     memset(q, 0, sizeof(*q));
-    for (i = 0; i < s->nctr; i++)
+    for (i = 0; i < end; i++)
         if (s->ctr[i].pool == pool && s->ctr[i].set == set
             && !strcmp(s->ctr[i].name, name)
             && quantity_add(q, &s->ctr[i].q) < 0)
@@ -233,23 +248,20 @@ void alloc_counters_taken(struct search *s)
 int alloc_counters_take(struct search *s, size_t d)
 {
     const struct dm_device *dv = &s->m->devs[d];
-    const struct dm_pool *pl = &s->m->pools[dv->pool_idx];
-    size_t i, j, k;
+    size_t i, j;
 
     for (i = 0; i < dv->nconsumes; i++) {
         const struct dm_consume *cu = &dv->consumes[i];
         if (cu->set == SIZE_MAX)
             return -1;
         for (j = 0; j < cu->n; j++) {
-            const struct dm_counterset *set = &pl->sets[cu->set];
-            const struct dm_counter *have = NULL;
+            const struct dm_counter *have = ctr_have(s->m, dv->pool_idx,
+                                                     cu->set, cu->c[j].name);
             struct quantity used;
-            for (k = 0; k < set->n; k++)
-                if (!strcmp(set->c[k].name, cu->c[j].name))
-                    have = &set->c[k];
             if (!have)
                 return -1;
-            if (ctr_used(s, dv->pool_idx, cu->set, cu->c[j].name, &used) < 0
+            if (ctr_used(s, s->nctr, dv->pool_idx, cu->set, cu->c[j].name,
+                         &used) < 0
                 || quantity_add(&used, &cu->c[j].value) < 0
                 || quantity_cmp(&used, &have->value) > 0)
                 return -1;
@@ -386,20 +398,6 @@ static int by_index(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* The counter named name of pool pool's counter set set, or NULL. */
-static const struct dm_counter *ctr_have(const struct devmodel *m,
-                                         size_t pool, size_t set,
-                                         const char *name)
-{
-    const struct dm_counterset *cs = &m->pools[pool].sets[set];
-    size_t k;
-
-    for (k = 0; k < cs->n; k++)
-        if (!strcmp(cs->c[k].name, name))
-            return &cs->c[k];
-    return NULL;
-}
-
 /* Adds what device d consumes (SIZE_MAX sets, which make it never
  * allocatable, left out: that only weakens the bound) to need[*n..]. */
 static void need_add(const struct devmodel *m, size_t d,
@@ -505,6 +503,7 @@ int alloc_counters_short(struct search *s, struct alloc_node *f)
         const struct dm_counter *have;
         struct quantity sum;
         long long least;
+        int over;
         for (e = g + 1; e < nneed && need[e].pool == need[g].pool
              && need[e].set == need[g].set
              && !strcmp(need[e].name, need[g].name); e++)
@@ -535,15 +534,11 @@ int alloc_counters_short(struct search *s, struct alloc_node *f)
             least = (long long)(e - g); /* the count check says the rest */
         /* the least it costs: its smallest consumers, plus what devices
          * already allocated spent */
-        memset(&sum, 0, sizeof(sum));
-        for (i = 0; i < s->nctr_taken; i++)
-            if (s->ctr[i].pool == need[g].pool && s->ctr[i].set == need[g].set
-                && !strcmp(s->ctr[i].name, need[g].name))
-                quantity_add(&sum, &s->ctr[i].q);
-        for (i = g; i < g + (size_t)least; i++)
-            if (quantity_add(&sum, &need[i].q) < 0)
-                break;
-        if (i < g + (size_t)least || quantity_cmp(&sum, &have->value) > 0) {
+        over = ctr_used(s, s->nctr_taken, need[g].pool, need[g].set,
+                        need[g].name, &sum) < 0;
+        for (i = g; i < g + (size_t)least && !over; i++)
+            over = quantity_add(&sum, &need[i].q) < 0;
+        if (over || quantity_cmp(&sum, &have->value) > 0) {
             f->why = WHY_COUNTERS;
             return 1;
         }
