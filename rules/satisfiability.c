@@ -199,8 +199,8 @@ static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
     const struct devmodel *m = s->m;
     const struct classspec *cs = NULL;
     const struct tnode *creq;
-    size_t i, k, n = 0;
-    int errs;
+    size_t i, k, n = 0, nd = m->ndevs, yes = 0;
+    unsigned char *live;
 
     memset(ai, 0, sizeof(*ai));
     ai->r = r;
@@ -226,43 +226,37 @@ static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
             return -1;
     }
     ai->nsels = n;
-    /* combine in order: the first error or false decides */
+    /* combine in order: the first error or false decides (a device is
+     * live while every selector so far said yes; AM_YES is 1, AM_NO 0) */
     ai->sel = arena_alloc(a, m->ndevs + 1);
-    for (k = 0, errs = 0; k < n; k++)
-        errs |= ai->sels[k].res->match.nerr > 0;
-    if (!errs) {    /* no error anywhere: AM_YES is 1, AM_NO 0 */
-        unsigned char *sel = ai->sel;
-        size_t nd = m->ndevs, yes = 0;
-        memset(sel, 1, nd);
-        for (k = 0; k < n; k++) {
-            const unsigned char *v = ai->sels[k].res->match.v;
+    live = ai->sel;
+    memset(live, 1, nd);
+    for (k = 0; k < n; k++) {
+        const struct alloc_match *mt = &ai->sels[k].res->match;
+        const unsigned char *v = mt->v;
+        if (!mt->nerr) {        /* vectorised */
             for (i = 0; i < nd; i++)
-                sel[i] &= v[i];
+                live[i] &= v[i];
+            continue;
         }
-        for (i = 0; i < nd; i++)
-            yes += sel[i];
-        ai->nyes = yes;
-    }
-    for (i = 0; i < m->ndevs && errs; i++) {
-        int v = 1;
-        for (k = 0; k < n && v == 1; k++) {
-            const struct alloc_match *mt = &ai->sels[k].res->match;
-            if (mt->v[i] == AM_NO) {
-                v = 0;
-            } else if (mt->v[i] == AM_ERR) {
-                v = 0;
-                if (!ai->err_sel) {
-                    ai->err_sel = arena_alloc(a, m->ndevs * sizeof(size_t));
-                    ai->err_msg = arena_alloc(a, m->ndevs * sizeof(char *));
-                }
-                ai->err_sel[i] = k + 1;
-                ai->err_msg[i] = mt->err[i];
-                ai->nerr++;
+        for (i = 0; i < nd; i++) {
+            if (!live[i] || v[i] == AM_YES)
+                continue;
+            live[i] = 0;
+            if (v[i] != AM_ERR)
+                continue;
+            if (!ai->err_sel) {
+                ai->err_sel = arena_alloc(a, nd * sizeof(size_t));
+                ai->err_msg = arena_alloc(a, nd * sizeof(char *));
             }
+            ai->err_sel[i] = k + 1;
+            ai->err_msg[i] = mt->err[i];
+            ai->nerr++;
         }
-        ai->sel[i] = (unsigned char)v;
-        ai->nyes += (size_t)v;
     }
+    for (i = 0; i < nd; i++)
+        yes += live[i];
+    ai->nyes = yes;
     /* capacity.requests */
     creq = tree_get(r->capacity, "requests");
     if (tree_is_map(creq) && creq->n) {
