@@ -4,7 +4,8 @@
  * (run.sh tabulates them): the YAML load and the device model build timed apart (CPU and wall),
  * the memory of both per device (arena bytes, and the process's RSS
  * growth), then admission of every Pod of a second file, each its own run
- * (engine_check_admission, as the webhook does), p50/p99 of its CPU time.
+ * (engine_check_admission, as the webhook does), p50/p99 of its CPU time,
+ * and the p99 apart for the Pods that fit and the ones with an error.
  * Built by run.sh against libcore.a; helpers in ../bench_util.h.
  */
 #include <stdio.h>
@@ -51,10 +52,10 @@ int main(int argc, char **argv)
     struct arena docs_arena;
     struct ydocs docs;
     char *itext, *ptext;
-    size_t ilen, plen, i, n = 0;
+    size_t ilen, plen, i, n = 0, npart[2] = {0, 0};
     int f;
     long rss0, rss1, rss2;
-    double c0, c1, c2, t0, t1, t2, *lat;
+    double c0, c1, c2, t0, t1, t2, *lat, *part[2];
 
     if (argc < 3) {
         fprintf(stderr, "usage: bench_scale PODS INVENTORY...\n");
@@ -100,10 +101,14 @@ int main(int argc, char **argv)
     arena_init(&docs_arena, 1 << 20);
     load_yaml(&docs_arena, ptext, plen, &docs);
     lat = calloc(docs.n + 1, sizeof(*lat));
+    part[0] = calloc(docs.n + 1, sizeof(*lat));
+    part[1] = calloc(docs.n + 1, sizeof(*lat));
     for (i = 0; i < docs.n; i++) {
         struct arena a;
         struct diag_list out;
         double s;
+        size_t k;
+        int fails = 0;
         if (!docs.v[i].root)
             continue;
         arena_init(&a, 64 * 1024);
@@ -111,12 +116,25 @@ int main(int argc, char **argv)
         s = cpu();
         engine_check_admission(e, inv, docs.v[i].root, "ml", 0, &out, &err);
         lat[n++] = cpu() - s;
+        for (k = 0; k < out.n; k++)
+            fails |= out.v[k].sev == SEV_ERROR;
+        part[fails][npart[fails]++] = lat[n - 1];
         arena_release(&a);
     }
     qsort(lat, n, sizeof(*lat), cmp_double);
     if (n) {
         printf("admission_p50_ms %.2f\n", lat[n / 2] * 1e3);
         printf("admission_p99_ms %.2f\n", lat[(n * 99) / 100] * 1e3);
+    }
+    /* apart: the Pods that fit somewhere (the search stops at 100 nodes
+     * that fit) and the ones with an error (judged on every node) */
+    for (f = 0; f < 2; f++) {
+        qsort(part[f], npart[f], sizeof(*lat), cmp_double);
+        if (npart[f])
+            printf("admission_%s_n %zu\nadmission_%s_p99_ms %.2f\n",
+                   f ? "error" : "ok", npart[f], f ? "error" : "ok",
+                   part[f][(npart[f] * 99) / 100] * 1e3);
+        free(part[f]);
     }
     free(lat);
     arena_release(&docs_arena);
