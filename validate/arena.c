@@ -148,15 +148,20 @@ static void *large_block(struct arena *a, size_t need)
     return big->data;
 }
 
-/* n rounded up to ALIGN, at least ALIGN */
-static size_t aligned(size_t n)
+/* n rounded up to align (a power of two), at least align */
+static size_t aligned_to(size_t n, size_t align)
 {
     size_t need;
 
     if (n > SIZE_MAX - ALIGN)
         xalloc_die(n);
-    need = (n + ALIGN - 1) & ~(ALIGN - 1);
-    return need ? need : ALIGN;
+    need = (n + align - 1) & ~(align - 1);
+    return need ? need : align;
+}
+
+static size_t aligned(size_t n)
+{
+    return aligned_to(n, ALIGN);
 }
 
 void *arena_alloc_block(struct arena *a, size_t n)
@@ -164,19 +169,20 @@ void *arena_alloc_block(struct arena *a, size_t n)
     return large_block(a, aligned(n));
 }
 
-void *arena_alloc(struct arena *a, size_t n)
+/* need bytes (a multiple of align) at the current chunk's first offset
+ * aligned to align (ALIGN or less) */
+static void *alloc_at(struct arena *a, size_t need, size_t align)
 {
     struct arena_chunk *c = a->head;
-    size_t need = aligned(n);
     void *p;
 
     if (c) {    /* arena_bytes() may have left `used` unaligned */
-        size_t u = (c->used + ALIGN - 1) & ~(ALIGN - 1);
+        size_t u = (c->used + align - 1) & ~(align - 1);
         c->used = u <= c->size ? u : c->size;
     }
     if (!c || c->size - c->used < need) {
         if (need > a->chunk_size / 4)
-            return large_block(a, need);
+            return large_block(a, aligned(need));
         c = chunk_new(a, a->chunk_size);
         c->next = a->head;
         a->head = c;
@@ -187,6 +193,18 @@ void *arena_alloc(struct arena *a, size_t n)
     c->used += need;
     chunk_used(c);
     return p;
+}
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+    return alloc_at(a, aligned(n), ALIGN);
+}
+
+void *arena_alloc_aligned(struct arena *a, size_t n, size_t align)
+{
+    if (align > ALIGN || (align & (align - 1)))
+        align = ALIGN;
+    return alloc_at(a, aligned_to(n, align), align);
 }
 
 /* Unaligned bump allocation for bytes (strings): no padding. */

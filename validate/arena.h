@@ -27,6 +27,10 @@ struct arena {
 void arena_init(struct arena *a, size_t chunk_size);
 /* Returns zeroed memory aligned for any object type. Never NULL. */
 void *arena_alloc(struct arena *a, size_t n);
+/* The same aligned for align only (a power of two; more than
+ * max_align_t's is taken as that): arrays of 8-byte items and structs of
+ * pointers (tree nodes) pack without padding to 16 bytes. */
+void *arena_alloc_aligned(struct arena *a, size_t n, size_t align);
 /* Copies n bytes of s and adds a NUL; never NULL. */
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_strdup(struct arena *a, const char *s);

@@ -473,7 +473,7 @@ static void close_map(struct jp *j, struct tnode *m, size_t from)
 {
     size_t count = j->top - from, i, k, *table = NULL, mask = 0;
 
-    m->kids = arena_alloc(j->a, count * sizeof(*m->kids));
+    m->kids = tree_kids_new(j->a, count);
     if (count > SMALL_MAP) {
         size_t size = 1;
         while (size < count * 2)
@@ -519,7 +519,7 @@ static void close_seq(struct jp *j, struct tnode *s, size_t from)
 {
     size_t count = j->top - from, i;
 
-    s->kids = arena_alloc(j->a, count * sizeof(*s->kids));
+    s->kids = tree_kids_new(j->a, count);
     for (i = 0; i < count; i++) {
         s->kids[i] = j->stk[from + i];
         s->kids[i]->parent = s;

@@ -190,12 +190,12 @@ static struct tnode *copy_tree(struct builder *b, const struct tnode *src,
              "node budget (possible \"billion laughs\" document)");
         return NULL;
     }
-    n = arena_alloc(b->a, sizeof(*n));
+    n = tree_new(b->a, T_NULL, 0, 0);
     *n = *src;
     n->parent = NULL;
     n->key = NULL;
     if (src->n) {
-        n->kids = arena_alloc(b->a, src->n * sizeof(*n->kids));
+        n->kids = tree_kids_new(b->a, src->n);
         for (i = 0; i < src->n; i++) {
             struct tnode *k = copy_tree(b, src->kids[i], depth + 1);
             if (!k)
@@ -324,7 +324,7 @@ static void pop_frame(struct builder *b)
 
     n->n = (unsigned)f->n;
     if (f->n) {
-        n->kids = arena_alloc(b->a, f->n * sizeof(*n->kids));
+        n->kids = tree_kids_new(b->a, f->n);
         memcpy(n->kids, f->kids, f->n * sizeof(*n->kids));
         for (i = 0; i < f->n; i++)
             n->kids[i]->flags &= (unsigned char)~TF_MERGED;

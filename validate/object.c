@@ -229,7 +229,7 @@ static const struct tnode *default_requests(struct arena *a,
     m->key_line = lim->key_line;
     m->key_col = lim->key_col;
     m->n = (unsigned)((req ? req->n : 0) + add);
-    m->kids = arena_alloc(a, m->n * sizeof(*m->kids));
+    m->kids = tree_kids_new(a, m->n);
     for (i = 0; req && i < req->n; i++)
         m->kids[k++] = req->kids[i];
     for (i = 0; i < lim->n; i++)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +185,7 @@ static struct tnode *clone_at(struct arena *a, struct strmap *intern,
                               const struct tnode *src,
                               const struct tnode *parent, int depth)
 {
-    struct tnode *n = arena_alloc(a, sizeof(*n));
+    struct tnode *n = tree_new(a, T_NULL, 0, 0);
     size_t i;
 
     *n = *src;
@@ -193,7 +194,7 @@ static struct tnode *clone_at(struct arena *a, struct strmap *intern,
         n->key = clone_str(a, intern, src->key);
     n->str = clone_str(a, intern, src->str);
     if (src->n) {
-        n->kids = arena_alloc(a, src->n * sizeof(*n->kids));
+        n->kids = tree_kids_new(a, src->n);
         for (i = 0; i < src->n; i++)
             n->kids[i] = depth < 512
                          ? clone_at(a, intern, src->kids[i], n, depth + 1)
@@ -208,10 +209,19 @@ struct tnode *tree_clone(struct arena *a, struct strmap *intern,
     return clone_at(a, intern, n, NULL, 0);
 }
 
+struct tnode **tree_kids_new(struct arena *a, size_t n)
+{
+    if (n > SIZE_MAX / sizeof(struct tnode *))
+        xalloc_die(n);
+    return arena_alloc_aligned(a, n * sizeof(struct tnode *),
+                               _Alignof(struct tnode *));
+}
+
 struct tnode *tree_new(struct arena *a, enum tkind kind, unsigned line,
                        unsigned col)
 {
-    struct tnode *n = arena_alloc(a, sizeof(*n));
+    struct tnode *n = arena_alloc_aligned(a, sizeof(*n),
+                                          _Alignof(struct tnode));
 
     n->kind = (unsigned char)kind;
     n->line = line;

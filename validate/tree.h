@@ -35,12 +35,13 @@ enum tflag {
                            literal, which the apiserver sees as written */
 };
 
-struct tnode {                  /* 64 bytes: millions of them per big input */
+struct tnode {                  /* 56 bytes: millions of them per big input */
     const struct tnode *parent; /* NULL at a document root */
     const char *key;            /* key in the parent map, or NULL */
     const char *str;            /* scalar source text (NUL-terminated) */
-    struct tnode **kids;        /* map values / sequence items */
-    union {
+    union {                     /* by kind: a node has kids or a value */
+        struct tnode **kids;    /* T_MAP values / T_SEQ items (n of them;
+                                   scalars have n = 0) */
         long long ival;         /* T_INT value (if it fits int64) */
         double fval;            /* T_FLOAT value */
         int boolean;            /* T_BOOL value */
@@ -111,9 +112,12 @@ int tree_to_json(struct buf *out, const struct tnode *n, const char **why);
 struct tnode *tree_clone(struct arena *a, struct strmap *intern,
                          const struct tnode *n);
 
-/* Builders, used by the loaders (and object.c for defaulted maps). */
+/* Builders, used by the loaders (and object.c for defaulted maps): a
+ * zeroed node (str ""), and a zeroed array of n kid pointers, both packed
+ * at their own alignment (8 bytes), not the arena's 16. */
 struct tnode *tree_new(struct arena *a, enum tkind kind, unsigned line,
                        unsigned col);
+struct tnode **tree_kids_new(struct arena *a, size_t n);
 /* Resolves a YAML scalar whose text is in n->str exactly as go-yaml v2
  * decodes it into interface{}: tag is libyaml's (NULL: none; "!" and local
  * tags make a string; !!str/!!int/!!float/!!bool/!!null/!!timestamp must
