@@ -39,7 +39,7 @@ struct inventory *inventory_new(void)
 {
     struct inventory *inv = xcalloc(1, sizeof(*inv));
 
-    arena_init(&inv->arena, ARENA_LARGE_BYTES);
+    arena_init(&inv->arena, ARENA_RUN_BYTES);
     strmap_init(&inv->index, &inv->arena);
     inv->verdicts = verdict_cache_new();
     inv->model = xcalloc(1, sizeof(*inv->model));
