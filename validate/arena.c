@@ -298,6 +298,26 @@ void arena_free(struct arena *a, void *p, size_t n)
     }
 }
 
+void arena_adopt(struct arena *a, struct arena *src)
+{
+    struct arena_chunk *last = src->head;
+    size_t total = src->total;
+
+    if (!last)
+        return;
+    while (last->next)
+        last = last->next;
+    if (a->head) {      /* behind a's current chunk, which keeps serving */
+        last->next = a->head->next;
+        a->head->next = src->head;
+    } else {
+        a->head = src->head;
+    }
+    src->head = NULL;
+    chunk_count(src, total, 0);
+    chunk_count(a, total, 1);
+}
+
 void arena_release(struct arena *a)
 {
     struct arena_chunk *c = a->head, *next;

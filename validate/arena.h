@@ -58,6 +58,10 @@ void arena_meter(struct arena *a, atomic_size_t *meter);
 /* Frees every chunk but the first and empties it: cheap reuse of a scratch
  * arena (e.g. one document at a time). Earlier memory becomes invalid. */
 void arena_clear(struct arena *a);
+/* Moves every chunk of src into a: src's memory stays valid and now lives
+ * as long as a's (an arena filled in another thread, then merged); src is
+ * left empty. a's current chunk keeps serving a's requests. */
+void arena_adopt(struct arena *a, struct arena *src);
 /* Frees every chunk; the arena must be arena_init()ed again before reuse. */
 void arena_release(struct arena *a);
 

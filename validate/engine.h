@@ -82,6 +82,19 @@ struct inventory *inventory_new(void);
  * are failures here (-1 + err naming file:line:col). */
 int inventory_add_text(struct inventory *inv, const char *file,
                        const char *data, size_t len, struct err *err);
+/* The same for n files, parsed on two threads that take the files in
+ * turn (each file into an arena of its own, merged in after):
+ * the objects, their order and the error are those of inventory_add_text()
+ * called on each file in turn, which stops at the first that fails.
+ * objects is set to the number of objects each file added. */
+struct inventory_text {
+    const char *file;
+    const char *data;
+    size_t len;
+    size_t objects;             /* out */
+};
+int inventory_add_texts(struct inventory *inv, struct inventory_text *t,
+                        size_t n, struct err *err);
 /* Adds one object tree (deep copy). Kinds that are not inventory kinds are
  * ignored (returns 0). */
 int inventory_add_tree(struct inventory *inv, const struct tnode *obj,

@@ -82,21 +82,86 @@ static void inventory_put_doc(struct inventory *inv, const struct tnode *root)
     inventory_put(inv, root);
 }
 
+/* The objects of a file's parsed documents, or -1 with err at its first
+ * parse error (then none of them) */
+static int add_docs(struct inventory *inv, const char *file,
+                    const struct ydocs *docs, struct err *err)
+{
+    size_t i;
+
+    for (i = 0; i < docs->n; i++)
+        if (docs->v[i].error)
+            return err_set(err, "%s:%u:%u: %s", file, docs->v[i].line,
+                           docs->v[i].col, docs->v[i].error);
+    for (i = 0; i < docs->n; i++)
+        if (docs->v[i].root)
+            inventory_put_doc(inv, docs->v[i].root);
+    return 0;
+}
+
 int inventory_add_text(struct inventory *inv, const char *file,
                        const char *data, size_t len, struct err *err)
 {
     struct ydocs docs;
-    size_t i;
 
     stream_load(&inv->arena, data, len, &docs);
-    for (i = 0; i < docs.n; i++)
-        if (docs.v[i].error)
-            return err_set(err, "%s:%u:%u: %s", file, docs.v[i].line,
-                           docs.v[i].col, docs.v[i].error);
-    for (i = 0; i < docs.n; i++)
-        if (docs.v[i].root)
-            inventory_put_doc(inv, docs.v[i].root);
-    return 0;
+    return add_docs(inv, file, &docs, err);
+}
+
+/* inventory_add_texts(): the files' documents parsed by two threads, each
+ * file into an arena of its own; the files are taken in turn */
+struct parse_job {
+    const struct inventory_text *t;
+    struct arena *arenas;
+    struct ydocs *docs;
+    size_t n;
+    atomic_size_t next;
+};
+
+static void *parse_files(void *arg)
+{
+    struct parse_job *j = arg;
+    size_t i;
+
+    while ((i = atomic_fetch_add(&j->next, 1)) < j->n) {
+        arena_init(&j->arenas[i], ARENA_RUN_BYTES);
+        stream_load(&j->arenas[i], j->t[i].data, j->t[i].len, &j->docs[i]);
+    }
+    return NULL;
+}
+
+int inventory_add_texts(struct inventory *inv, struct inventory_text *t,
+                        size_t n, struct err *err)
+{
+    struct parse_job j;
+    pthread_t helper;
+    int threaded, rc = 0;
+    size_t i;
+
+    j.t = t;
+    j.n = n;
+    j.arenas = xcalloc(n ? n : 1, sizeof(*j.arenas));
+    j.docs = xcalloc(n ? n : 1, sizeof(*j.docs));
+    atomic_init(&j.next, 0);
+    threaded = n > 1 && pthread_create(&helper, NULL, parse_files, &j) == 0;
+    parse_files(&j);
+    if (threaded)
+        pthread_join(helper, NULL);
+    /* in the files' order, as inventory_add_text() one file at a time:
+     * the same objects, indexed the same, the same first error */
+    for (i = 0; i < n; i++) {
+        size_t before = inventory_size(inv);
+        if (rc == 0)
+            rc = add_docs(inv, t[i].file, &j.docs[i], err);
+        t[i].objects = inventory_size(inv) - before;
+        if (rc == 0)
+            arena_adopt(&inv->arena, &j.arenas[i]);
+        else
+            arena_release(&j.arenas[i]);
+    }
+    free(j.arenas);
+    free(j.docs);
+    return rc;
 }
 
 int inventory_add_tree(struct inventory *inv, const struct tnode *obj,

@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,9 @@
 
 #include "../../rules/rules.h"
 #include "../../validate/arena.h"
+#include "../../validate/inventory.h"
+#include "../../validate/err.h"
+#include "../../validate/engine.h"
 #include "../../validate/buf.h"
 #include "../../validate/load_yaml.h"
 #include "../../validate/names.h"
@@ -122,6 +126,62 @@ static void test_arena_aligned(void)
     CHECK_MSG(packed == 2 * 999, "%zu of 1998 nodes packed", packed);
     CHECK(sizeof(struct tnode) <= 56);
     arena_release(&a);
+}
+
+/* inventory_add_texts(): files parsed on two threads give the objects,
+ * their order, the counts per file and the first error of
+ * inventory_add_text() one file at a time */
+static void test_inventory_texts(void)
+{
+    enum { NF = 7 };
+    char text[NF][512];
+    struct inventory_text t[NF];
+    struct inventory *seq, *par;
+    struct err e1, e2;
+    size_t i, f;
+    int r1 = 0, r2;
+
+    static const int bads[] = {-1, 0, 3, NF - 1};  /* the file that fails */
+
+    for (size_t b = 0; b < sizeof(bads) / sizeof(bads[0]); b++) {
+        int bad = bads[b];
+        seq = inventory_new();
+        par = inventory_new();
+        for (f = 0; f < NF; f++) {
+            snprintf(text[f], sizeof(text[f]),
+                     "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+                     "metadata: {name: c%zu}\n---\n"
+                     "apiVersion: v1\nkind: List\nitems:\n"
+                     "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, "
+                     "metadata: {name: d%zu}}\n"
+                     "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, "
+                     "metadata: {name: e%zu}}\n%s",
+                     f, f, f, (int)f == bad ? "---\nkey: [unclosed\n" : "");
+            t[f].file = f % 2 ? "odd.yaml" : "even.yaml";
+            t[f].data = text[f];
+            t[f].len = strlen(text[f]);
+            t[f].objects = 99;
+        }
+        for (f = 0; f < NF; f++) {
+            r1 = inventory_add_text(seq, t[f].file, t[f].data, t[f].len, &e1);
+            if (r1 < 0)
+                break;
+        }
+        r2 = inventory_add_texts(par, t, NF, &e2);
+        CHECK(r1 == r2);
+        if (r1 < 0 && r2 < 0)
+            CHECK_STR(e2.msg, e1.msg);
+        CHECK(inventory_size(par) == inventory_size(seq));
+        CHECK(inventory_size(par) == 3 * (size_t)(bad < 0 ? NF : bad));
+        for (i = 0; i < seq->n && i < par->n; i++)
+            CHECK_STR(par->objs[i]->name, seq->objs[i]->name);
+        for (f = 0; f < NF; f++)
+            CHECK(t[f].objects == (bad >= 0 && (int)f >= bad ? 0 : 3));
+        CHECK((inventory_lookup(par, K_CLASS, "", "e2") != NULL)
+              == (bad < 0 || bad > 2));
+        inventory_free(seq);
+        inventory_free(par);
+    }
 }
 
 /* arena_meter: one counter follows every chunk of several arenas, and
@@ -668,6 +728,7 @@ int main(void)
     test_arena_free();
     test_arena_zero();
     test_arena_aligned();
+    test_inventory_texts();
     test_buf();
     test_scalars();
     test_positions_and_paths();
