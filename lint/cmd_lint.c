@@ -162,9 +162,7 @@ static int on_option(void *ctx, int id, const char *v, struct err *err)
 static int load_inventory(const struct lint_opts *o, struct inputs *invin,
                           struct inventory **inv, struct err *err)
 {
-    struct inventory_text *t;
     size_t i;
-    int rc;
 
     if (!o->ninventories)
         return 0;
@@ -173,15 +171,7 @@ static int load_inventory(const struct lint_opts *o, struct inputs *invin,
         inputs_add(invin, o->inventories[i]);
     if (invin->failed)
         return -2;      /* reported already */
-    t = xcalloc(invin->n ? invin->n : 1, sizeof(*t));
-    for (i = 0; i < invin->n; i++) {
-        t[i].file = invin->v[i].name;
-        t[i].data = invin->v[i].data;
-        t[i].len = invin->v[i].len;
-    }
-    rc = inventory_add_texts(*inv, t, invin->n, err);
-    free(t);
-    return rc;
+    return inputs_to_inventory(invin, *inv, err);
 }
 
 int cmd_lint(const struct cli *cli, int argc, char **argv)

@@ -388,12 +388,10 @@ int cmd_match(const struct cli *cli, int argc, char **argv)
         goto out;
     inv = inventory_new();
     inventory_set_list_attributes(inv, env.list_attributes);
-    for (i = 0; i < texts.n; i++)
-        if (inventory_add_text(inv, texts.v[i].name, texts.v[i].data,
-                               texts.v[i].len, &err) < 0) {
-            cli_error("%s", err.msg);
-            goto out;
-        }
+    if (inputs_to_inventory(&texts, inv, &err) < 0) {
+        cli_error("%s", err.msg);
+        goto out;
+    }
     m = inventory_devices(inv);
     if (o.cls) {
         cls = inventory_lookup(inv, K_CLASS, "", o.cls);

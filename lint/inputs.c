@@ -4,7 +4,8 @@
  * files a directory contributes and in what order (each directory once,
  * by device and inode, whatever symlinks lead to it; what ignorePaths
  * names left out, as pathignore.c decides); not what the files mean (the
- * engine's run, or the inventory, parses them).
+ * engine's run, or the inventory, parses them; inputs_to_inventory()
+ * only hands them to it).
  */
 #include "inputs.h"
 
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../validate/engine.h"
 #include "../validate/err.h"
 #include "../validate/file.h"
 #include "../validate/limits.h"
@@ -124,4 +126,21 @@ void inputs_release(struct inputs *in)
     }
     free(in->v);
     memset(in, 0, sizeof(*in));
+}
+
+int inputs_to_inventory(const struct inputs *in, struct inventory *inv,
+                        struct err *err)
+{
+    struct inventory_text *t = xcalloc(in->n ? in->n : 1, sizeof(*t));
+    size_t i;
+    int rc;
+
+    for (i = 0; i < in->n; i++) {
+        t[i].file = in->v[i].name;
+        t[i].data = in->v[i].data;
+        t[i].len = in->v[i].len;
+    }
+    rc = inventory_add_texts(inv, t, in->n, err);
+    free(t);
+    return rc;
 }

@@ -38,5 +38,12 @@ void inputs_add(struct inputs *in, const char *path);
 void inputs_add_text(struct inputs *in, const char *name, const char *data,
                      size_t len);
 void inputs_release(struct inputs *in);
+struct inventory;
+struct err;
+/* Adds the objects of every input to inv (inventory_add_texts(): files
+ * parsed on two threads, added in order): 0, or -1 with err naming the
+ * first file that does not parse. */
+int inputs_to_inventory(const struct inputs *in, struct inventory *inv,
+                        struct err *err);
 
 #endif
