@@ -744,6 +744,18 @@ static const char *node_line(struct arena *a, const struct devmodel *m,
                         "request", node);
 }
 
+/* 1 if d without its taints passes alt's filters: then a taint is what
+ * refuses it (alloc_device_fits checks taints last), told apart without
+ * printing the reason of every tainted device. */
+static int untainted_fits(struct arena *a, const struct dm_device *d,
+                          const struct alloc_alt *alt)
+{
+    struct dm_device bare = *d;
+
+    bare.taints = NULL;
+    return alloc_device_fits(a, &bare, alt, NULL);
+}
+
 /* Devices a request's selectors admit but its tolerations do not (gate
  * 0), or that need a feature gate the target has off (gate 1); one line
  * per distinct finding, naming every request it applies to. */
@@ -753,7 +765,10 @@ static void explain_filtered(struct check_ctx *cx, struct sat *s,
 {
     struct arena *a = cx_arena(cx);
     const char *names[16], *tails[16];
-    size_t nt = 0, c, r, k, i, j;
+    size_t nt = 0, c, r, k, i, j, nf;
+    /* only these can be refused by a taint or a gate: the others need
+     * not be walked (per object, over 100,000s of devices) */
+    const size_t *filtered = alloc_model_filtered(s->m, &nf);
 
     for (c = 0; c < pb->nclaims; c++)
         for (r = 0; r < pb->claims[c].nreqs; r++)
@@ -761,15 +776,18 @@ static void explain_filtered(struct check_ctx *cx, struct sat *s,
                 const struct altinfo *ai = &pb->claims[c].reqs[r].alts[k];
                 const char *ex = NULL, *why = NULL, *tail, *name;
                 size_t n = 0;
-                for (i = 0; i < s->m->ndevs; i++) {
-                    const struct dm_device *d = &s->m->devs[i];
-                    if (!ai->sel[i])
+                for (i = 0; i < nf; i++) {
+                    const struct dm_device *d = &s->m->devs[filtered[i]];
+                    if (!ai->sel[filtered[i]])
                         continue;
                     why = gate ? alloc_device_gated(d, ai->alt.off) : NULL;
                     if (!gate && d->taints
-                        && !alloc_device_fits(&s->scratch, d, &ai->alt, &why)
-                        && (!why || strncmp(why, "taint", 5)))
-                        why = NULL;
+                        && !alloc_device_fits(&s->scratch, d, &ai->alt,
+                                              NULL)
+                        && untainted_fits(&s->scratch, d, &ai->alt))
+                        why = "taint";  /* its text only for the example */
+                    if (why && !n && !gate)
+                        alloc_device_fits(&s->scratch, d, &ai->alt, &why);
                     if (why) {
                         if (!n)
                             ex = arena_printf(a, "%s (%s)", d->ref, why);
@@ -813,6 +831,35 @@ void explain_taints(struct check_ctx *cx, struct sat *s,
     explain_filtered(cx, s, pb, l, 0);
 }
 
+/* 1 when node_line's reason for f names nothing of its node (only the
+ * line's prefix does): the same for every failure alike in the fields
+ * same_reason compares. */
+static int node_free(const struct alloc_node *f)
+{
+    switch (f->why) {
+    case WHY_NODENAME:
+    case WHY_NODESELECTOR:
+    case WHY_AFFINITY:
+    case WHY_COUNT:
+    case WHY_TOGETHER:
+    case WHY_BUDGET:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Whether node_line gives f and x the same reason, for a node_free x. */
+static int same_reason(const struct alloc_node *x, const struct alloc_node *f)
+{
+    if (x->why != f->why)
+        return 0;
+    if (x->why != WHY_COUNT)
+        return 1;
+    return x->claim == f->claim && x->req == f->req && x->have == f->have
+           && x->need == f->need;
+}
+
 /* Per-node reasons, nodes with the same reason on one line ("gpu-node-7
  * and 412 more nodes: ..."): nodes with devices first, then the ones the
  * Pod's placement excludes. At most max lines in l; the rest is counted. */
@@ -827,7 +874,12 @@ void explain_nodes(struct arena *a, struct sat *s,
     } g[64];
     const char **alike = arena_alloc(&s->scratch,
                                      ALLOC_ALIKE * sizeof(*alike));
-    size_t ng = 0, pass, i, k, shown = 0, other = 0;
+    struct seen {               /* a reason that names nothing of its node,
+                                   and its group (ng: counted in other) */
+        struct alloc_node f;
+        size_t group;
+    } seen[16];
+    size_t ng = 0, nseen = 0, pass, i, j, k, shown = 0, other = 0;
 
     for (pass = 0; pass < 2; pass++)
         for (i = 0; i < res->nfails; i++) {
@@ -835,6 +887,18 @@ void explain_nodes(struct arena *a, struct sat *s,
             const char *line, *reason;
             if ((f->why < WHY_COUNT) != (pass == 1))
                 continue;
+            /* a failure like one already grouped whose reason does not
+             * depend on the node: its group without printing it again
+             * (the nodes a placement excludes, thousands of them) */
+            for (j = 0; j < nseen && !same_reason(&seen[j].f, f); j++)
+                ;
+            if (j < nseen) {
+                if (seen[j].group < ng)
+                    g[seen[j].group].count++;
+                else
+                    other++;
+                continue;
+            }
             /* nodes alike have the same explanation: compute it once */
             if (f->alike < ALLOC_ALIKE && alike[f->alike]) {
                 reason = alike[f->alike];
@@ -854,7 +918,11 @@ void explain_nodes(struct arena *a, struct sat *s,
                 g[ng].first = f->node;
                 g[ng++].count = 1;
             } else {
-                other++;
+                other++;    /* no group is added from now on */
+            }
+            if (nseen < 16 && node_free(f)) {
+                seen[nseen].f = *f;
+                seen[nseen++].group = k < ng ? k : 64;
             }
         }
     for (k = 0; k < ng; k++) {

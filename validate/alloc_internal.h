@@ -81,6 +81,7 @@ struct search {
                                            0 until its node is visited */
     size_t ndevchecked;                 /* eff computed (a measure of the
                                            work: alloc_result) */
+    const uint64_t *plain;              /* alloc_model_plain() */
     size_t **cand;                      /* per alt: candidates on node */
     size_t **cpos;                      /* per alt: their position on the
                                            node (local index, or shared) */
@@ -131,6 +132,19 @@ static inline uint64_t alloc_mix(uint64_t h)
 /* 1 if some device of m has a list-type attribute value: computed once
  * per model, in the selector cache's extension (lock-free). */
 int alloc_model_lists(const struct devmodel *m);
+
+/* A bit per device of m (d / 64, d % 64): set when no filter but selectors
+ * and capacity requests can refuse it, whatever features are off - no
+ * taints, no feature gate needed, its pool usable - so alloc_device_ok()
+ * holds for a request without capacity requests. Once per model. */
+const uint64_t *alloc_model_plain(const struct devmodel *m);
+
+/* Per node of m, the answer of the Pod placement named key (alloc_pools.c
+ * writes it: 0 not known yet, else enum place_memo), kept per model
+ * (lock-free: racing writers store the same answer); NULL when the table
+ * has no room near key. */
+_Atomic unsigned char *alloc_model_placement(const struct devmodel *m,
+                                             const char *key);
 
 /* ==== alloc_capacity.c ==== */
 
@@ -191,10 +205,21 @@ int alloc_pools_node(struct search *s, size_t n);
  * or invalid with the features in off), or SIZE_MAX. */
 size_t alloc_pools_unusable_on(const struct search *s, size_t n,
                                unsigned off);
+/* The Pod's nodeSelector and required node affinity (placement.req), and
+ * their answer per node when they are kept per model (placement.memo). */
+struct placement_of {
+    struct na_required req;
+    _Atomic unsigned char *memo;    /* alloc_model_placement(), or NULL */
+    size_t nmatched;                /* nodes matched here, not known */
+};
+/* Compiles the Pod's placement and finds what the model knows of it. */
+void alloc_placement_init(struct arena *a, const struct devmodel *m,
+                          const struct alloc_problem *p,
+                          struct placement_of *pl);
 /* 1 if the Pod's nodeName, nodeSelector and required node affinity allow
  * node n (labels not known count as allowed); else 0 and *why. */
-int alloc_node_placed(const struct alloc_problem *p,
-                      const struct na_required *req, const struct dm_node *n,
+int alloc_node_placed(const struct alloc_problem *p, struct placement_of *pl,
+                      const struct devmodel *m, size_t n,
                       enum alloc_why *why);
 
 /* ==== alloc_memo.c ==== */

@@ -8,15 +8,18 @@
  * (its own devices, then the shared ones its placement admits), the pools
  * of a node the allocator cannot use (an error for allocationMode All),
  * and the Pod's own placement (nodeName, nodeSelector, required node
- * affinity through nodeaffinity.h).
+ * affinity through nodeaffinity.h; its answer per node kept per model).
  */
 #include "allocate.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "alloc_internal.h"
 #include "arena.h"
+#include "buf.h"
+#include "tree.h"
 
 void alloc_pools_init(struct search *s)
 {
@@ -26,6 +29,7 @@ void alloc_pools_init(struct search *s)
     /* the filters run when a node's devices are first looked at
      * (eff_of): a search that stops after ALLOC_FEASIBLE_MIN nodes never
      * pays for the others */
+    s->plain = alloc_model_plain(m);
     for (ai = 0; ai < s->nalts; ai++) {
         s->eff[ai] = arena_alloc(s->a, m->ndevs + 1);
         s->cand[ai] = arena_alloc(s->a, (m->max_local + m->nshared + 1)
@@ -47,7 +51,10 @@ static unsigned char eff_of(struct search *s, size_t ai, size_t d)
     if (*e)
         return *e;
     s->ndevchecked++;
-    if (!alt->sel[d]
+    if (alt->sel[d] && !alt->ncaps && !s->p->taken
+        && (s->plain[d / 64] >> (d % 64) & 1))
+        *e = EFF_USABLE;    /* nothing else to check (its device unread) */
+    else if (!alt->sel[d]
         || (s->p->taken && s->p->taken[d] && !alt->admin
             && !m->devs[d].multi)
         || !alloc_device_ok(s->a, &m->devs[d], alt))
@@ -94,19 +101,77 @@ int alloc_pools_node(struct search *s, size_t n)
     return any;
 }
 
-int alloc_node_placed(const struct alloc_problem *p,
-                      const struct na_required *req, const struct dm_node *n,
+/* enum place_memo: a node's answer to a Pod's placement, kept per model */
+enum { PLACE_YES = 1, PLACE_SELECTOR, PLACE_AFFINITY };
+
+/* Appends what of tree n the matcher can read (kinds, keys, scalars' text,
+ * in written order), each string with its length. -1 when too long. */
+static int placement_key(struct buf *b, const struct tnode *n)
+{
+    const char *t;
+    unsigned i;
+
+    if (!n)
+        return buf_addc(b, '-');
+    if (buf_addf(b, "%u.%u.%u", n->kind, n->flags, n->quoted) < 0)
+        return -1;
+    if (n->kind == T_MAP || n->kind == T_SEQ) {
+        if (buf_addf(b, "[%u", n->n) < 0)
+            return -1;
+        for (i = 0; i < n->n; i++) {
+            const char *k = n->kind == T_MAP ? n->kids[i]->key : "";
+            if (buf_addf(b, "%zu:%s", strlen(k), k) < 0
+                || placement_key(b, n->kids[i]) < 0)
+                return -1;
+        }
+        return buf_addc(b, ']');
+    }
+    t = tree_text(n);
+    return t ? buf_addf(b, "%zu:%s", strlen(t), t) : buf_addc(b, '~');
+}
+
+void alloc_placement_init(struct arena *a, const struct devmodel *m,
+                          const struct alloc_problem *p,
+                          struct placement_of *pl)
+{
+    struct buf b;
+
+    memset(pl, 0, sizeof(*pl));
+    na_required_init(a, p->node_selector, p->affinity, &pl->req);
+    if (pl->req.selector.everything && !pl->req.has_affinity)
+        return;     /* every node: nothing to keep */
+    buf_init(&b, 64 * 1024);
+    if (buf_adds(&b, "sel ") == 0 && placement_key(&b, p->node_selector) == 0
+        && buf_adds(&b, " aff ") == 0 && placement_key(&b, p->affinity) == 0)
+        pl->memo = alloc_model_placement(m, b.p);
+    buf_release(&b);
+}
+
+int alloc_node_placed(const struct alloc_problem *p, struct placement_of *pl,
+                      const struct devmodel *m, size_t n,
                       enum alloc_why *why)
 {
+    const struct dm_node *nd = &m->nodes[n];
     enum na_part part;
+    unsigned char v = 0;
 
-    if (p->node_name && strcmp(p->node_name, n->name)) {
+    if (p->node_name && strcmp(p->node_name, nd->name)) {
         *why = WHY_NODENAME;
         return 0;
     }
-    if (na_required_match(req, &n->sel, &part) != NA_NO)
+    if (pl->memo)
+        v = atomic_load_explicit(&pl->memo[n], memory_order_relaxed);
+    if (!v) {
+        pl->nmatched++;
+        v = na_required_match(&pl->req, &nd->sel, &part) != NA_NO
+            ? PLACE_YES
+            : part == NA_PART_SELECTOR ? PLACE_SELECTOR : PLACE_AFFINITY;
+        if (pl->memo)
+            atomic_store_explicit(&pl->memo[n], v, memory_order_relaxed);
+    }
+    if (v == PLACE_YES)
         return 1;
-    *why = part == NA_PART_SELECTOR ? WHY_NODESELECTOR : WHY_AFFINITY;
+    *why = v == PLACE_SELECTOR ? WHY_NODESELECTOR : WHY_AFFINITY;
     return 0;
 }
 

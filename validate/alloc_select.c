@@ -4,7 +4,8 @@
  * everything a selector reads (cel_device_refs) share one evaluation; the
  * results of a selector text are computed once per model and kept in the
  * model's extension slot (lock-free, bounded in entries and bytes), with
- * what else the allocator learns once per model (alloc_model_lists).
+ * what else the allocator learns once per model (alloc_model_lists,
+ * alloc_model_filtered, alloc_model_plain, alloc_model_placement).
  */
 #include "allocate.h"
 
@@ -186,7 +187,30 @@ struct selcache {
     _Atomic size_t bytes;       /* memory held by the entries */
     _Atomic int lists;          /* alloc_model_lists(): 0 not known yet,
                                    1 no device has a list value, 2 some */
+    struct devfacts *_Atomic facts;     /* alloc_model_filtered(),
+                                           alloc_model_plain(): set once */
+    struct placement *_Atomic place[ALLOC_PLACECACHE]; /* set once */
 };
+
+struct placement {              /* alloc_model_placement() of one key */
+    char *key;
+    _Atomic unsigned char v[];  /* per node */
+};
+
+struct devfacts {
+    size_t nfiltered;
+    size_t *filtered;           /* devices tainted or gated */
+    uint64_t *plain;            /* bit per device: alloc_model_plain() */
+};
+
+static void facts_free(struct devfacts *f)
+{
+    if (!f)
+        return;
+    free(f->filtered);
+    free(f->plain);
+    free(f);
+}
 
 static void selcache_free(struct dm_ext *e)
 {
@@ -195,6 +219,13 @@ static void selcache_free(struct dm_ext *e)
 
     for (i = 0; i < ALLOC_SELCACHE; i++)
         cache_entry_free(atomic_load(&c->slot[i]));
+    facts_free(atomic_load(&c->facts));
+    for (i = 0; i < ALLOC_PLACECACHE; i++) {
+        struct placement *pl = atomic_load(&c->place[i]);
+        if (pl)
+            free(pl->key);
+        free(pl);
+    }
     free(c);
 }
 
@@ -229,6 +260,48 @@ int alloc_model_lists(const struct devmodel *m)
     return v == 2;
 }
 
+/* What the model's devices are to filters other than selectors, once per
+ * model (lock-free: racing callers compute the same, one is kept). */
+static const struct devfacts *facts_of(const struct devmodel *m)
+{
+    struct selcache *sc = selcache_of(m);
+    struct devfacts *f = atomic_load(&sc->facts), *none = NULL;
+    size_t d;
+
+    if (f)
+        return f;
+    f = xcalloc(1, sizeof(*f));
+    f->filtered = xcalloc(m->ndevs + 1, sizeof(*f->filtered));
+    f->plain = xcalloc(m->ndevs / 64 + 1, sizeof(*f->plain));
+    for (d = 0; d < m->ndevs; d++) {
+        const struct dm_device *dv = &m->devs[d];
+        const struct dm_pool *p = &m->pools[dv->pool_idx];
+        if (dv->taints || dv->gated)
+            f->filtered[f->nfiltered++] = d;
+        else if (alloc_pool_usable(p, 0)
+                 && alloc_pool_usable(p, ALLOC_OFF_PARTITIONABLE))
+            f->plain[d / 64] |= (uint64_t)1 << (d % 64);
+    }
+    if (!atomic_compare_exchange_strong(&sc->facts, &none, f)) {
+        facts_free(f);      /* another thread was first: the same facts */
+        f = none;
+    }
+    return f;
+}
+
+const size_t *alloc_model_filtered(const struct devmodel *m, size_t *n)
+{
+    const struct devfacts *f = facts_of(m);
+
+    *n = f->nfiltered;
+    return f->filtered;
+}
+
+const uint64_t *alloc_model_plain(const struct devmodel *m)
+{
+    return facts_of(m)->plain;
+}
+
 static uint64_t hash_text(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
@@ -236,6 +309,36 @@ static uint64_t hash_text(const char *s)
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return h;
+}
+
+_Atomic unsigned char *alloc_model_placement(const struct devmodel *m,
+                                             const char *key)
+{
+    struct selcache *sc = selcache_of(m);
+    struct placement *mine = NULL;
+    size_t h = (size_t)hash_text(key), i;
+
+    for (i = 0; i < 16; i++) {
+        struct placement *_Atomic *slot =
+            &sc->place[(h + i) % ALLOC_PLACECACHE];
+        struct placement *cur = atomic_load(slot);
+        if (!cur) {
+            if (!mine) {
+                mine = xcalloc(1, sizeof(*mine) + m->nnodes + 1);
+                mine->key = xstrdup(key);
+            }
+            if (atomic_compare_exchange_strong(slot, &cur, mine))
+                return mine->v;     /* published */
+        }
+        if (!strcmp(cur->key, key))
+            break;                  /* cached, or another thread was first */
+    }
+    if (mine) {
+        free(mine->key);
+        free(mine);
+    }
+    return i < 16 ? atomic_load(&sc->place[(h + i) % ALLOC_PLACECACHE])->v
+                  : NULL;
 }
 
 static void over_budget_error(struct cel_error *err, const struct devmodel *m)

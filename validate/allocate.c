@@ -282,7 +282,7 @@ static void analyse(struct search *s, struct alloc_node *f)
 struct solve {
     struct search s;
     struct alloc_result *out;
-    struct na_required place;   /* the Pod's nodeSelector and affinity */
+    struct placement_of place;  /* the Pod's nodeSelector and affinity */
     struct memo memo;
     int use_memo;
     size_t capfails, nexplained;
@@ -527,7 +527,7 @@ static int solve_node(struct solve *sv, size_t n)
     f.node = n;
     f.alike = ALLOC_ALIKE;
     any = alloc_pools_node(s, n);
-    if (!alloc_node_placed(s->p, &sv->place, &s->m->nodes[n], &f.why)) {
+    if (!alloc_node_placed(s->p, &sv->place, s->m, n, &f.why)) {
         if (any)
             add_fail(s, sv->out, &sv->capfails, &f);
         return 0;
@@ -558,7 +558,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
     memset(&sv, 0, sizeof(sv));
     sv.out = out;
     search_init(&sv.s, a, m, p);
-    na_required_init(a, p->node_selector, p->affinity, &sv.place);
+    alloc_placement_init(a, m, p, &sv.place);
     sv.use_memo = sv.s.ncs > 0 || sv.s.nslots > 1;
     if (p->node_name && !strmap_get(&m->node_index, p->node_name)) {
         /* a node the inventory does not describe: cannot judge */
@@ -576,6 +576,7 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
     }
     out->nvisited = n;
     out->ndevchecked = sv.s.ndevchecked;
+    out->nplacematch = sv.place.nmatched;
     out->steps = sv.s.steps;
     if (sv.over)
         out->verdict = out->nsat ? ALLOC_OK : ALLOC_UNKNOWN;

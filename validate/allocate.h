@@ -54,6 +54,8 @@ struct cel_program;
 #define ALLOC_EXPLAIN_NODES 16  /* nodes whose failure is analysed deeply */
 #define ALLOC_SELCACHE 1024     /* selector results kept per model */
 #define ALLOC_SELCACHE_BYTES (64u << 20)    /* ... and at most this memory */
+#define ALLOC_PLACECACHE 128    /* Pod placements whose answer per node is
+                                   kept per model (a byte a node each) */
 /* resource.AllocationResultsMaxSize: the devices one claim's allocation
  * may hold; Kubernetes' allocator fails a claim that needs more */
 #define ALLOC_RESULTS_MAX 32
@@ -99,6 +101,12 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
                                             struct arena *a,
                                             struct cel_error *err,
                                             uint64_t *spent);
+
+/* The devices of m (in model order) that a filter other than selectors
+ * may refuse whatever the request: tainted, or needing a feature gate
+ * (dm_device.taints, .gated); *n gets how many. Computed once per model
+ * and kept with the selector cache (lock-free); lives as long as m. */
+const size_t *alloc_model_filtered(const struct devmodel *m, size_t *n);
 
 /* ==== the problem ==== */
 
@@ -257,6 +265,9 @@ struct alloc_result {
     size_t nvisited;            /* nodes looked at, in model order */
     size_t ndevchecked;         /* devices whose filters were evaluated
                                    (capacity, taints, pools) */
+    size_t nplacematch;         /* nodes whose labels the Pod's placement
+                                   was matched against (not known from an
+                                   earlier problem with the same one) */
     size_t nerror;              /* nodes where the allocator errors */
     struct alloc_node error;    /* the first of them (WHY_ERROR) */
 };

@@ -1120,6 +1120,83 @@ static void test_enough(void)
     free(y);
 }
 
+/* A Pod's placement on 300 nodes of two zones: its answer per node is
+ * kept with the model, so a second Pod with the same nodeSelector (or the
+ * same affinity) matches no node's labels again, and gets the same counts;
+ * another placement is matched afresh. Tainted and plain devices keep
+ * their verdicts on the model-wide fast path. */
+static void test_placement_kept(void)
+{
+    char *y = cluster(300, "    taints: [{key: k, effect: NoSchedule}]\n");
+    struct inventory *inv = inv_of(y);
+    struct inventory *pods = inv_of(
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\nspec:\n"
+        "  sel: {zone: z1}\n  other: {zone: z0}\n"
+        "  aff:\n    nodeSelectorTerms:\n    - matchExpressions: [{key: zone,"
+        " operator: In, values: [z0]}]\n");
+    const struct tnode *spec = tree_get(pods->objs[0]->root, "spec");
+    const struct devmodel *m = inventory_devices(inv);
+    struct alloc_alt alt;
+    struct alloc_request r;
+    struct alloc_claim c;
+    struct alloc_problem p;
+    struct alloc_result r1, r2, r3;
+    struct arena a;
+
+    arena_init(&a, 1 << 16);
+    memset(&alt, 0, sizeof(alt));
+    alt.name = "r";
+    alt.sel = sel(&a, m, "true");
+    alt.count = 4;          /* the tainted device is refused: 3 a node */
+    r.name = "r";
+    r.alts = &alt;
+    r.nalts = 1;
+    memset(&c, 0, sizeof(c));
+    c.name = "c";
+    c.reqs = &r;
+    c.nreqs = 1;
+    memset(&p, 0, sizeof(p));
+    p.claims = &c;
+    p.nclaims = 1;
+    p.node_selector = tree_get(spec, "sel");
+    CHECK(alloc_solve(&a, m, &p, &r1) == ALLOC_FAIL);
+    /* fails[] in node order: z0 excluded, z1 short of devices */
+    CHECK(r1.nvisited == 300 && r1.nplacematch == 300 && r1.nplaced == 150
+          && r1.nfails == 300 && r1.fails[0].why == WHY_NODESELECTOR
+          && r1.fails[1].why == WHY_COUNT && r1.fails[1].have == 3
+          && r1.fails[299].node == 299 && r1.fails[299].why == WHY_COUNT);
+    CHECK(alloc_solve(&a, m, &p, &r2) == ALLOC_FAIL);
+    CHECK(r2.nplacematch == 0 && r2.nplaced == 150 && r2.nfails == 300
+          && r2.fails[0].why == WHY_NODESELECTOR
+          && r2.fails[1].why == WHY_COUNT && r2.fails[1].have == 3
+          && r2.fails[298].node == 298
+          && r2.fails[298].why == WHY_NODESELECTOR);
+    /* the other zone, by nodeSelector then by affinity: new keys */
+    p.node_selector = tree_get(spec, "other");
+    CHECK(alloc_solve(&a, m, &p, &r3) == ALLOC_FAIL);
+    CHECK(r3.nplacematch == 300 && r3.nplaced == 150
+          && r3.fails[0].why == WHY_COUNT && r3.fails[1].why == WHY_NODESELECTOR);
+    p.node_selector = NULL;
+    p.affinity = tree_get(spec, "aff");
+    CHECK(alloc_solve(&a, m, &p, &r3) == ALLOC_FAIL);
+    CHECK(r3.nplacematch == 300 && r3.nplaced == 150
+          && r3.fails[299].why == WHY_AFFINITY);
+    CHECK(alloc_solve(&a, m, &p, &r3) == ALLOC_FAIL);
+    CHECK(r3.nplacematch == 0 && r3.nplaced == 150
+          && r3.fails[0].why == WHY_COUNT && r3.fails[299].why == WHY_AFFINITY);
+    /* no placement: nothing to match or keep */
+    p.affinity = NULL;
+    CHECK(alloc_solve(&a, m, &p, &r3) == ALLOC_FAIL);
+    CHECK(r3.nplaced == 300 && r3.nplacematch == 300);
+    /* three devices a node tolerated: a fit on the plain ones */
+    alt.count = 3;
+    CHECK(alloc_solve(&a, m, &p, &r3) == ALLOC_OK && r3.enough);
+    arena_release(&a);
+    inventory_free(pods);
+    inventory_free(inv);
+    free(y);
+}
+
 /* matchAttribute over list-type values needs an element common to the
  * devices taken (alloc_model_lists tells the search such values exist) */
 static void test_list_match(void)
@@ -1167,6 +1244,7 @@ int main(void)
     test_eval();
     test_memo();
     test_enough();
+    test_placement_kept();
     test_list_match();
     return CHECK_DONE();
 }
