@@ -140,11 +140,18 @@ int alloc_model_lists(const struct devmodel *m);
 const uint64_t *alloc_model_plain(const struct devmodel *m);
 
 /* Per node of m, the answer of the Pod placement named key (alloc_pools.c
- * writes it: 0 not known yet, else enum place_memo), kept per model
- * (lock-free: racing writers store the same answer); NULL when the table
- * has no room near key. */
+ * writes it: 0 not known yet, else enum place_memo; one more byte after
+ * the nodes: 1 once every node's is), kept per model (lock-free: racing
+ * writers store the same answer); NULL when the table has no room near
+ * key. */
 _Atomic unsigned char *alloc_model_placement(const struct devmodel *m,
                                              const char *key);
+
+/* The nodes of m (model order; *n of them) whose labels are known and
+ * hold key with value (its text, as the node selector matcher reads it),
+ * or NULL. An index of every node's labels built once per model. */
+const size_t *alloc_model_labelled(const struct devmodel *m, const char *key,
+                                   const char *value, size_t *n);
 
 /* ==== alloc_capacity.c ==== */
 

@@ -14,12 +14,14 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "alloc_internal.h"
 #include "arena.h"
 #include "buf.h"
 #include "tree.h"
+#include "xalloc.h"
 
 void alloc_pools_init(struct search *s)
 {
@@ -130,6 +132,32 @@ static int placement_key(struct buf *b, const struct tnode *n)
     return t ? buf_addf(b, "%zu:%s", strlen(t), t) : buf_addc(b, '~');
 }
 
+/* A Pod's nodeSelector alone (a label set, as nodesel_from_labels reads
+ * it): its answer on every node at once from the model's label index, the
+ * nodes that hold every key=value. */
+static void placement_fill(const struct devmodel *m, const struct tnode *sel,
+                           _Atomic unsigned char *memo)
+{
+    unsigned *have = xcalloc(m->nnodes + 1, sizeof(*have));
+    size_t i, k, n;
+
+    for (i = 0; i < sel->n; i++) {
+        const char *t = tree_text(sel->kids[i]);
+        const size_t *v = alloc_model_labelled(m, sel->kids[i]->key,
+                                               t ? t : "", &n);
+        for (k = 0; k < n; k++)
+            if (have[v[k]] == i)
+                have[v[k]] = (unsigned)i + 1;
+    }
+    for (n = 0; n < m->nnodes; n++)
+        atomic_store_explicit(&memo[n], !m->nodes[n].sel.labels_known
+                                        || have[n] == sel->n
+                                        ? PLACE_YES : PLACE_SELECTOR,
+                              memory_order_relaxed);
+    atomic_store(&memo[m->nnodes], 1);
+    free(have);
+}
+
 void alloc_placement_init(struct arena *a, const struct devmodel *m,
                           const struct alloc_problem *p,
                           struct placement_of *pl)
@@ -145,6 +173,8 @@ void alloc_placement_init(struct arena *a, const struct devmodel *m,
         && buf_adds(&b, " aff ") == 0 && placement_key(&b, p->affinity) == 0)
         pl->memo = alloc_model_placement(m, b.p);
     buf_release(&b);
+    if (pl->memo && !pl->req.has_affinity && !atomic_load(&pl->memo[m->nnodes]))
+        placement_fill(m, p->node_selector, pl->memo);
 }
 
 int alloc_node_placed(const struct alloc_problem *p, struct placement_of *pl,

@@ -5,7 +5,8 @@
  * results of a selector text are computed once per model and kept in the
  * model's extension slot (lock-free, bounded in entries and bytes), with
  * what else the allocator learns once per model (alloc_model_lists,
- * alloc_model_filtered, alloc_model_plain, alloc_model_placement).
+ * alloc_model_filtered, alloc_model_plain, alloc_model_placement,
+ * alloc_model_labelled).
  */
 #include "allocate.h"
 
@@ -17,8 +18,11 @@
 
 #include "alloc_internal.h"
 #include "arena.h"
+#include "buf.h"
 #include "cel/cel.h"
 #include "limits.h"
+#include "strmap.h"
+#include "tree.h"
 #include "xalloc.h"
 
 struct wanted {
@@ -190,6 +194,18 @@ struct selcache {
     struct devfacts *_Atomic facts;     /* alloc_model_filtered(),
                                            alloc_model_plain(): set once */
     struct placement *_Atomic place[ALLOC_PLACECACHE]; /* set once */
+    struct labelindex *_Atomic labels;  /* alloc_model_labelled(): set
+                                           once */
+};
+
+struct labelled {               /* the nodes with one label key=value */
+    size_t n, fill;
+    size_t *v;
+};
+
+struct labelindex {
+    struct arena a;
+    struct strmap map;          /* "key\x1fvalue" -> struct labelled */
 };
 
 struct placement {              /* alloc_model_placement() of one key */
@@ -212,11 +228,20 @@ static void facts_free(struct devfacts *f)
     free(f);
 }
 
+static void labelindex_free(struct labelindex *l)
+{
+    if (!l)
+        return;
+    arena_release(&l->a);
+    free(l);
+}
+
 static void selcache_free(struct dm_ext *e)
 {
     struct selcache *c = (struct selcache *)(void *)e;
     size_t i;
 
+    labelindex_free(atomic_load(&c->labels));
     for (i = 0; i < ALLOC_SELCACHE; i++)
         cache_entry_free(atomic_load(&c->slot[i]));
     facts_free(atomic_load(&c->facts));
@@ -300,6 +325,80 @@ const size_t *alloc_model_filtered(const struct devmodel *m, size_t *n)
 const uint64_t *alloc_model_plain(const struct devmodel *m)
 {
     return facts_of(m)->plain;
+}
+
+/* The key of label kid (key=value as the matcher reads it) in b. */
+static const char *label_key(struct buf *b, const char *key, const char *val)
+{
+    buf_reset(b);
+    if (buf_adds(b, key) < 0 || buf_addc(b, '\x1f') < 0
+        || buf_adds(b, val) < 0)
+        return NULL;
+    return b->p;
+}
+
+/* Pass 0 counts the nodes of each key=value, pass 1 lists them. A key the
+ * map repeats counts once, with its first value (tree_get's). */
+static void labelindex_pass(const struct devmodel *m, struct labelindex *l,
+                            struct buf *b, int pass)
+{
+    size_t n, i, j;
+
+    for (n = 0; n < m->nnodes; n++) {
+        const struct tnode *map = m->nodes[n].sel.labels;
+        if (!m->nodes[n].sel.labels_known || !map || map->kind != T_MAP)
+            continue;
+        for (i = 0; i < map->n; i++) {
+            const char *t = tree_text(map->kids[i]), *k;
+            struct labelled *e;
+            for (j = 0; j < i && strcmp(map->kids[j]->key,
+                                        map->kids[i]->key); j++)
+                ;
+            k = j < i ? NULL : label_key(b, map->kids[i]->key, t ? t : "");
+            if (!k)
+                continue;
+            e = strmap_get(&l->map, k);
+            if (!pass) {
+                if (!e) {
+                    e = arena_alloc(&l->a, sizeof(*e));
+                    strmap_put(&l->map, k, e);
+                }
+                e->n++;
+                continue;
+            }
+            if (!e->v)
+                e->v = arena_alloc(&l->a, e->n * sizeof(*e->v));
+            e->v[e->fill++] = n;
+        }
+    }
+}
+
+const size_t *alloc_model_labelled(const struct devmodel *m, const char *key,
+                                   const char *value, size_t *n)
+{
+    struct selcache *sc = selcache_of(m);
+    struct labelindex *l = atomic_load(&sc->labels), *none = NULL;
+    const struct labelled *e;
+    struct buf b;
+    const char *k;
+
+    buf_init(&b, 1u << 20);
+    if (!l) {
+        l = xcalloc(1, sizeof(*l));
+        arena_init(&l->a, 1 << 16);
+        strmap_init(&l->map, &l->a);
+        labelindex_pass(m, l, &b, 0);
+        labelindex_pass(m, l, &b, 1);
+        if (!atomic_compare_exchange_strong(&sc->labels, &none, l)) {
+            labelindex_free(l);     /* another thread was first */
+            l = none;
+        }
+    }
+    k = label_key(&b, key, value);
+    e = k ? strmap_get(&l->map, k) : NULL;
+    buf_release(&b);
+    *n = e ? e->n : 0;
+    return e ? e->v : NULL;
 }
 
 static uint64_t hash_text(const char *s)

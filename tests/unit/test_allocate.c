@@ -1121,10 +1121,12 @@ static void test_enough(void)
 }
 
 /* A Pod's placement on 300 nodes of two zones: its answer per node is
- * kept with the model, so a second Pod with the same nodeSelector (or the
- * same affinity) matches no node's labels again, and gets the same counts;
- * another placement is matched afresh. Tainted and plain devices keep
- * their verdicts on the model-wide fast path. */
+ * kept with the model, so a second Pod with the same affinity matches no
+ * node's labels again, and gets the same counts; another placement is
+ * matched afresh; a nodeSelector alone is answered on every node from the
+ * model's label index (no node matched one by one), as the matcher does.
+ * Tainted and plain devices keep their verdicts on the model-wide fast
+ * path. */
 static void test_placement_kept(void)
 {
     char *y = cluster(300, "    taints: [{key: k, effect: NoSchedule}]\n");
@@ -1132,6 +1134,7 @@ static void test_placement_kept(void)
     struct inventory *pods = inv_of(
         "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\nspec:\n"
         "  sel: {zone: z1}\n  other: {zone: z0}\n"
+        "  two: {zone: z0, kubernetes.io/hostname: n4}\n"
         "  aff:\n    nodeSelectorTerms:\n    - matchExpressions: [{key: zone,"
         " operator: In, values: [z0]}]\n");
     const struct tnode *spec = tree_get(pods->objs[0]->root, "spec");
@@ -1161,7 +1164,7 @@ static void test_placement_kept(void)
     p.node_selector = tree_get(spec, "sel");
     CHECK(alloc_solve(&a, m, &p, &r1) == ALLOC_FAIL);
     /* fails[] in node order: z0 excluded, z1 short of devices */
-    CHECK(r1.nvisited == 300 && r1.nplacematch == 300 && r1.nplaced == 150
+    CHECK(r1.nvisited == 300 && r1.nplacematch == 0 && r1.nplaced == 150
           && r1.nfails == 300 && r1.fails[0].why == WHY_NODESELECTOR
           && r1.fails[1].why == WHY_COUNT && r1.fails[1].have == 3
           && r1.fails[299].node == 299 && r1.fails[299].why == WHY_COUNT);
@@ -1174,8 +1177,12 @@ static void test_placement_kept(void)
     /* the other zone, by nodeSelector then by affinity: new keys */
     p.node_selector = tree_get(spec, "other");
     CHECK(alloc_solve(&a, m, &p, &r3) == ALLOC_FAIL);
-    CHECK(r3.nplacematch == 300 && r3.nplaced == 150
+    CHECK(r3.nplacematch == 0 && r3.nplaced == 150
           && r3.fails[0].why == WHY_COUNT && r3.fails[1].why == WHY_NODESELECTOR);
+    /* a label no node has (the hostname label is not set): none */
+    p.node_selector = tree_get(spec, "two");
+    CHECK(alloc_solve(&a, m, &p, &r3) == ALLOC_FAIL);
+    CHECK(r3.nplacematch == 0 && r3.nplaced == 0 && r3.nfails == 300);
     p.node_selector = NULL;
     p.affinity = tree_get(spec, "aff");
     CHECK(alloc_solve(&a, m, &p, &r3) == ALLOC_FAIL);
