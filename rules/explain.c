@@ -769,6 +769,7 @@ static void explain_filtered(struct check_ctx *cx, struct sat *s,
     /* only these can be refused by a taint or a gate: the others need
      * not be walked (per object, over 100,000s of devices) */
     const size_t *filtered = alloc_model_filtered(s->m, &nf);
+    const unsigned char *kind = alloc_model_kinds(s->m);
 
     for (c = 0; c < pb->nclaims; c++)
         for (r = 0; r < pb->claims[c].nreqs; r++)
@@ -776,12 +777,20 @@ static void explain_filtered(struct check_ctx *cx, struct sat *s,
                 const struct altinfo *ai = &pb->claims[c].reqs[r].alts[k];
                 const char *ex = NULL, *why = NULL, *tail, *name;
                 size_t n = 0;
+                /* a device the model knows a taint refuses: no reading */
+                int known = !ai->alt.ncaps && alloc_no_tolerations(&ai->alt)
+                            && !(ai->alt.off & ALLOC_OFF_TAINTS);
                 for (i = 0; i < nf; i++) {
                     const struct dm_device *d = &s->m->devs[filtered[i]];
+                    unsigned char dk = kind[filtered[i]];
                     if (!ai->sel[filtered[i]])
                         continue;
-                    why = gate ? alloc_device_gated(d, ai->alt.off) : NULL;
-                    if (!gate && d->taints
+                    why = NULL;
+                    if (gate)   /* the model knows dk needs none */
+                        why = dk ? NULL : alloc_device_gated(d, ai->alt.off);
+                    else if (dk == DEV_TAINTED && known)
+                        why = "taint";
+                    else if (d->taints
                         && !alloc_device_fits(&s->scratch, d, &ai->alt,
                                               NULL)
                         && untainted_fits(&s->scratch, d, &ai->alt))

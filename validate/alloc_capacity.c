@@ -170,6 +170,11 @@ int alloc_device_fits(struct arena *a, const struct dm_device *d,
     return 1;
 }
 
+int alloc_no_tolerations(const struct alloc_alt *alt)
+{
+    return !tree_is_seq(alt->tolerations) || !alt->tolerations->n;
+}
+
 int alloc_pool_usable(const struct dm_pool *p, unsigned off)
 {
     if (!(off & ALLOC_OFF_PARTITIONABLE))

@@ -81,7 +81,7 @@ struct search {
                                            0 until its node is visited */
     size_t ndevchecked;                 /* eff computed (a measure of the
                                            work: alloc_result) */
-    const uint64_t *plain;              /* alloc_model_plain() */
+    const unsigned char *kind;          /* alloc_model_kinds() */
     size_t **cand;                      /* per alt: candidates on node */
     size_t **cpos;                      /* per alt: their position on the
                                            node (local index, or shared) */
@@ -132,12 +132,6 @@ static inline uint64_t alloc_mix(uint64_t h)
 /* 1 if some device of m has a list-type attribute value: computed once
  * per model, in the selector cache's extension (lock-free). */
 int alloc_model_lists(const struct devmodel *m);
-
-/* A bit per device of m (d / 64, d % 64): set when no filter but selectors
- * and capacity requests can refuse it, whatever features are off - no
- * taints, no feature gate needed, its pool usable - so alloc_device_ok()
- * holds for a request without capacity requests. Once per model. */
-const uint64_t *alloc_model_plain(const struct devmodel *m);
 
 /* Per node of m, the answer of the Pod placement named key (alloc_pools.c
  * writes it: 0 not known yet, else enum place_memo; one more byte after

@@ -31,7 +31,7 @@ void alloc_pools_init(struct search *s)
     /* the filters run when a node's devices are first looked at
      * (eff_of): a search that stops after ALLOC_FEASIBLE_MIN nodes never
      * pays for the others */
-    s->plain = alloc_model_plain(m);
+    s->kind = alloc_model_kinds(m);
     for (ai = 0; ai < s->nalts; ai++) {
         s->eff[ai] = arena_alloc(s->a, m->ndevs + 1);
         s->cand[ai] = arena_alloc(s->a, (m->max_local + m->nshared + 1)
@@ -54,8 +54,11 @@ static unsigned char eff_of(struct search *s, size_t ai, size_t d)
         return *e;
     s->ndevchecked++;
     if (alt->sel[d] && !alt->ncaps && !s->p->taken
-        && (s->plain[d / 64] >> (d % 64) & 1))
+        && s->kind[d] == DEV_PLAIN)
         *e = EFF_USABLE;    /* nothing else to check (its device unread) */
+    else if (alt->sel[d] && !alt->ncaps && s->kind[d] == DEV_TAINTED
+             && !(alt->off & ALLOC_OFF_TAINTS) && alloc_no_tolerations(alt))
+        *e = EFF_NO;
     else if (!alt->sel[d]
         || (s->p->taken && s->p->taken[d] && !alt->admin
             && !m->devs[d].multi)

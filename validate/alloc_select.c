@@ -5,7 +5,7 @@
  * results of a selector text are computed once per model and kept in the
  * model's extension slot (lock-free, bounded in entries and bytes), with
  * what else the allocator learns once per model (alloc_model_lists,
- * alloc_model_filtered, alloc_model_plain, alloc_model_placement,
+ * alloc_model_filtered, alloc_model_kinds, alloc_model_placement,
  * alloc_model_labelled).
  */
 #include "allocate.h"
@@ -216,7 +216,7 @@ struct placement {              /* alloc_model_placement() of one key */
 struct devfacts {
     size_t nfiltered;
     size_t *filtered;           /* devices tainted or gated */
-    uint64_t *plain;            /* bit per device: alloc_model_plain() */
+    unsigned char *kind;        /* per device: alloc_model_kinds() */
 };
 
 static void facts_free(struct devfacts *f)
@@ -224,7 +224,7 @@ static void facts_free(struct devfacts *f)
     if (!f)
         return;
     free(f->filtered);
-    free(f->plain);
+    free(f->kind);
     free(f);
 }
 
@@ -285,6 +285,20 @@ int alloc_model_lists(const struct devmodel *m)
     return v == 2;
 }
 
+/* 1 if d has a taint that a request without tolerations does not
+ * tolerate (effect NoSchedule or NoExecute: alloc_device_fits). */
+static int hard_tainted(const struct dm_device *d)
+{
+    unsigned i;
+
+    for (i = 0; tree_is_seq(d->taints) && i < d->taints->n; i++) {
+        const char *eff = tree_str(tree_get(d->taints->kids[i], "effect"));
+        if (eff && (!strcmp(eff, "NoSchedule") || !strcmp(eff, "NoExecute")))
+            return 1;
+    }
+    return 0;
+}
+
 /* What the model's devices are to filters other than selectors, once per
  * model (lock-free: racing callers compute the same, one is kept). */
 static const struct devfacts *facts_of(const struct devmodel *m)
@@ -297,15 +311,17 @@ static const struct devfacts *facts_of(const struct devmodel *m)
         return f;
     f = xcalloc(1, sizeof(*f));
     f->filtered = xcalloc(m->ndevs + 1, sizeof(*f->filtered));
-    f->plain = xcalloc(m->ndevs / 64 + 1, sizeof(*f->plain));
+    f->kind = xcalloc(m->ndevs + 1, 1);
     for (d = 0; d < m->ndevs; d++) {
         const struct dm_device *dv = &m->devs[d];
         const struct dm_pool *p = &m->pools[dv->pool_idx];
         if (dv->taints || dv->gated)
             f->filtered[f->nfiltered++] = d;
-        else if (alloc_pool_usable(p, 0)
-                 && alloc_pool_usable(p, ALLOC_OFF_PARTITIONABLE))
-            f->plain[d / 64] |= (uint64_t)1 << (d % 64);
+        if (dv->gated || !alloc_pool_usable(p, 0)
+            || !alloc_pool_usable(p, ALLOC_OFF_PARTITIONABLE))
+            continue;
+        f->kind[d] = !dv->taints ? DEV_PLAIN
+                     : hard_tainted(dv) ? DEV_TAINTED : 0;
     }
     if (!atomic_compare_exchange_strong(&sc->facts, &none, f)) {
         facts_free(f);      /* another thread was first: the same facts */
@@ -322,9 +338,9 @@ const size_t *alloc_model_filtered(const struct devmodel *m, size_t *n)
     return f->filtered;
 }
 
-const uint64_t *alloc_model_plain(const struct devmodel *m)
+const unsigned char *alloc_model_kinds(const struct devmodel *m)
 {
-    return facts_of(m)->plain;
+    return facts_of(m)->kind;
 }
 
 /* The key of label kid (key=value as the matcher reads it) in b. */

@@ -108,6 +108,14 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
  * and kept with the selector cache (lock-free); lives as long as m. */
 const size_t *alloc_model_filtered(const struct devmodel *m, size_t *n);
 
+/* Per device of m, what filters other than selectors and capacity
+ * requests make of it whatever features are off (no feature gate needed,
+ * its pool usable): DEV_PLAIN nothing refuses it; DEV_TAINTED a request
+ * without tolerations is refused by a taint (unless taints are off); 0
+ * anything else (read the device). Once per model, lives as long as m. */
+enum { DEV_PLAIN = 1, DEV_TAINTED = 2 };
+const unsigned char *alloc_model_kinds(const struct devmodel *m);
+
 /* ==== the problem ==== */
 
 struct alloc_capreq {           /* capacity.requests entry */
@@ -301,6 +309,9 @@ static inline int alloc_device_ok(struct arena *a, const struct dm_device *d,
  * valid (with ALLOC_OFF_PARTITIONABLE in off, counters cannot make it
  * invalid). */
 int alloc_pool_usable(const struct dm_pool *p, unsigned off);
+
+/* 1 if alt tolerates no taint (no tolerations). */
+int alloc_no_tolerations(const struct alloc_alt *alt);
 
 /* 1 if tolerations (a DeviceToleration sequence, may be NULL) tolerate
  * the taint. */
