@@ -20,6 +20,7 @@
 #include "alloc_internal.h"
 #include "arena.h"
 #include "buf.h"
+#include "limits.h"
 #include "tree.h"
 #include "xalloc.h"
 
@@ -171,7 +172,7 @@ void alloc_placement_init(struct arena *a, const struct devmodel *m,
     na_required_init(a, p->node_selector, p->affinity, &pl->req);
     if (pl->req.selector.everything && !pl->req.has_affinity)
         return;     /* every node: nothing to keep */
-    buf_init(&b, 64 * 1024);
+    buf_init(&b, LIMIT_PLACEMENT_BYTES);
     if (buf_adds(&b, "sel ") == 0 && placement_key(&b, p->node_selector) == 0
         && buf_adds(&b, " aff ") == 0 && placement_key(&b, p->affinity) == 0)
         pl->memo = alloc_model_placement(m, b.p);

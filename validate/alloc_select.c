@@ -398,10 +398,10 @@ const size_t *alloc_model_labelled(const struct devmodel *m, const char *key,
     struct buf b;
     const char *k;
 
-    buf_init(&b, 1u << 20);
+    buf_init(&b, 2 * (size_t)LIMIT_SCALAR_BYTES + 2);  /* never short */
     if (!l) {
         l = xcalloc(1, sizeof(*l));
-        arena_init(&l->a, 1 << 16);
+        arena_init(&l->a, ARENA_LARGE_BYTES);
         strmap_init(&l->map, &l->a);
         labelindex_pass(m, l, &b, 0);
         labelindex_pass(m, l, &b, 1);

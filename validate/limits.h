@@ -17,6 +17,8 @@
 #define LIMIT_PATH_BYTES        4096    /* a rendered JSON path */
 #define LIMIT_MSG_BYTES         4096    /* a rendered finding message */
 #define LIMIT_POOL_KEY_BYTES    1024    /* "driver\x1fpool" looked up */
+#define LIMIT_PLACEMENT_BYTES   (64u * 1024)    /* a Pod placement's key (a
+                                                   longer one is not kept) */
 #define LIMIT_CONFIG_BYTES      (1024u * 1024) /* the config file */
 
 /* webhook request body (default --max-body) */
