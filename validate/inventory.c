@@ -123,7 +123,10 @@ static void *parse_files(void *arg)
     struct parse_job *j = arg;
     size_t i;
 
-    while ((i = atomic_fetch_add(&j->next, 1)) < j->n) {
+    for (;;) {
+        i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->n)
+            break;
         arena_init(&j->arenas[i], ARENA_RUN_BYTES);
         stream_load(&j->arenas[i], j->t[i].data, j->t[i].len, &j->docs[i]);
     }
