@@ -99,6 +99,11 @@ int inventory_add_texts(struct inventory *inv, struct inventory_text *t,
  * ignored (returns 0). */
 int inventory_add_tree(struct inventory *inv, const struct tnode *obj,
                        struct err *err);
+/* Adds every object of base (not copied: shared) and keeps a reference to
+ * base until inventory_free(inv), so that objects parsed once (the
+ * webhook's --inventory files) serve every snapshot built on them. base
+ * must not change afterwards; at most one base per snapshot. */
+void inventory_add_inventory(struct inventory *inv, struct inventory *base);
 /* Number of objects of inventory kinds held. */
 size_t inventory_size(const struct inventory *inv);
 /* The DRAListTypeAttributes gate of the cluster the snapshot is from
@@ -112,6 +117,8 @@ int engine_list_attributes(const struct engine *e);
  * instead of on first use, so that a snapshot is ready when published.
  * Optional; thread-safe. */
 void inventory_prepare(const struct inventory *inv);
+/* Drops the caller's reference: the snapshot (and a base it shares) is
+ * freed with the last one. */
 void inventory_free(struct inventory *inv);
 
 #endif

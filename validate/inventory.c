@@ -44,7 +44,23 @@ struct inventory *inventory_new(void)
     inv->verdicts = verdict_cache_new();
     inv->model = xcalloc(1, sizeof(*inv->model));
     pthread_mutex_init(&inv->model->mu, NULL);
+    atomic_init(&inv->refs, 1);
     return inv;
+}
+
+/* Appends o to objs and the index. */
+static void inventory_keep(struct inventory *inv, struct object *o)
+{
+    if (inv->n == inv->cap) {
+        size_t cap = inv->cap ? inv->cap * 2 : 64;
+        inv->objs = arena_grow(&inv->arena, inv->objs, inv->n, cap,
+                               sizeof(*inv->objs));
+        inv->cap = cap;
+    }
+    inv->objs[inv->n++] = o;
+    inv->kinds |= o->kind;
+    strmap_put(&inv->index, object_key(&inv->arena, o->kind, object_ns(o),
+                                       o->name), o);
 }
 
 static void inventory_put(struct inventory *inv, const struct tnode *root)
@@ -57,16 +73,7 @@ static void inventory_put(struct inventory *inv, const struct tnode *root)
         != OBJ_OK || !(o->kind & kind_bits(KIND_INVENTORY)) || !*o->name)
         return;
     o->inventory = 1;
-    if (inv->n == inv->cap) {
-        size_t cap = inv->cap ? inv->cap * 2 : 64;
-        inv->objs = arena_grow(&inv->arena, inv->objs, inv->n, cap,
-                               sizeof(*inv->objs));
-        inv->cap = cap;
-    }
-    inv->objs[inv->n++] = o;
-    inv->kinds |= o->kind;
-    strmap_put(&inv->index, object_key(&inv->arena, o->kind, object_ns(o),
-                                       o->name), o);
+    inventory_keep(inv, o);
 }
 
 static void inventory_put_doc(struct inventory *inv, const struct tnode *root)
@@ -177,6 +184,18 @@ int inventory_add_tree(struct inventory *inv, const struct tnode *obj,
     return 0;
 }
 
+void inventory_add_inventory(struct inventory *inv, struct inventory *base)
+{
+    size_t i;
+
+    if (!base || inv->base)
+        return;
+    atomic_fetch_add(&base->refs, 1);
+    inv->base = base;
+    for (i = 0; i < base->n; i++)
+        inventory_keep(inv, base->objs[i]);
+}
+
 size_t inventory_size(const struct inventory *inv)
 {
     return inv ? inv->n : 0;
@@ -184,13 +203,14 @@ size_t inventory_size(const struct inventory *inv)
 
 void inventory_free(struct inventory *inv)
 {
-    if (!inv)
+    if (!inv || atomic_fetch_sub(&inv->refs, 1) != 1)
         return;
     devmodel_free(atomic_load(&inv->model->m));
     pthread_mutex_destroy(&inv->model->mu);
     free(inv->model);
     verdict_cache_free(inv->verdicts);
     arena_release(&inv->arena);
+    inventory_free(inv->base);
     free(inv);
 }
 

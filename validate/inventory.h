@@ -7,6 +7,7 @@
 #ifndef CLAIMCHECK_INVENTORY_H
 #define CLAIMCHECK_INVENTORY_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,10 @@ struct inventory {
     struct verdict_cache *verdicts; /* admission verdicts on this snapshot */
     int no_list_attributes;     /* the model drops list-valued attributes
                                    (inventory_set_list_attributes) */
+    struct inventory *base;     /* whose objects objs shares, or NULL
+                                   (inventory_add_inventory) */
+    atomic_long refs;           /* its own, and one per snapshot sharing
+                                   its objects */
 };
 
 /* "Kind\x1fns\x1fname" in a; ns "" for cluster-scoped kinds. */

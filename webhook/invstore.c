@@ -1,9 +1,12 @@
 /*
  * invstore.c - reference-counted inventory snapshots and their assembly
- * from file texts + cluster objects, each paired with the engine that
- * judges against it. Owns the snapshot and engine lifetimes; it does not
- * read files (invfiles.c), talk to the apiserver (cluster.c) or decide
- * which engine (main.c, clustertarget.c).
+ * from file objects + cluster objects, each paired with the engine that
+ * judges against it. The files are parsed once per load: their objects
+ * (an inventory of their own, never published) are shared by every
+ * snapshot built until the next load, and their texts are not kept. Owns
+ * the snapshot and engine lifetimes; it does not read files (invfiles.c),
+ * talk to the apiserver (cluster.c) or decide which engine (main.c,
+ * clustertarget.c).
  */
 #include "invstore.h"
 
@@ -33,10 +36,10 @@ struct invref {
     atomic_long refs;
 };
 
-struct text {
-    char *file, *data;
-    size_t len;
-    size_t objects;             /* what it added to the last build */
+struct text {                   /* a file of the last load */
+    char *file;
+    size_t objects;             /* the objects it holds */
+    int blank;                  /* nothing but white space */
 };
 
 struct invstore {
@@ -45,6 +48,7 @@ struct invstore {
     pthread_mutex_t build_mu;   /* serializes rebuilds; guards the rest */
     struct text *texts;
     size_t ntexts;
+    struct inventory *files;    /* their objects (shared by snapshots) */
     invstore_cluster_fn cluster;
     void *cluster_cls;
     struct engref *eng;         /* what new snapshots are paired with */
@@ -70,10 +74,8 @@ static void texts_free(struct text *t, size_t n)
 {
     size_t i;
 
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i++)
         free(t[i].file);
-        free(t[i].data);
-    }
     free(t);
 }
 
@@ -94,6 +96,7 @@ void invstore_free(struct invstore *s)
     invref_release(s->cur);
     engref_release(s->eng);
     texts_free(s->texts, s->ntexts);
+    inventory_free(s->files);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->build_mu);
     free(s);
@@ -162,24 +165,20 @@ void invstore_set_list_attributes(struct invstore *s, int on)
     pthread_mutex_unlock(&s->build_mu);
 }
 
-static struct inventory *build(struct text *t, size_t n,
+/* A snapshot of the file objects files (shared, NULL: none) and the
+ * cluster's. */
+static struct inventory *build(struct inventory *files,
                                invstore_cluster_fn fn, void *cls,
                                int lists, struct err *err)
 {
     struct inventory *inv = inventory_new();
-    size_t i;
 
     if (!inv) {
         err_set(err, "cannot allocate an inventory");
         return NULL;
     }
     inventory_set_list_attributes(inv, lists);
-    for (i = 0; i < n; i++) {
-        size_t before = inventory_size(inv);
-        if (inventory_add_text(inv, t[i].file, t[i].data, t[i].len, err) < 0)
-            goto fail;
-        t[i].objects = inventory_size(inv) - before;
-    }
+    inventory_add_inventory(inv, files);
     if (fn && fn(cls, inv, err) < 0)
         goto fail;
     inventory_prepare(inv);     /* the device model, before publishing */
@@ -194,7 +193,7 @@ int invstore_rebuild(struct invstore *s, struct err *err)
     struct inventory *inv;
 
     pthread_mutex_lock(&s->build_mu);
-    inv = build(s->texts, s->ntexts, s->cluster, s->cluster_cls,
+    inv = build(s->files, s->cluster, s->cluster_cls,
                 !s->no_list_attributes, err);
     if (inv)
         publish(s, inv);
@@ -220,8 +219,7 @@ int invstore_set_engine(struct invstore *s, struct engine *eng,
     /* a snapshot's verdicts and device model are the engine's: a new
      * engine gets a new snapshot of the same sources */
     if (s->cur && s->cur->inv) {
-        inv = build(s->texts, s->ntexts, s->cluster, s->cluster_cls, lists,
-                    err);
+        inv = build(s->files, s->cluster, s->cluster_cls, lists, err);
         if (!inv) {
             pthread_mutex_unlock(&s->build_mu);
             engref_release(e);
@@ -236,11 +234,14 @@ int invstore_set_engine(struct invstore *s, struct engine *eng,
     return 0;
 }
 
-static int blank(const char *p)
+static int blank(const char *p, size_t len)
 {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
-    return !*p;
+    size_t i;
+
+    for (i = 0; i < len; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\n' && p[i] != '\r')
+            return 0;
+    return 1;
 }
 
 /* Whether the new texts t would lose data the published ones had: a file
@@ -256,7 +257,7 @@ static const char *loses_data(const struct invstore *s, const struct text *t,
         before += s->texts[i].objects;
     for (i = 0; i < n; i++) {
         after += t[i].objects;
-        if (!blank(t[i].data))
+        if (!t[i].blank)
             continue;
         for (j = 0; j < s->ntexts; j++)
             if (s->texts[j].objects && !strcmp(s->texts[j].file, t[i].file)) {
@@ -285,31 +286,36 @@ int invstore_set_files(struct invstore *s, size_t n,
                        const size_t *lens, struct err *err)
 {
     struct text *t = xcalloc(n ? n : 1, sizeof(*t));
-    struct inventory *inv;
+    struct inventory *fobjs = inventory_new(), *inv = NULL;
     const char *reason = NULL;
     size_t i;
 
     for (i = 0; i < n; i++) {
+        size_t before = inventory_size(fobjs);
         t[i].file = xstrdup(files[i]);
-        t[i].data = xmalloc(lens[i] + 1);
-        memcpy(t[i].data, texts[i], lens[i]);
-        t[i].data[lens[i]] = '\0';
-        t[i].len = lens[i];
+        t[i].blank = blank(texts[i], lens[i]);
+        if (inventory_add_text(fobjs, files[i], texts[i], lens[i], err) < 0)
+            break;
+        t[i].objects = inventory_size(fobjs) - before;
     }
     pthread_mutex_lock(&s->build_mu);
-    inv = build(t, n, s->cluster, s->cluster_cls, !s->no_list_attributes,
-                err);
+    if (i == n)
+        inv = build(fobjs, s->cluster, s->cluster_cls,
+                    !s->no_list_attributes, err);
     if (inv && s->texts && s->cur)
         reason = loses_data(s, t, n, err);
     if (inv && !reason) {
         texts_free(s->texts, s->ntexts);
+        inventory_free(s->files);
         s->texts = t;
         s->ntexts = n;
+        s->files = fobjs;
         publish(s, inv);
         invstore_set_refusal(s, "");
     } else {
         texts_free(t, n);
         inventory_free(inv);
+        inventory_free(fobjs);
         if (reason)
             invstore_set_refusal(s, err->msg);
         if (s->metrics && reason)

@@ -11,8 +11,9 @@
  * by whoever drops the last reference (reference counting; the mutex only
  * covers the pointer load + increment, a few instructions).
  *
- * The store also assembles snapshots from two sources: static file texts
- * (--inventory) and a cluster callback that adds live objects. Rebuilds are
+ * The store also assembles snapshots from two sources: static files
+ * (--inventory; parsed once per load, their objects shared by the
+ * snapshots) and a cluster callback that adds live objects. Rebuilds are
  * serialized.
  */
 #ifndef CLAIMCHECK_WEBHOOK_INVSTORE_H
@@ -47,11 +48,12 @@ const struct engine *invref_engine(const struct invref *r);
 /* Unpins; NULL is allowed. */
 void invref_release(struct invref *r);
 
-/* Replaces the static texts (copied; files[i] names text i in errors) and
- * rebuilds. On failure the previous texts and snapshot stay: -1 when a
- * text does not parse, -2 when the texts would lose data the published
- * ones had (refused: a file now blank that had objects, or fewer objects
- * in all than min_percent of the last load's; counted in
+/* Replaces the static files (texts[i] parsed here, not kept; files[i]
+ * names text i in errors) and rebuilds. On failure the previous files'
+ * objects and snapshot stay: -1 when a text does not parse, -2 when the
+ * texts would lose data the published ones had (refused: a file now
+ * blank that had objects, or fewer objects in all than min_percent of
+ * the last load's; counted in
  * claimcheck_inventory_refused_total{reason="empty"|"shrunk"} and kept for
  * invstore_refusal() until a load succeeds). The first load is never
  * refused: there is nothing to lose. */

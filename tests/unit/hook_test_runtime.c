@@ -1,6 +1,7 @@
 /*
  * hook_test_runtime.c - the webhook's shared runtime state without HTTP:
- * inventory snapshots (publish while readers hold refs, from threads),
+ * inventory snapshots (publish while readers hold refs, from threads;
+ * file objects parsed once and shared by the snapshots built on them),
  * Prometheus rendering, TLS credential reload (new pair, unchanged,
  * mismatched pair kept out, not-after), the batched request log (held
  * until a flush, whole lines from threads, JSON, number formatting), and
@@ -17,6 +18,10 @@
 #include "../../validate/buf.h"
 #include "../../validate/engine.h"
 #include "../../validate/err.h"
+#include "../../validate/inventory.h"
+#include "../../validate/kinds.h"
+#include "../../validate/object.h"
+#include "../../validate/stream.h"
 #include "../../webhook/invstore.h"
 #include "../../webhook/log.h"
 #include "../../webhook/membudget.h"
@@ -103,6 +108,70 @@ static void test_invstore(void)
         pthread_join(th[i], NULL);
         CHECK(atomic_load(&rd[i].reads) >= 1000);
     }
+    invstore_free(s);
+}
+
+/* A cluster source for test_invstore_shared: one Node. */
+static int add_node(void *cls, struct inventory *inv, struct err *err)
+{
+    static const char node[] = "apiVersion: v1\nkind: Node\n"
+                               "metadata:\n  name: node-1\n";
+    struct arena a;
+    struct ydocs docs;
+    int ret = -1;
+
+    (void)cls;
+    arena_init(&a, 4096);
+    stream_load(&a, node, sizeof(node) - 1, &docs);
+    if (docs.n == 1 && docs.v[0].root)
+        ret = inventory_add_tree(inv, docs.v[0].root, err);
+    arena_release(&a);
+    return ret;
+}
+
+/* The files are parsed once per load: a rebuild (a cluster change) uses
+ * the very objects of the load, not a new parse of a kept copy of the
+ * texts (the caller's texts may be gone), and the snapshots share them
+ * while any of them lives. */
+static void test_invstore_shared(void)
+{
+    struct invstore *s = invstore_new(NULL);
+    struct err err = { "" };
+    const char *files[] = { "a.yaml" };
+    char *text = strdup(inv_text);
+    const char *texts[] = { text };
+    size_t lens[] = { strlen(inv_text) };
+    const struct object *o1, *o2;
+    struct invref *r1, *r2;
+
+    CHECK(invstore_set_files(s, 1, files, texts, lens, &err) == 0);
+    memset(text, ' ', lens[0]);         /* the caller's text is gone */
+    free(text);
+    r1 = invstore_acquire(s);
+    invstore_set_cluster(s, add_node, NULL);
+    CHECK(invstore_rebuild(s, &err) == 0);
+    r2 = invstore_acquire(s);
+    CHECK(r1 != r2);
+    CHECK(inventory_size(invref_inventory(r2)) == 2);
+    CHECK(inventory_lookup(invref_inventory(r2), K_NODE, "", "node-1")
+          != NULL);
+    o1 = inventory_lookup(invref_inventory(r1), K_CLASS, "",
+                          "gpu.example.com");
+    o2 = inventory_lookup(invref_inventory(r2), K_CLASS, "",
+                          "gpu.example.com");
+    CHECK(o1 != NULL && o1 == o2);      /* one parse, shared */
+    invref_release(r1);
+    /* a new load replaces them; the snapshot holding the old ones keeps
+     * them alive until released */
+    texts[0] = inv_text;
+    CHECK(invstore_set_files(s, 1, files, texts, lens, &err) == 0);
+    CHECK(strcmp(object_ns(o2), "") == 0 && !strcmp(o2->name,
+                                                   "gpu.example.com"));
+    invref_release(r2);
+    r1 = invstore_acquire(s);
+    CHECK(inventory_lookup(invref_inventory(r1), K_CLASS, "",
+                           "gpu.example.com") != o1);
+    invref_release(r1);
     invstore_free(s);
 }
 
@@ -404,6 +473,7 @@ int main(void)
     test_membudget();
     test_log_batch();
     test_invstore();
+    test_invstore_shared();
     test_metrics();
     test_tls();
     return CHECK_DONE();
