@@ -35,11 +35,9 @@ static int attr_eq(const struct cel_attr *x, const struct cel_attr *y)
         if (x->nv != y->nv)
             return 0;
         for (i = 0; i < x->nv; i++) {
-            if (x->iv && x->iv[i] != y->iv[i])
-                return 0;
-            if (x->bv && !x->bv[i] != !y->bv[i])
-                return 0;
-            if (x->sv && strcmp(x->sv[i], y->sv[i]))
+            if (x->type == CEL_ATTR_INTS ? x->iv[i] != y->iv[i]
+                : x->type == CEL_ATTR_BOOLS ? !x->bv[i] != !y->bv[i]
+                : strcmp(x->sv[i], y->sv[i]) != 0)
                 return 0;
         }
         return 1;

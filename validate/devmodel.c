@@ -49,11 +49,11 @@ static uint64_t hash_attr(const struct cel_attr *a)
     case CEL_ATTR_STRINGS:
     case CEL_ATTR_VERSIONS:
         for (i = 0; i < a->nv; i++) {
-            if (a->iv)
+            if (a->type == CEL_ATTR_INTS)
                 h = (h ^ (uint64_t)a->iv[i]) * 1099511628211ull;
-            if (a->bv)
+            else if (a->type == CEL_ATTR_BOOLS)
                 h = (h ^ (uint64_t)a->bv[i]) * 1099511628211ull;
-            if (a->sv)
+            else
                 h = hash_str(h, a->sv[i]);
         }
         break;

@@ -108,8 +108,17 @@ struct cel_attr {           /* one device attribute, domain already split off */
     const char *domain;     /* e.g. "gpu.nvidia.com" */
     const char *id;         /* e.g. "productName" */
     enum cel_attr_type type;
-    long long i; int b; const char *s;   /* scalar (s: STRING and VERSION) */
-    const long long *iv; const int *bv; const char *const *sv; size_t nv;
+    union {                 /* the value, by type (one member is set: read
+                               the one type says; 48 bytes an attribute,
+                               millions of them in a large inventory) */
+        long long i;        /* INT */
+        int b;              /* BOOL */
+        const char *s;      /* STRING, VERSION */
+        const long long *iv;    /* INTS */
+        const int *bv;      /* BOOLS */
+        const char *const *sv;  /* STRINGS, VERSIONS */
+    };
+    size_t nv;              /* list types: how many values */
     const char *name;       /* as the slice writes it ("model" or
                                "gpu.nvidia.com/model"), for messages;
                                NULL: domain/id */
