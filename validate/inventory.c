@@ -1,8 +1,11 @@
 /*
  * inventory.c - loading and indexing inventory objects (from files given
  * with --inventory, or from the webhook's cluster cache). Objects are read
- * with object_read() like linted input, but are never reported on. The
- * snapshot's device model (devmodel.h) is built once, on first use.
+ * with object_read() like linted input, but are never reported on; a
+ * compact snapshot copies their trees with every string held once (a
+ * large inventory repeats most of its keys and values: about a quarter
+ * less memory than the trees as loaded). The snapshot's device model
+ * (devmodel.h) is built once, on first use.
  */
 #include "inventory.h"
 
@@ -41,6 +44,7 @@ struct inventory *inventory_new(void)
 
     arena_init(&inv->arena, ARENA_RUN_BYTES);
     strmap_init(&inv->index, &inv->arena);
+    strmap_init(&inv->strs, &inv->arena);
     inv->verdicts = verdict_cache_new();
     inv->model = xcalloc(1, sizeof(*inv->model));
     pthread_mutex_init(&inv->model->mu, NULL);
@@ -102,17 +106,30 @@ static int add_docs(struct inventory *inv, const char *file,
                            docs->v[i].col, docs->v[i].error);
     for (i = 0; i < docs->n; i++)
         if (docs->v[i].root)
-            inventory_put_doc(inv, docs->v[i].root);
+            inventory_put_doc(inv, inv->compact
+                                   ? tree_clone(&inv->arena, &inv->strs,
+                                                docs->v[i].root)
+                                   : docs->v[i].root);
     return 0;
 }
 
 int inventory_add_text(struct inventory *inv, const char *file,
                        const char *data, size_t len, struct err *err)
 {
+    struct arena load;          /* compact: the trees as loaded, until
+                                   copied */
     struct ydocs docs;
+    int rc;
 
-    stream_load(&inv->arena, data, len, &docs);
-    return add_docs(inv, file, &docs, err);
+    if (!inv->compact) {
+        stream_load(&inv->arena, data, len, &docs);
+        return add_docs(inv, file, &docs, err);
+    }
+    arena_init(&load, ARENA_RUN_BYTES);
+    stream_load(&load, data, len, &docs);
+    rc = add_docs(inv, file, &docs, err);
+    arena_release(&load);
+    return rc;
 }
 
 /* inventory_add_texts(): the files' documents parsed by two threads, each
@@ -164,7 +181,7 @@ int inventory_add_texts(struct inventory *inv, struct inventory_text *t,
         if (rc == 0)
             rc = add_docs(inv, t[i].file, &j.docs[i], err);
         t[i].objects = inventory_size(inv) - before;
-        if (rc == 0)
+        if (rc == 0 && !inv->compact)   /* compact: copied */
             arena_adopt(&inv->arena, &j.arenas[i]);
         else
             arena_release(&j.arenas[i]);
@@ -180,7 +197,8 @@ int inventory_add_tree(struct inventory *inv, const struct tnode *obj,
     (void)err;
     if (!tree_is_map(obj))
         return 0;
-    inventory_put_doc(inv, tree_clone(&inv->arena, NULL, obj));
+    inventory_put_doc(inv, tree_clone(&inv->arena,
+                                      inv->compact ? &inv->strs : NULL, obj));
     return 0;
 }
 
@@ -250,6 +268,11 @@ const struct devmodel *inventory_devices(const struct inventory *inv)
     }
     pthread_mutex_unlock(&c->mu);
     return m;
+}
+
+void inventory_set_compact(struct inventory *inv, int on)
+{
+    inv->compact = on;
 }
 
 void inventory_set_list_attributes(struct inventory *inv, int on)

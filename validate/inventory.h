@@ -24,6 +24,9 @@ struct inventory {
     struct object **objs;
     size_t n, cap;
     struct strmap index;        /* object_key() -> struct object * */
+    struct strmap strs;         /* the keys and scalars of its trees, each
+                                   held once (tree_clone's intern map) */
+    int compact;                /* inventory_set_compact() */
     unsigned kinds;             /* K_* bits present */
     struct inventory_model *model;  /* inventory_devices(): built once, on
                                    first use (a cell of its own: the

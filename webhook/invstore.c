@@ -178,6 +178,7 @@ static struct inventory *build(struct inventory *files,
         return NULL;
     }
     inventory_set_list_attributes(inv, lists);
+    inventory_set_compact(inv, 1);      /* it serves until the next one */
     inventory_add_inventory(inv, files);
     if (fn && fn(cls, inv, err) < 0)
         goto fail;
@@ -290,6 +291,7 @@ int invstore_set_files(struct invstore *s, size_t n,
     const char *reason = NULL;
     size_t i;
 
+    inventory_set_compact(fobjs, 1);
     for (i = 0; i < n; i++) {
         size_t before = inventory_size(fobjs);
         t[i].file = xstrdup(files[i]);

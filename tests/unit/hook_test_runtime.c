@@ -1,7 +1,8 @@
 /*
  * hook_test_runtime.c - the webhook's shared runtime state without HTTP:
  * inventory snapshots (publish while readers hold refs, from threads;
- * file objects parsed once and shared by the snapshots built on them),
+ * file objects parsed once and shared by the snapshots built on them,
+ * their strings held once),
  * Prometheus rendering, TLS credential reload (new pair, unchanged,
  * mismatched pair kept out, not-after), the batched request log (held
  * until a flush, whole lines from threads, JSON, number formatting), and
@@ -22,6 +23,7 @@
 #include "../../validate/kinds.h"
 #include "../../validate/object.h"
 #include "../../validate/stream.h"
+#include "../../validate/tree.h"
 #include "../../webhook/invstore.h"
 #include "../../webhook/log.h"
 #include "../../webhook/membudget.h"
@@ -109,6 +111,37 @@ static void test_invstore(void)
         CHECK(atomic_load(&rd[i].reads) >= 1000);
     }
     invstore_free(s);
+}
+
+/* A compact snapshot (the webhook's) holds each string of its objects'
+ * trees once: keys and values repeated across objects (as a large
+ * inventory repeats them) are one copy. */
+static void test_inventory_strings(void)
+{
+    static const char text[] =
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+        "metadata:\n  name: a\n  labels: {tier: gold}\n---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+        "metadata:\n  name: b\n  labels: {tier: gold}\n";
+    struct inventory *inv = inventory_new();
+    struct err err = { "" };
+    const struct object *a, *b;
+    const struct tnode *ta, *tb;
+
+    inventory_set_compact(inv, 1);
+    CHECK(inventory_add_text(inv, "c.yaml", text, sizeof(text) - 1,
+                             &err) == 0);
+    a = inventory_lookup(inv, K_CLASS, "", "a");
+    b = inventory_lookup(inv, K_CLASS, "", "b");
+    CHECK(a && b);
+    if (a && b) {
+        ta = tree_get(tree_get(a->metadata, "labels"), "tier");
+        tb = tree_get(tree_get(b->metadata, "labels"), "tier");
+        CHECK(ta && tb && ta != tb);
+        CHECK(ta && tb && !strcmp(ta->str, "gold") && ta->str == tb->str
+              && ta->key == tb->key);
+    }
+    inventory_free(inv);
 }
 
 /* A cluster source for test_invstore_shared: one Node. */
@@ -474,6 +507,7 @@ int main(void)
     test_log_batch();
     test_invstore();
     test_invstore_shared();
+    test_inventory_strings();
     test_metrics();
     test_tls();
     return CHECK_DONE();
