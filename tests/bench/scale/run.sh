@@ -3,7 +3,8 @@
 # each with 8 GPUs and 4 RDMA NICs in two ResourceSlices (gen.py), at
 # 5,000, 20,000 and 65,000 nodes (SIZES="5000 20000" to choose). For each
 # size, one row of the table at the end:
-#  - load: the inventory's YAML read into objects (CPU s, bench_scale.c);
+#  - load: the inventory's YAML read into objects, kept compact as the
+#    webhook keeps them (CPU s, bench_scale.c);
 #  - model: the device model built from them (CPU s; target <= 3 s at
 #    20,000 nodes), and its CPU time per device;
 #  - model B/dev, objs B/dev: bytes per device of the model's arena and of
