@@ -654,7 +654,11 @@ static struct devmodel *model_new(struct arena *a)
         m->a = a;
     } else {
         m = xcalloc(1, sizeof(*m));
-        arena_init(&m->own, ARENA_LARGE_BYTES);
+        /* the model only grows until it is freed: chunks of a run's
+         * size are mapped and populated a step ahead, where smaller
+         * ones are malloc'd and cleared per allocation (a page fault
+         * per 4 KiB) */
+        arena_init(&m->own, ARENA_RUN_BYTES);
         m->a = &m->own;
         m->owned = 1;
     }
