@@ -74,7 +74,7 @@ static unsigned intern(struct devmodel *m, const char *id)
 static const char *intern_domain(struct devmodel *m, const char *s,
                                   size_t n)
 {
-    char key[256];
+    char key[256];      /* (same_name knows the size) */
     const char *v;
 
     if (n >= sizeof(key))
@@ -291,6 +291,9 @@ struct build {
     long long *shared_gen;          /* per pool: the newest generation of
                                        its slices not bound to one node
                                        (-1: none) */
+    struct dm_device prev;          /* the device added last: its
+                                       attributes and capacity are reused
+                                       (attr_repeats, device_caps) */
 };
 
 /* The node-local slices of one older generation of a pool on one node. */
@@ -309,8 +312,74 @@ static const struct tnode *slice_pool(const struct object *o)
 }
 
 /* The attributes of a device, interned and hashed for the allocator. */
+/* 1 if key ("domain/id", or a bare id in driver's domain) names what a
+ * previous device's dom and id (split_qualified's) do; *id: key's id. */
+static int same_name(const char *key, const char *driver, const char *dom,
+                     const char *pid, const char **id)
+{
+    const char *slash = strrchr(key, '/');
+
+    if (slash) {
+        size_t n = (size_t)(slash - key);
+        /* dom is interned (the driver too), so the same text is the same
+         * address, as intern_domain() would give it (the allocator
+         * compares domains by address); a longer one is copied each time */
+        if (n >= 256 || strncmp(dom, key, n) != 0 || dom[n])
+            return 0;
+        *id = slash + 1;
+    } else {
+        if (dom != driver)
+            return 0;
+        *id = key;
+    }
+    return strcmp(*id, pid) == 0;
+}
+
+/* Reuses the previous device's k-th attribute for av[k] (key and value
+ * already read): the devices of a slice mostly repeat their attributes in
+ * the same order, and the same text has the same domain, id, symbol,
+ * interned value and hash. 0 if it is not the same. */
+static int attr_repeats(const struct dm_device *prev, const char *driver,
+                        size_t k, struct cel_attr *av, unsigned *asym,
+                        uint64_t *ahash)
+{
+    const struct cel_attr *p;
+    const char *id;
+
+    if (k >= prev->cel.nattrs || prev->driver != driver)
+        return 0;
+    p = &prev->cel.attrs[k];
+    if (p->type != av->type
+        || !same_name(av->name, driver, p->domain, p->id, &id))
+        return 0;
+    switch (av->type) {
+    case CEL_ATTR_INT:
+        if (p->i != av->i)
+            return 0;
+        break;
+    case CEL_ATTR_BOOL:
+        if (p->b != av->b)
+            return 0;
+        break;
+    case CEL_ATTR_STRING:
+    case CEL_ATTR_VERSION:
+        if (strcmp(p->s, av->s) != 0)
+            return 0;
+        av->s = p->s;       /* the interned copy */
+        break;
+    default:
+        return 0;           /* lists: read and hashed afresh */
+    }
+    av->domain = p->domain;
+    av->id = id;
+    *asym = prev->attr_sym[k];
+    *ahash = prev->attr_hash[k];
+    return 1;
+}
+
 static void device_attrs(struct devmodel *m, struct dm_device *d,
-                         const struct tnode *attrs, int drop_lists)
+                         const struct tnode *attrs, int drop_lists,
+                         const struct dm_device *prev)
 {
     struct arena *a = m->a;
     struct cel_attr *av;
@@ -327,7 +396,6 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
     asym = (unsigned *)(ahash + attrs->n);
     for (i = 0; i < attrs->n; i++) {
         const struct tnode *v = attrs->kids[i];
-        split_qualified(m, v->key, d->driver, &av[k].domain, &av[k].id);
         if (read_attr(a, v, &av[k]) < 0) {
             /* no value of a known type ({}): Kubernetes' DeviceMatches
              * fails every selector on the device (getAttributeValue) */
@@ -344,6 +412,11 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
         if (drop_lists && av[k].type >= CEL_ATTR_INTS)
             continue;
         av[k].name = v->key;        /* CEL messages name it so */
+        if (attr_repeats(prev, d->driver, k, &av[k], &asym[k], &ahash[k])) {
+            k++;
+            continue;
+        }
+        split_qualified(m, v->key, d->driver, &av[k].domain, &av[k].id);
         if (av[k].type == CEL_ATTR_STRING || av[k].type == CEL_ATTR_VERSION)
             av[k].s = intern_domain(m, av[k].s, strlen(av[k].s));
         asym[k] = intern(m, av[k].id);
@@ -359,7 +432,8 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
 
 /* The capacity of a device: values, request policies, hashes. */
 static void device_caps(struct devmodel *m, struct dm_device *d,
-                        const struct tnode *caps)
+                        const struct tnode *caps,
+                        const struct dm_device *prev)
 {
     struct arena *a = m->a;
     struct cel_capacity *cv;
@@ -382,12 +456,26 @@ static void device_caps(struct devmodel *m, struct dm_device *d,
     for (i = 0; i < caps->n; i++) {
         const struct tnode *v = caps->kids[i];
         const struct tnode *val = tree_is_map(v) ? tree_get(v, "value") : v;
-        if (quantity_from_text(tree_text(val), &cval[k]) < 0)
+        const char *text = tree_text(val);
+        cpol[k] = tree_is_map(v) ? tree_get(v, "requestPolicy") : NULL;
+        /* as for attributes: the previous device's k-th capacity again */
+        if (k < prev->cel.ncaps && prev->driver == d->driver && text
+            && strcmp(prev->cel.caps[k].quantity, text) == 0
+            && same_name(v->key, d->driver, prev->cel.caps[k].domain,
+                         prev->cel.caps[k].id, &cv[k].id)) {
+            cval[k] = prev->cap_value[k];
+            cv[k].domain = prev->cel.caps[k].domain;
+            cv[k].quantity = text;
+            csym[k] = prev->cap_sym[k];
+            chash[k] = prev->cap_hash[k];
+            k++;
+            continue;
+        }
+        if (quantity_from_text(text, &cval[k]) < 0)
             continue;
         split_qualified(m, v->key, d->driver, &cv[k].domain, &cv[k].id);
-        cv[k].quantity = tree_text(val);
+        cv[k].quantity = text;
         csym[k] = intern(m, cv[k].id);
-        cpol[k] = tree_is_map(v) ? tree_get(v, "requestPolicy") : NULL;
         chash[k] = hash_str(hash_str(hash_str(7, cv[k].domain), cv[k].id),
                             cv[k].quantity);
         k++;
@@ -532,8 +620,8 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
     d->cel.allow_multiple_allocations = d->multi;
     d->taints = tree_is_seq(tree_get(f, "taints")) ? tree_get(f, "taints")
                                                    : NULL;
-    device_attrs(m, d, tree_get(f, "attributes"), b->drop_lists);
-    device_caps(m, d, tree_get(f, "capacity"));
+    device_attrs(m, d, tree_get(f, "attributes"), b->drop_lists, &b->prev);
+    device_caps(m, d, tree_get(f, "capacity"), &b->prev);
     device_consumes(a, d, tree_get(f, "consumesCounters"));
     d->gated = device_gated(d, f, spec);
     device_place(b, d, tree_true(tree_get(spec, "perDeviceNodeSelection"))
@@ -542,6 +630,7 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
                      ^ ((uint64_t)d->multi << 60);
     d->ref = join_ref(a, d->place == DM_NODE ? m->nodes[d->node_idx].name
                                              : d->pool, name);
+    b->prev = *d;
     m->ndevs++;
 }
 

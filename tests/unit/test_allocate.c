@@ -185,6 +185,89 @@ static void test_model_generations(void)
     inventory_free(inv);
 }
 
+#define REPEAT_SLICE(devs)                                                \
+    "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"               \
+    "metadata: {name: s}\nspec:\n  driver: d.example.com\n"               \
+    "  nodeName: n1\n  pool: {name: p, generation: 0, "                   \
+    "resourceSliceCount: 1}\n  devices:\n" devs
+
+static const char *const repeat_devs[] = {
+    "  - {name: a, attributes: {m: {string: x}, o.com/k: {int: 1}, "
+    "c: {bool: true}}, capacity: {mem: {value: 1Gi}}}\n",
+    "  - {name: b, attributes: {m: {string: x}, o.com/k: {int: 1}, "
+    "c: {bool: true}}, capacity: {mem: {value: 1Gi}}}\n",
+    "  - {name: c, attributes: {m: {string: y}, o.com/k: {int: 2}, "
+    "c: {bool: false}}, capacity: {mem: {value: 2Gi}}}\n",
+    "  - {name: d, attributes: {d.example.com/m: {string: y}, "
+    "p.com/k: {int: 2}, c: {version: 1.0.0}}, capacity: "
+    "{o.com/mem: {value: 2Gi}}}\n",
+    "  - {name: e, attributes: {m: {string: y}, o.com/k: {ints: [2]}, "
+    "c: {bool: false}}, capacity: {mem: 2Gi}}\n",
+};
+
+/* The devices of a slice mostly repeat the attributes and capacity of the
+ * one before, which the build reuses: each device of one slice is modelled
+ * as it is alone in a slice (names, values, symbols' names, hashes), and
+ * domains stay interned (the allocator compares them by address). */
+static void test_model_repeats(void)
+{
+    char all[2048] = "", one[1024];
+    struct inventory *inv, *alone;
+    const struct devmodel *m, *m1;
+    size_t i, k, n = sizeof(repeat_devs) / sizeof(repeat_devs[0]);
+
+    for (i = 0, k = 0; i < n; i++)
+        k += (size_t)snprintf(all + k, sizeof(all) - k, "%s", repeat_devs[i]);
+    snprintf(one, sizeof(one), REPEAT_SLICE("%s"), all);
+    inv = inv_of(one);
+    m = inventory_devices(inv);
+    CHECK(m->ndevs == n);
+    for (i = 0; i < n && i < m->ndevs; i++) {
+        const struct dm_device *d = &m->devs[i], *d1;
+        snprintf(one, sizeof(one), REPEAT_SLICE("%s"), repeat_devs[i]);
+        alone = inv_of(one);
+        m1 = inventory_devices(alone);
+        d1 = &m1->devs[0];
+        CHECK(d->cel.nattrs == d1->cel.nattrs && d->cel.ncaps == d1->cel.ncaps);
+        for (k = 0; k < d->cel.nattrs && k < d1->cel.nattrs; k++) {
+            const struct cel_attr *x = &d->cel.attrs[k], *y = &d1->cel.attrs[k];
+            CHECK(x->type == y->type && !strcmp(x->id, y->id)
+                  && !strcmp(x->domain, y->domain) && !strcmp(x->name, y->name)
+                  && d->attr_hash[k] == d1->attr_hash[k]);
+            CHECK((uintptr_t)strmap_get(&m->syms, x->id)
+                  == (uintptr_t)d->attr_sym[k] + 1);
+            CHECK(dm_attr(d, x->name) == x);
+            if (x->type == CEL_ATTR_STRING)
+                CHECK(!strcmp(x->s, y->s));
+        }
+        for (k = 0; k < d->cel.ncaps && k < d1->cel.ncaps; k++) {
+            const struct cel_capacity *x = &d->cel.caps[k], *y = &d1->cel.caps[k];
+            CHECK(!strcmp(x->id, y->id) && !strcmp(x->domain, y->domain)
+                  && !strcmp(x->quantity, y->quantity)
+                  && d->cap_hash[k] == d1->cap_hash[k]
+                  && !quantity_cmp(&d->cap_value[k], &d1->cap_value[k]));
+        }
+        inventory_free(alone);
+    }
+    /* one domain, one address (m and d.example.com/m too); a value, one
+     * copy */
+    for (i = 0; i < m->ndevs; i++)
+        for (k = 0; k < m->devs[i].cel.nattrs; k++) {
+            const char *x = m->devs[i].cel.attrs[k].domain;
+            size_t j, l;
+            for (j = 0; j < m->ndevs; j++)
+                for (l = 0; l < m->devs[j].cel.nattrs; l++) {
+                    const char *y = m->devs[j].cel.attrs[l].domain;
+                    CHECK((x == y) == !strcmp(x, y));
+                }
+        }
+    CHECK(m->devs[3].cel.attrs[0].domain == m->devs[2].cel.attrs[0].domain);
+    CHECK(m->devs[1].cel.attrs[0].s == m->devs[0].cel.attrs[0].s);
+    CHECK(m->devs[1].attr_hash[0] == m->devs[0].attr_hash[0]
+          && m->devs[2].attr_hash[0] != m->devs[0].attr_hash[0]);
+    inventory_free(inv);
+}
+
 static void test_model(void)
 {
     struct inventory *inv = inv_of(shapes_yaml);
@@ -225,6 +308,7 @@ static void test_model(void)
     CHECK(m->nnodes == 1 && !strcmp(m->nodes[0].name, "(any node)"));
     inventory_free(inv);
     test_model_generations();
+    test_model_repeats();
 }
 
 /* 1 if a NodeSelector admits model node n (unknown labels: admitted, as
