@@ -87,7 +87,7 @@ static const char *intern_domain(struct devmodel *m, const char *s,
     /* a NUL-terminated s (a tree string) is the canonical copy itself:
      * it lives as long as the objects the model is built from */
     v = s[n] ? arena_strdup(m->a, key) : s;
-    strmap_put(&m->domains, key, (void *)(uintptr_t)v);
+    strmap_put_borrowed(&m->domains, v, (void *)(uintptr_t)v);
     return v;
 }
 
@@ -243,7 +243,7 @@ static size_t pool_of(struct devmodel *m, struct strmap *pools,
     m->pools[m->npools].driver = intern_domain(m, driver, strlen(driver));
     m->pools[m->npools].name = name;
     m->pools[m->npools].generation = -1;
-    strmap_put(pools, key, (void *)(uintptr_t)(m->npools + 1));
+    strmap_put_borrowed(pools, key, (void *)(uintptr_t)(m->npools + 1));
     return m->npools++;
 }
 

@@ -47,8 +47,10 @@ static void strmap_grow(struct strmap *m)
     arena_free(m->arena, old, oldcap * sizeof(*old));
 }
 
-/* The slot holding key, created (key copied, value NULL) if absent. */
-static struct strmap_slot *strmap_slot(struct strmap *m, const char *key)
+/* The slot holding key, created (value NULL; key copied, or borrowed
+ * when copy is 0) if absent. */
+static struct strmap_slot *strmap_slot(struct strmap *m, const char *key,
+                                       int copy)
 {
     size_t h;
 
@@ -60,7 +62,7 @@ static struct strmap_slot *strmap_slot(struct strmap *m, const char *key)
             return &m->slots[h];
         h = (h + 1) & (m->cap - 1);
     }
-    m->slots[h].key = arena_strdup(m->arena, key);
+    m->slots[h].key = copy ? arena_strdup(m->arena, key) : key;
     m->slots[h].value = NULL;
     m->n++;
     return &m->slots[h];
@@ -68,12 +70,17 @@ static struct strmap_slot *strmap_slot(struct strmap *m, const char *key)
 
 void strmap_put(struct strmap *m, const char *key, void *value)
 {
-    strmap_slot(m, key)->value = value;
+    strmap_slot(m, key, 1)->value = value;
+}
+
+void strmap_put_borrowed(struct strmap *m, const char *key, void *value)
+{
+    strmap_slot(m, key, 0)->value = value;
 }
 
 const char *strmap_intern(struct strmap *m, const char *s)
 {
-    return strmap_slot(m, s)->key;
+    return strmap_slot(m, s, 1)->key;
 }
 
 void *strmap_get(const struct strmap *m, const char *key)

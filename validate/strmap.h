@@ -1,7 +1,8 @@
 /*
  * strmap.h - string -> pointer hash map (open addressing), arena-backed.
- * Keys are copied into the arena; values are borrowed. Inserting an existing
- * key replaces its value. No removal: maps live as long as their arena.
+ * Keys are copied into the arena (or borrowed: strmap_put_borrowed);
+ * values are borrowed. Inserting an existing key replaces its value. No
+ * removal: maps live as long as their arena.
  */
 #ifndef CLAIMCHECK_STRMAP_H
 #define CLAIMCHECK_STRMAP_H
@@ -23,6 +24,10 @@ struct strmap {
 
 void strmap_init(struct strmap *m, struct arena *a);
 void strmap_put(struct strmap *m, const char *key, void *value);
+/* strmap_put without the copy: key (not changed, or a new key only) must
+ * live as long as the map (a string already in the map's arena, or in
+ * one that outlives it) */
+void strmap_put_borrowed(struct strmap *m, const char *key, void *value);
 void *strmap_get(const struct strmap *m, const char *key);
 /* The map's own copy of s, made on first use: equal strings interned in
  * one map share one copy (the value stays NULL). */

@@ -256,6 +256,16 @@ static void test_arena_free(void)
     }
     CHECK(strmap_get(&m, "k0") == &m && strmap_get(&m, "k19999") == &m);
     CHECK(a.total < m.cap * sizeof(*m.slots) + 5 * 65536);
+    /* a borrowed key is the caller's string, not a copy; a copied one is
+     * a copy */
+    {
+        static const char lent[] = "lent";
+        strmap_put_borrowed(&m, lent, &a);
+        CHECK(strmap_get(&m, "lent") == &a && strmap_intern(&m, "lent") == lent);
+        snprintf(key, sizeof(key), "kept");
+        strmap_put(&m, key, &a);
+        CHECK(strmap_intern(&m, "kept") != key);
+    }
     arena_release(&a);
 }
 
