@@ -39,7 +39,7 @@ static void strmap_grow(struct strmap *m)
         size_t h;
         if (!old[i].key)
             continue;
-        h = strmap_hash(old[i].key) & (m->cap - 1);
+        h = old[i].hash & (m->cap - 1);
         while (m->slots[h].key)
             h = (h + 1) & (m->cap - 1);
         m->slots[h] = old[i];
@@ -52,18 +52,19 @@ static void strmap_grow(struct strmap *m)
 static struct strmap_slot *strmap_slot(struct strmap *m, const char *key,
                                        int copy)
 {
-    size_t h;
+    size_t h, full = strmap_hash(key);
 
     if ((m->n + 1) * 2 > m->cap)
         strmap_grow(m);
-    h = strmap_hash(key) & (m->cap - 1);
+    h = full & (m->cap - 1);
     while (m->slots[h].key) {
-        if (strcmp(m->slots[h].key, key) == 0)
+        if (m->slots[h].hash == full && strcmp(m->slots[h].key, key) == 0)
             return &m->slots[h];
         h = (h + 1) & (m->cap - 1);
     }
     m->slots[h].key = copy ? arena_strdup(m->arena, key) : key;
     m->slots[h].value = NULL;
+    m->slots[h].hash = full;
     m->n++;
     return &m->slots[h];
 }
@@ -85,13 +86,14 @@ const char *strmap_intern(struct strmap *m, const char *s)
 
 void *strmap_get(const struct strmap *m, const char *key)
 {
-    size_t h;
+    size_t h, full;
 
     if (!m->cap)
         return NULL;
-    h = strmap_hash(key) & (m->cap - 1);
+    full = strmap_hash(key);
+    h = full & (m->cap - 1);
     while (m->slots[h].key) {
-        if (strcmp(m->slots[h].key, key) == 0)
+        if (m->slots[h].hash == full && strcmp(m->slots[h].key, key) == 0)
             return m->slots[h].value;
         h = (h + 1) & (m->cap - 1);
     }

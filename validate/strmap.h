@@ -14,6 +14,8 @@ struct arena;
 struct strmap_slot {
     const char *key;
     void *value;
+    size_t hash;            /* of key: growing rehashes no string, and a
+                               probe compares it before the key */
 };
 
 struct strmap {
