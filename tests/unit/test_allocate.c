@@ -211,7 +211,7 @@ static const char *const repeat_devs[] = {
  * domains stay interned (the allocator compares them by address). */
 static void test_model_repeats(void)
 {
-    char all[2048] = "", one[1024];
+    char all[2048] = "", one[sizeof(all) + 1024];  /* all + the slice */
     struct inventory *inv, *alone;
     const struct devmodel *m, *m1;
     size_t i, k, n = sizeof(repeat_devs) / sizeof(repeat_devs[0]);
