@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devmodel_next.h"
 #include "limits.h"
 #include "object.h"
 #include "tree.h"
@@ -78,15 +79,17 @@ static const char *intern_domain(struct devmodel *m, const char *s,
     const char *v;
 
     if (n >= sizeof(key))
-        return arena_strndup(m->a, s, n);
+        return arena_strndup(m->da, s, n);
     memcpy(key, s, n);
     key[n] = 0;
     v = strmap_get(&m->domains, key);
     if (v)
         return v;
     /* a NUL-terminated s (a tree string) is the canonical copy itself:
-     * it lives as long as the objects the model is built from */
-    v = s[n] ? arena_strdup(m->a, key) : s;
+     * it lives as long as the objects the model is built from; not in a
+     * model to be reused (pieces), whose later models keep devices that
+     * point at it after the slice that had it is gone */
+    v = s[n] || m->pieces ? arena_strdup(m->da, key) : s;
     strmap_put_borrowed(&m->domains, v, (void *)(uintptr_t)v);
     return v;
 }
@@ -294,6 +297,13 @@ struct build {
     struct dm_device prev;          /* the device added last: its
                                        attributes and capacity are reused
                                        (attr_repeats, device_caps) */
+    /* a model to be reused (m->pieces; devmodel_next.c) */
+    size_t *opool;                  /* per object: its pool entry + 1, 0:
+                                       not a slice the model reads */
+    const struct devmodel *before;  /* the model reused, or NULL */
+    struct dm_next_reuse reuse;     /* ... what is taken from it */
+    size_t *node_again;             /* ... per node of it: index + 1 here */
+    unsigned char *dev_reused;      /* per device: taken from it */
 };
 
 /* The node-local slices of one older generation of a pool on one node. */
@@ -381,7 +391,7 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
                          const struct tnode *attrs, int drop_lists,
                          const struct dm_device *prev)
 {
-    struct arena *a = m->a;
+    struct arena *a = m->da;
     struct cel_attr *av;
     unsigned *asym;
     uint64_t *ahash;
@@ -435,7 +445,7 @@ static void device_caps(struct devmodel *m, struct dm_device *d,
                         const struct tnode *caps,
                         const struct dm_device *prev)
 {
-    struct arena *a = m->a;
+    struct arena *a = m->da;
     struct cel_capacity *cv;
     unsigned *csym;
     uint64_t *chash;
@@ -520,8 +530,8 @@ static void device_place(struct build *b, struct dm_device *d,
         d->place = DM_SELECTOR;
         d->node_selector = tree_get(nn, "nodeSelector");
         if (b->sel_src != d->node_selector) {
-            b->sel = arena_alloc(m->a, sizeof(*b->sel));
-            nodesel_compile(m->a, d->node_selector, b->sel);
+            b->sel = arena_alloc(m->da, sizeof(*b->sel));
+            nodesel_compile(m->da, d->node_selector, b->sel);
             b->sel_src = d->node_selector;
         }
         d->nodesel = b->sel;
@@ -578,6 +588,18 @@ static const char *join_ref(struct arena *a, const char *where,
     return p;
 }
 
+/* What places a device: the device (its basic map, or itself) with
+ * perDeviceNodeSelection, else its slice's spec. */
+static const struct tnode *place_of(const struct tnode *dev,
+                                    const struct tnode *spec)
+{
+    const struct tnode *f = tree_get(dev, "basic");
+
+    if (!tree_true(tree_get(spec, "perDeviceNodeSelection")))
+        return spec;
+    return tree_is_map(f) ? f : dev;
+}
+
 static void add_device(struct build *b, size_t pool, const struct tnode *dev,
                        const struct tnode *spec)
 {
@@ -597,8 +619,8 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
     if (m->pools[pool].slices_seen > 1) {
         const char *key = arena_printf(a, "%zu\x1f%s", pool, name);
         if (strmap_get(&b->seen, key)) {
-            pool_invalid(m, pool, arena_printf(a, "device name '%s' is "
-                                               "used twice", name), 0);
+            pool_invalid(m, pool, arena_printf(m->da, "device name '%s' "
+                                               "is used twice", name), 0);
             return;
         }
         strmap_put(&b->seen, key, (void *)1);
@@ -622,13 +644,12 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
                                                    : NULL;
     device_attrs(m, d, tree_get(f, "attributes"), b->drop_lists, &b->prev);
     device_caps(m, d, tree_get(f, "capacity"), &b->prev);
-    device_consumes(a, d, tree_get(f, "consumesCounters"));
+    device_consumes(m->da, d, tree_get(f, "consumesCounters"));
     d->gated = device_gated(d, f, spec);
-    device_place(b, d, tree_true(tree_get(spec, "perDeviceNodeSelection"))
-                       ? f : spec);
+    device_place(b, d, place_of(dev, spec));
     d->driver_hash = hash_str(1469598103934665603ull, driver)
                      ^ ((uint64_t)d->multi << 60);
-    d->ref = join_ref(a, d->place == DM_NODE ? m->nodes[d->node_idx].name
+    d->ref = join_ref(m->da, d->place == DM_NODE ? m->nodes[d->node_idx].name
                                              : d->pool, name);
     b->prev = *d;
     m->ndevs++;
@@ -681,7 +702,49 @@ static size_t older_entry(struct build *b, struct oldgen *g)
     return g->entry;
 }
 
-static void add_slice(struct build *b, const struct object *o)
+/* The index in m of node k of the model reused, whose name d (taken from
+ * it, of slice o) names: the name as o spells it (the model reused may
+ * hold the name of a slice gone since). */
+static size_t node_again(struct build *b, size_t k, const struct dm_device *d,
+                         const struct object *o)
+{
+    if (!b->node_again[k])
+        b->node_again[k] = node_of(b->m, &b->nodecap, tree_str(tree_get(
+                               place_of(d->node, o->spec), "nodeName"))) + 1;
+    return b->node_again[k] - 1;
+}
+
+/* The devices of a slice of a pool that did not change, taken from the
+ * model before (rec: its record there): the struct values copied, what
+ * they point at shared; the pool entry's counter sets and reason too (all
+ * the pool's slices are the same, so they are what a build would find). */
+static void reuse_slice(struct build *b, const struct dm_slice *rec,
+                        size_t p)
+{
+    struct devmodel *m = b->m;
+    const struct dm_pool *pp = &b->before->pools[rec->pool];
+    size_t k;
+
+    m->pools[p].sets = pp->sets;
+    m->pools[p].nsets = pp->nsets;
+    m->pools[p].invalid = pp->invalid;
+    m->pools[p].invalid_counters = pp->invalid_counters;
+    for (k = 0; k < rec->n; k++) {
+        struct dm_device *d = &m->devs[m->ndevs];
+        *d = b->before->devs[rec->first + k];
+        d->pool_idx = p;
+        d->pool = m->pools[p].name;
+        if (d->place == DM_NODE)
+            d->node_idx = node_again(b, d->node_idx, d, rec->obj);
+        b->dev_reused[m->ndevs++] = 1;
+    }
+    m->reused += rec->n;
+}
+
+/* The slice's devices, its sharedCounters in its pool; rec: its record
+ * (a model to be reused), filled. */
+static void add_slice(struct build *b, const struct object *o,
+                      struct dm_slice *rec, const struct dm_slice *again)
 {
     struct devmodel *m = b->m;
     const struct tnode *pool = slice_pool(o), *devs, *sc;
@@ -702,11 +765,17 @@ static void add_slice(struct build *b, const struct object *o)
         p = older_entry(b, g);
     }
     m->nslices++;
+    if (rec)
+        rec->pool = p;
+    if (again && again->pool != SIZE_MAX) {
+        reuse_slice(b, again, p);
+        return;
+    }
     b->drop_lists = !m->list_attributes && !o->inventory;
     sc = tree_get(o->spec, "sharedCounters");
     if (tree_is_seq(sc) && sc->n) {
         struct dm_pool *pl = &m->pools[p];
-        struct dm_counterset *sets = arena_alloc(m->a,
+        struct dm_counterset *sets = arena_alloc(m->da,
             (pl->nsets + sc->n) * sizeof(*sets));
         if (pl->nsets)
             memcpy(sets, pl->sets, pl->nsets * sizeof(*sets));
@@ -718,10 +787,10 @@ static void add_slice(struct build *b, const struct object *o)
                 continue;
             for (k = 0; k < pl->nsets; k++)
                 if (!strcmp(sets[k].name, s->name))
-                    pool_invalid(m, p, arena_printf(m->a, "counter set "
+                    pool_invalid(m, p, arena_printf(m->da, "counter set "
                                                     "'%s' is defined twice",
                                                     s->name), 1);
-            s->c = read_counters(m->a,
+            s->c = read_counters(m->da,
                                  tree_get(sc->kids[i], "counters"), &s->n);
             pl->nsets++;
         }
@@ -751,6 +820,7 @@ static struct devmodel *model_new(struct arena *a)
         m->a = &m->own;
         m->owned = 1;
     }
+    m->da = m->a;
     strmap_init(&m->node_index, m->a);
     strmap_init(&m->syms, m->a);
     strmap_init(&m->domains, m->a);
@@ -855,6 +925,8 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
 
     strmap_init(&names, m->a);
     b->dup = arena_alloc(m->a, n + 1);
+    if (m->pieces)
+        b->opool = arena_alloc(m->a, (n + 1) * sizeof(*b->opool));
 
     for (i = 0; i < n; i++) {
         const struct object *o = objs[i];
@@ -879,6 +951,8 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
         tree_int(tree_get(pool, "generation"), &gen);
         tree_int(tree_get(pool, "resourceSliceCount"), &cnt);
         p = pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
+        if (b->opool)
+            b->opool[i] = p + 1;
         if (gen > m->pools[p].generation) {
             m->pools[p].generation = gen;
             m->pools[p].slices_seen = 0;
@@ -905,7 +979,7 @@ static void consumes_check(struct devmodel *m, const struct dm_device *d,
     size_t i, k;
 
     if (c->set == SIZE_MAX) {
-        pool_invalid(m, d->pool_idx, arena_printf(m->a, "device '%s' "
+        pool_invalid(m, d->pool_idx, arena_printf(m->da, "device '%s' "
                      "consumes counter set '%s', which the pool does not "
                      "define", d->name, c->set_name ? c->set_name : ""), 1);
         return;
@@ -916,7 +990,7 @@ static void consumes_check(struct devmodel *m, const struct dm_device *d,
             if (!strcmp(set->c[k].name, c->c[i].name))
                 break;
         if (k == set->n) {
-            pool_invalid(m, d->pool_idx, arena_printf(m->a, "device '%s' "
+            pool_invalid(m, d->pool_idx, arena_printf(m->da, "device '%s' "
                          "consumes counter '%s', which counter set '%s' "
                          "does not have", d->name, c->c[i].name, set->name),
                          1);
@@ -935,7 +1009,10 @@ static void resolve_devices(struct build *b)
     for (i = 0; i < m->ndevs; i++) {
         struct dm_device *d = &m->devs[i];
         const struct dm_pool *pl = &m->pools[d->pool_idx];
-        for (j = 0; j < d->nconsumes; j++) {
+        /* (a device taken from the model before: resolved and checked
+         * there, against the same counter sets) */
+        for (j = 0; (!b->dev_reused || !b->dev_reused[i])
+                    && j < d->nconsumes; j++) {
             for (k = 0; k < pl->nsets; k++)
                 if (d->consumes[j].set_name
                     && !strcmp(pl->sets[k].name, d->consumes[j].set_name))
@@ -976,30 +1053,50 @@ static void index_nodes(struct devmodel *m)
     }
 }
 
-struct devmodel *devmodel_build(struct arena *a,
-                                const struct object *const *objs, size_t n,
-                                int list_attributes)
+/* The model m of objs; before: the model to reuse pools from (m->pieces
+ * and its tables set up by dm_next_begin), or NULL. */
+static struct devmodel *build(struct devmodel *m,
+                              const struct devmodel *before,
+                              const struct object *const *objs, size_t n)
 {
-    struct devmodel *m = model_new(a);
     struct build b;
-    size_t i, ndev;
-
-    m->list_attributes = list_attributes;
+    size_t i, r = 0, ndev;
 
     memset(&b, 0, sizeof(b));
     b.m = m;
+    b.before = before;
     strmap_init(&m->pool_index, m->a);
     strmap_init(&b.seen, m->a);
     add_nodes(&b, objs, n);
     ndev = gather_pools(&b, objs, n);
+    if (m->pieces)
+        dm_next_slices(m, before, objs, n, b.opool, &b.reuse);
     /* one array, sized for every device of every generation (an upper
      * bound): growing it would leave copies behind in the arena */
     b.devcap = ndev ? ndev : 1;
     m->devs = arena_alloc(m->a, b.devcap * sizeof(*m->devs));
-    for (i = 0; i < n; i++)     /* devices of the newest generations, and
+    if (before) {
+        b.node_again = arena_alloc(m->a, (before->nnodes + 1)
+                                   * sizeof(*b.node_again));
+        b.dev_reused = arena_alloc(m->a, b.devcap);
+    }
+    for (i = 0; i < n; i++) {   /* devices of the newest generations, and
                                    of older ones still used on a node */
-        if (objs[i]->kind == K_SLICE && !b.dup[i])
-            add_slice(&b, objs[i]);
+        struct dm_slice *rec = NULL;
+        const struct dm_slice *again = NULL;
+        if (objs[i]->kind != K_SLICE || b.dup[i])
+            continue;
+        if (b.opool && b.opool[i]) {
+            rec = &m->slices[r];
+            rec->first = m->ndevs;
+            if (b.reuse.pool && b.reuse.pool[b.opool[i] - 1])
+                again = &before->slices[b.reuse.rec[r]];
+            r++;
+        }
+        add_slice(&b, objs[i], rec, again);
+        if (rec)
+            rec->n = m->ndevs - rec->first;
+    }
     resolve_devices(&b);
     /* nothing names a node but some devices are network-attached: one
      * stand-in node, so that they can be allocated at all */
@@ -1007,7 +1104,29 @@ struct devmodel *devmodel_build(struct arena *a,
         node_of(m, &b.nodecap, "(any node)");
     m->symidx = xcalloc(m->nsyms + 1, sizeof(*m->symidx));
     index_nodes(m);
+    if (m->pieces)
+        dm_next_finish(m, before);
     return m;
+}
+
+struct devmodel *devmodel_build(struct arena *a,
+                                const struct object *const *objs, size_t n,
+                                int list_attributes)
+{
+    struct devmodel *m = model_new(a);
+
+    m->list_attributes = list_attributes;
+    return build(m, NULL, objs, n);
+}
+
+struct devmodel *devmodel_build_next(const struct devmodel *prev,
+                                     const struct object *const *objs,
+                                     size_t n, int list_attributes)
+{
+    struct devmodel *m = model_new(NULL);
+
+    m->list_attributes = list_attributes;
+    return build(m, dm_next_begin(m, prev), objs, n);
 }
 
 void devmodel_free(struct devmodel *m)
@@ -1015,6 +1134,7 @@ void devmodel_free(struct devmodel *m)
     if (!m)
         return;
     devmodel_index_free(m);
+    dm_next_release(m);
     if (!m->owned)
         return;
     arena_release(&m->own);

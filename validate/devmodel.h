@@ -12,11 +12,15 @@
  * cache are built on first use, lock-free (devmodel_index.c). Everything
  * lives in the model's own arena (or the caller's); the tree nodes it
  * points at belong to the objects it was built from, which must outlive
- * it. An inventory snapshot owns one (inventory_devices()).
+ * it. An inventory snapshot owns one (inventory_devices()). A snapshot
+ * that follows another builds its model from the one before
+ * (devmodel_build_next: devmodel_next.c), taking the devices of the pools
+ * that did not change, whose memory (pieces) successive models share.
  */
 #ifndef CLAIMCHECK_DEVMODEL_H
 #define CLAIMCHECK_DEVMODEL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -120,10 +124,45 @@ struct dm_node {
     size_t nlocal;
 };
 
+/* A block of device memory shared by successive models
+ * (devmodel_build_next): reference-counted, freed with the last model
+ * that holds it. */
+struct dm_piece {
+    atomic_long refs;
+    atomic_size_t bytes;        /* what its arena holds (arena_meter) */
+    struct arena a;
+};
+
+/* One ResourceSlice of a model that can be reused (devmodel_build_next) */
+struct dm_slice {
+    const struct object *obj;
+    size_t ord;                 /* its place among its pool's slices */
+    size_t pool;                /* the pool entry of its devices, or
+                                   SIZE_MAX: no device of it is used */
+    size_t first, n;            /* its devices: devs[first .. first+n) */
+};
+
 struct devmodel {
     struct arena own;           /* when built without a caller's arena */
     struct arena *a;            /* where everything lives */
     int owned;
+    struct arena *da;           /* where device contents (attributes,
+                                   capacity, counters, refs, compiled
+                                   selectors), pool counter sets and
+                                   reasons, and interned strings live: a,
+                                   or the newest of pieces */
+    struct dm_piece **pieces;   /* a model built to be reused: the device
+                                   memory it holds, its own last */
+    size_t npieces;
+    struct dm_slice *slices;    /* ... its slices, in object order */
+    size_t nslice_recs;
+    struct strmap slice_index;  /* ... slice name -> index + 1 */
+    size_t *pool_nslices;       /* ... per pool entry: slices of its
+                                   driver and name (every generation) */
+    const unsigned char *symlive;   /* NULL, or per sym: 1 if a device of
+                                   this model has it (ids are kept from
+                                   the model before, used or not) */
+    size_t reused;              /* devices taken from the model before */
     struct dm_device *devs;
     size_t ndevs;
     struct dm_node *nodes;
@@ -188,6 +227,20 @@ const struct dm_pool *devmodel_pool(const struct devmodel *m,
 struct devmodel *devmodel_build(struct arena *a,
                                 const struct object *const *objs, size_t n,
                                 int list_attributes);
+/* The model of objs, equal to devmodel_build(NULL, objs, n,
+ * list_attributes)'s but for the numbering of interned ids (kept from
+ * prev) and devmodel_domain(), which may also answer for a name only an
+ * earlier model used: the devices of every pool whose slices are the same
+ * objects, in the same order, as in prev are taken from prev (their
+ * memory shared, not copied: prev may be freed afterwards), the other
+ * pools are built. prev is a model from devmodel_build_next (or NULL),
+ * alive during the call, as are its objects. Where nothing can be reused
+ * (prev NULL, another list_attributes, too much memory held by old
+ * devices) it is a full build that the next call can reuse. Never NULL;
+ * the model owns its memory. */
+struct devmodel *devmodel_build_next(const struct devmodel *prev,
+                                     const struct object *const *objs,
+                                     size_t n, int list_attributes);
 void devmodel_free(struct devmodel *m);
 /* The extension installed on m, or NULL. */
 struct dm_ext *devmodel_ext(const struct devmodel *m);

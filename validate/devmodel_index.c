@@ -31,7 +31,9 @@ long devmodel_sym(const struct devmodel *m, const char *id, size_t len)
     memcpy(key, id, len);
     key[len] = 0;
     v = strmap_get(&m->syms, key);
-    return v ? (long)((uintptr_t)v - 1) : -1;
+    if (!v || (m->symlive && !m->symlive[(uintptr_t)v - 1]))
+        return -1;          /* (an id kept from an earlier model) */
+    return (long)((uintptr_t)v - 1);
 }
 
 const short *devmodel_sym_index(const struct devmodel *m, long sym)

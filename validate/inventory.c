@@ -30,6 +30,9 @@
 struct inventory_model {        /* the once-init of inventory_devices() */
     pthread_mutex_t mu;         /* held while the model is built */
     struct devmodel *_Atomic m; /* set once, under mu */
+    int next;                   /* inventory_set_previous(): built to be
+                                   reused, from prev's */
+    struct inventory *prev;     /* ... held until the model is built */
 };
 
 const char *object_key(struct arena *a, unsigned kind, const char *ns,
@@ -224,6 +227,7 @@ void inventory_free(struct inventory *inv)
     if (!inv || atomic_fetch_sub(&inv->refs, 1) != 1)
         return;
     devmodel_free(atomic_load(&inv->model->m));
+    inventory_free(inv->model->prev);
     pthread_mutex_destroy(&inv->model->mu);
     free(inv->model);
     verdict_cache_free(inv->verdicts);
@@ -261,7 +265,15 @@ const struct devmodel *inventory_devices(const struct inventory *inv)
         return m;
     pthread_mutex_lock(&c->mu);
     m = atomic_load(&c->m);
-    if (!m) {
+    if (!m && c->next) {
+        m = devmodel_build_next(c->prev ? atomic_load(&c->prev->model->m)
+                                        : NULL,
+                                (const struct object *const *)inv->objs,
+                                inv->n, !inv->no_list_attributes);
+        atomic_store(&c->m, m);
+        inventory_free(c->prev);        /* its model is not needed now */
+        c->prev = NULL;
+    } else if (!m) {
         m = devmodel_build(NULL, (const struct object *const *)inv->objs,
                            inv->n, !inv->no_list_attributes);
         atomic_store(&c->m, m);
@@ -278,6 +290,22 @@ void inventory_set_compact(struct inventory *inv, int on)
 void inventory_set_list_attributes(struct inventory *inv, int on)
 {
     inv->no_list_attributes = !on;
+}
+
+void inventory_set_previous(struct inventory *inv, struct inventory *prev)
+{
+    struct inventory_model *c = inv->model;
+
+    pthread_mutex_lock(&c->mu);
+    c->next = 1;
+    /* only a built model is reused: a snapshot never holds a chain of
+     * earlier ones */
+    if (prev && prev != inv && !c->prev && !atomic_load(&c->m)
+        && atomic_load(&prev->model->m)) {
+        atomic_fetch_add(&prev->refs, 1);
+        c->prev = prev;
+    }
+    pthread_mutex_unlock(&c->mu);
 }
 
 void inventory_prepare(const struct inventory *inv)

@@ -1,0 +1,209 @@
+/*
+ * devmodel_next.c - a device model built from the one before
+ * (devmodel_build_next): the pieces of device memory successive models
+ * share (reference-counted arenas), the interned ids and strings a model
+ * starts from, which pools are the same slices as before (whose devices
+ * devmodel.c then copies as values, contents shared), and when to build
+ * everything again instead.
+ */
+#include "devmodel_next.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "limits.h"
+#include "object.h"
+#include "xalloc.h"
+
+/* A piece's arena grows by this much: most pieces hold the devices of
+ * one slice or a few. */
+#define DM_PIECE_BYTES 16384
+/* Pieces a model may hold: every build adds one (none are given back
+ * while the chain lasts, see reusable()), and each costs a reference
+ * per build. */
+#define DM_MAX_PIECES 4096
+
+static struct dm_piece *piece_new(size_t chunk)
+{
+    struct dm_piece *p = xcalloc(1, sizeof(*p));
+
+    atomic_init(&p->refs, 1);
+    atomic_init(&p->bytes, 0);
+    arena_init(&p->a, chunk);
+    arena_meter(&p->a, &p->bytes);
+    return p;
+}
+
+static void piece_unref(struct dm_piece *p)
+{
+    if (atomic_fetch_sub(&p->refs, 1) != 1)
+        return;
+    arena_meter(&p->a, NULL);
+    arena_release(&p->a);
+    free(p);
+}
+
+/* 1 if a model can be built from prev. A model holds every piece of the
+ * one before (a piece is never given back while the chain lasts: an
+ * interned string in it may be what a device of another piece points
+ * at), so the pieces after the first, the full build's, stand for pools
+ * built again, and about as much memory of the first one is garbage:
+ * when that is more than half of what is held, or there are too many
+ * pieces, the next model is a full build, which starts a new chain and
+ * lets the old pieces go with the models that hold them. */
+static int reusable(const struct devmodel *prev, int list_attributes)
+{
+    size_t i, base, later = 0;
+
+    if (!prev || !prev->pieces || prev->list_attributes != list_attributes
+        || prev->npieces >= DM_MAX_PIECES)
+        return 0;
+    base = atomic_load(&prev->pieces[0]->bytes);
+    for (i = 1; i < prev->npieces; i++)
+        later += atomic_load(&prev->pieces[i]->bytes);
+    return later <= base;
+}
+
+/* m's interned ids and strings start as prev's, with the same ids and
+ * the same addresses (in prev's pieces, which m holds): the devices taken
+ * from prev keep theirs. */
+static void seed(struct devmodel *m, const struct devmodel *prev)
+{
+    size_t i;
+
+    for (i = 0; i < prev->syms.cap; i++)
+        if (prev->syms.slots[i].key)
+            strmap_put(&m->syms, prev->syms.slots[i].key,
+                       prev->syms.slots[i].value);
+    m->nsyms = prev->nsyms;
+    for (i = 0; i < prev->domains.cap; i++)
+        if (prev->domains.slots[i].key)
+            strmap_put_borrowed(&m->domains, prev->domains.slots[i].key,
+                                prev->domains.slots[i].value);
+}
+
+const struct devmodel *dm_next_begin(struct devmodel *m,
+                                     const struct devmodel *prev)
+{
+    struct dm_piece *own;
+    size_t i;
+
+    if (!reusable(prev, m->list_attributes))
+        prev = NULL;
+    own = piece_new(prev ? DM_PIECE_BYTES : ARENA_RUN_BYTES);
+    m->pieces = arena_alloc(m->a, ((prev ? prev->npieces : 0) + 1)
+                                  * sizeof(*m->pieces));
+    for (i = 0; prev && i < prev->npieces; i++) {
+        atomic_fetch_add(&prev->pieces[i]->refs, 1);
+        m->pieces[m->npieces++] = prev->pieces[i];
+    }
+    m->pieces[m->npieces++] = own;
+    m->da = &own->a;
+    strmap_init(&m->slice_index, m->a);
+    if (prev)
+        seed(m, prev);
+    return prev;
+}
+
+/* 1 if slice o, the ord-th of its pool, is that pool's ord-th in before
+ * too (*at: its record there). */
+static int same_slice(const struct devmodel *before, const struct object *o,
+                      size_t ord, size_t *at)
+{
+    void *v = *o->name ? strmap_get(&before->slice_index, o->name) : NULL;
+    const struct dm_slice *pr;
+
+    if (!v)
+        return 0;
+    *at = (uintptr_t)v - 1;
+    pr = &before->slices[*at];
+    return pr->obj == o && pr->ord == ord;
+}
+
+void dm_next_slices(struct devmodel *m, const struct devmodel *before,
+                    const struct object *const *objs, size_t n,
+                    const size_t *opool, struct dm_next_reuse *reuse)
+{
+    size_t i, p, r = 0, np = m->npools;
+    unsigned char *ok = NULL;
+    size_t *cnt;
+
+    memset(reuse, 0, sizeof(*reuse));
+    for (i = 0; i < n; i++)
+        r += opool[i] != 0;
+    m->slices = arena_alloc(m->a, (r + 1) * sizeof(*m->slices));
+    m->nslice_recs = r;
+    cnt = arena_alloc(m->a, (np + 1) * sizeof(*cnt));
+    m->pool_nslices = cnt;
+    if (before) {
+        ok = arena_alloc(m->a, np + 1);
+        memset(ok, 1, np);
+        reuse->rec = arena_alloc(m->a, (r + 1) * sizeof(*reuse->rec));
+    }
+    for (i = 0, r = 0; i < n; i++) {
+        struct dm_slice *rec = &m->slices[r];
+        if (!opool[i])
+            continue;
+        p = opool[i] - 1;
+        rec->obj = objs[i];
+        rec->ord = cnt[p]++;
+        rec->pool = SIZE_MAX;
+        if (*objs[i]->name)
+            strmap_put_borrowed(&m->slice_index, objs[i]->name,
+                                (void *)(uintptr_t)(r + 1));
+        if (ok && ok[p] && !same_slice(before, objs[i], rec->ord,
+                                       &reuse->rec[r]))
+            ok[p] = 0;
+        r++;
+    }
+    if (!before)
+        return;
+    /* and the pool has no other slice there */
+    for (p = 0; p < np; p++) {
+        const struct dm_pool *pl = &m->pools[p];
+        void *v;
+        if (!ok[p])
+            continue;
+        v = strmap_get(&before->pool_index, arena_printf(m->a, "%s\x1f%s",
+                                                         pl->driver,
+                                                         pl->name));
+        ok[p] = v && before->pool_nslices[(uintptr_t)v - 1] == cnt[p];
+    }
+    reuse->pool = ok;
+}
+
+void dm_next_finish(struct devmodel *m, const struct devmodel *before)
+{
+    struct dm_piece *own = m->pieces[m->npieces - 1];
+    unsigned char *live;
+    size_t i, k;
+
+    /* nothing built: the piece is not kept */
+    if (m->npieces > 1 && !atomic_load(&own->bytes)) {
+        piece_unref(own);
+        m->npieces--;
+        m->da = m->a;
+    }
+    if (!before)
+        return;
+    live = arena_alloc(m->a, m->nsyms + 1);
+    for (i = 0; i < m->ndevs; i++) {
+        const struct dm_device *d = &m->devs[i];
+        for (k = 0; k < d->cel.nattrs; k++)
+            live[d->attr_sym[k]] = 1;
+        for (k = 0; k < d->cel.ncaps; k++)
+            live[d->cap_sym[k]] = 1;
+    }
+    m->symlive = live;
+}
+
+void dm_next_release(struct devmodel *m)
+{
+    size_t i;
+
+    for (i = 0; i < m->npieces; i++)
+        piece_unref(m->pieces[i]);
+    m->npieces = 0;
+    m->pieces = NULL;
+}
