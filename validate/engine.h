@@ -117,6 +117,14 @@ void inventory_set_list_attributes(struct inventory *inv, int on);
  * load (default off: a run of the linter loads and drops its inventory).
  * Call before objects are added. */
 void inventory_set_compact(struct inventory *inv, int on);
+/* For a snapshot that follows another (the webhook's): its device model
+ * is built from prev's, taking the devices of every pool whose
+ * ResourceSlices are the same objects (inventory_add_inventory shares
+ * them) instead of building them again, and the snapshot after it can
+ * take from it in turn. prev (NULL: none yet; one whose model is not
+ * built counts as none) is held until inv's model is built. Call before
+ * that. */
+void inventory_set_previous(struct inventory *inv, struct inventory *prev);
 /* The gate as the engine's target has it. */
 int engine_list_attributes(const struct engine *e);
 /* Builds now what the checks derive from the snapshot (its device model)

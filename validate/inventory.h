@@ -46,11 +46,6 @@ const char *object_key(struct arena *a, unsigned kind, const char *ns,
 const struct object *inventory_lookup(const struct inventory *inv,
                                       unsigned kind, const char *ns,
                                       const char *name);
-/* inv's device model is to be built from prev's where the cluster did
- * not change (devmodel_build_next), and to be reused by the snapshot
- * after it in turn. prev (NULL: none yet, or one whose model is not
- * built) is held until inv's model is built; call before that. */
-void inventory_set_previous(struct inventory *inv, struct inventory *prev);
 /* The snapshot's device model (devmodel.h), built by the first caller
  * while concurrent ones wait (a mutex-guarded once-init), then shared by
  * every thread until inventory_free(). NULL when inv is NULL. */

@@ -166,8 +166,10 @@ void invstore_set_list_attributes(struct invstore *s, int on)
 }
 
 /* A snapshot of the file objects files (shared, NULL: none) and the
- * cluster's. */
+ * cluster's; its device model built from prev's (the snapshot published,
+ * NULL: none) where the objects are the same. */
 static struct inventory *build(struct inventory *files,
+                               struct inventory *prev,
                                invstore_cluster_fn fn, void *cls,
                                int lists, struct err *err)
 {
@@ -179,6 +181,7 @@ static struct inventory *build(struct inventory *files,
     }
     inventory_set_list_attributes(inv, lists);
     inventory_set_compact(inv, 1);      /* it serves until the next one */
+    inventory_set_previous(inv, prev);  /* (held until the model is built) */
     inventory_add_inventory(inv, files);
     if (fn && fn(cls, inv, err) < 0)
         goto fail;
@@ -194,8 +197,8 @@ int invstore_rebuild(struct invstore *s, struct err *err)
     struct inventory *inv;
 
     pthread_mutex_lock(&s->build_mu);
-    inv = build(s->files, s->cluster, s->cluster_cls,
-                !s->no_list_attributes, err);
+    inv = build(s->files, s->cur ? s->cur->inv : NULL, s->cluster,
+                s->cluster_cls, !s->no_list_attributes, err);
     if (inv)
         publish(s, inv);
     else if (s->metrics)
@@ -220,7 +223,8 @@ int invstore_set_engine(struct invstore *s, struct engine *eng,
     /* a snapshot's verdicts and device model are the engine's: a new
      * engine gets a new snapshot of the same sources */
     if (s->cur && s->cur->inv) {
-        inv = build(s->files, s->cluster, s->cluster_cls, lists, err);
+        inv = build(s->files, s->cur ? s->cur->inv : NULL, s->cluster,
+                    s->cluster_cls, lists, err);
         if (!inv) {
             pthread_mutex_unlock(&s->build_mu);
             engref_release(e);
@@ -302,8 +306,8 @@ int invstore_set_files(struct invstore *s, size_t n,
     }
     pthread_mutex_lock(&s->build_mu);
     if (i == n)
-        inv = build(fobjs, s->cluster, s->cluster_cls,
-                    !s->no_list_attributes, err);
+        inv = build(fobjs, s->cur ? s->cur->inv : NULL, s->cluster,
+                    s->cluster_cls, !s->no_list_attributes, err);
     if (inv && s->texts && s->cur)
         reason = loses_data(s, t, n, err);
     if (inv && !reason) {
