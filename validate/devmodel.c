@@ -82,7 +82,7 @@ static const char *intern_domain(struct devmodel *m, const char *s,
         return arena_strndup(m->da, s, n);
     memcpy(key, s, n);
     key[n] = 0;
-    v = strmap_get(&m->domains, key);
+    v = devmodel_domain(m, key);
     if (v)
         return v;
     /* a NUL-terminated s (a tree string) is the canonical copy itself:
@@ -304,6 +304,7 @@ struct build {
     struct dm_next_reuse reuse;     /* ... what is taken from it */
     size_t *node_again;             /* ... per node of it: index + 1 here */
     unsigned char *dev_reused;      /* per device: taken from it */
+    unsigned char *taken;           /* per slice record of it: taken */
 };
 
 /* The node-local slices of one older generation of a pool on one node. */
@@ -743,7 +744,7 @@ static void reuse_slice(struct build *b, const struct dm_slice *rec,
 
 /* The slice's devices, its sharedCounters in its pool; rec: its record
  * (a model to be reused), filled. */
-static void add_slice(struct build *b, const struct object *o,
+static void add_slice(struct build *b, const struct object *o, size_t oi,
                       struct dm_slice *rec, const struct dm_slice *again)
 {
     struct devmodel *m = b->m;
@@ -757,7 +758,8 @@ static void add_slice(struct build *b, const struct object *o,
     if (!driver || !pname)
         return;
     tree_int(tree_get(pool, "generation"), &gen);
-    p = pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
+    p = b->opool ? b->opool[oi] - 1
+                 : pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
     if (gen != m->pools[p].generation) {
         struct oldgen *g = node ? older_used(b, p, node, gen) : NULL;
         if (!g)
@@ -878,7 +880,8 @@ static void older_scan(struct build *b, const struct object *const *objs,
             continue;
         tree_int(tree_get(pool, "generation"), &gen);
         tree_int(tree_get(pool, "resourceSliceCount"), &cnt);
-        p = pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
+        p = b->opool ? b->opool[i] - 1
+                     : pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
         if (!node) {
             if (gen > b->shared_gen[p])
                 b->shared_gen[p] = gen;
@@ -1079,6 +1082,7 @@ static struct devmodel *build(struct devmodel *m,
         b.node_again = arena_alloc(m->a, (before->nnodes + 1)
                                    * sizeof(*b.node_again));
         b.dev_reused = arena_alloc(m->a, b.devcap);
+        b.taken = arena_alloc(m->a, before->nslice_recs + 1);
     }
     for (i = 0; i < n; i++) {   /* devices of the newest generations, and
                                    of older ones still used on a node */
@@ -1089,11 +1093,13 @@ static struct devmodel *build(struct devmodel *m,
         if (b.opool && b.opool[i]) {
             rec = &m->slices[r];
             rec->first = m->ndevs;
-            if (b.reuse.pool && b.reuse.pool[b.opool[i] - 1])
+            if (b.reuse.pool && b.reuse.pool[b.opool[i] - 1]) {
                 again = &before->slices[b.reuse.rec[r]];
+                b.taken[b.reuse.rec[r]] = 1;
+            }
             r++;
         }
-        add_slice(&b, objs[i], rec, again);
+        add_slice(&b, objs[i], i, rec, again);
         if (rec)
             rec->n = m->ndevs - rec->first;
     }
@@ -1105,7 +1111,7 @@ static struct devmodel *build(struct devmodel *m,
     m->symidx = xcalloc(m->nsyms + 1, sizeof(*m->symidx));
     index_nodes(m);
     if (m->pieces)
-        dm_next_finish(m, before);
+        dm_next_finish(m, before, b.taken, b.dev_reused);
     return m;
 }
 

@@ -139,6 +139,7 @@ struct dm_slice {
     size_t ord;                 /* its place among its pool's slices */
     size_t pool;                /* the pool entry of its devices, or
                                    SIZE_MAX: no device of it is used */
+    size_t pool0;               /* its pool's entry (newest generation) */
     size_t first, n;            /* its devices: devs[first .. first+n) */
 };
 
@@ -159,9 +160,9 @@ struct devmodel {
     struct strmap slice_index;  /* ... slice name -> index + 1 */
     size_t *pool_nslices;       /* ... per pool entry: slices of its
                                    driver and name (every generation) */
-    const unsigned char *symlive;   /* NULL, or per sym: 1 if a device of
-                                   this model has it (ids are kept from
-                                   the model before, used or not) */
+    const size_t *symcount;     /* ... per sym: the devices that have it
+                                   (ids are kept from the model before,
+                                   used or not) */
     size_t reused;              /* devices taken from the model before */
     struct dm_device *devs;
     size_t ndevs;
@@ -186,6 +187,10 @@ struct devmodel {
     size_t max_local;           /* most devices local to one node */
     struct strmap domains;      /* attribute domains and drivers, interned:
                                    equal names are equal pointers */
+    struct strmap domains_base; /* a model built from another: the ones
+                                   of the full build its chain began with
+                                   (in its first piece, never written
+                                   again); domains: the ones added since */
     /* built on first use, lock-free (devmodel_index.c); the slot arrays
      * are allocated with the model, each slot filled once */
     struct dm_slot *symidx;     /* devmodel_sym_index(): per sym */

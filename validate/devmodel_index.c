@@ -31,7 +31,7 @@ long devmodel_sym(const struct devmodel *m, const char *id, size_t len)
     memcpy(key, id, len);
     key[len] = 0;
     v = strmap_get(&m->syms, key);
-    if (!v || (m->symlive && !m->symlive[(uintptr_t)v - 1]))
+    if (!v || (m->symcount && !m->symcount[(uintptr_t)v - 1]))
         return -1;          /* (an id kept from an earlier model) */
     return (long)((uintptr_t)v - 1);
 }
@@ -110,7 +110,9 @@ const uint64_t *devmodel_attr_hashes(const struct devmodel *m, long sym,
 
 const char *devmodel_domain(const struct devmodel *m, const char *domain)
 {
-    return strmap_get(&m->domains, domain);
+    const char *v = strmap_get(&m->domains, domain);
+
+    return v ? v : strmap_get(&m->domains_base, domain);
 }
 
 int dm_device_on_node(const struct devmodel *m, size_t d, size_t n)

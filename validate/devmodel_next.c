@@ -57,7 +57,9 @@ static int reusable(const struct devmodel *prev, int list_attributes)
     size_t i, base, later = 0;
 
     if (!prev || !prev->pieces || prev->list_attributes != list_attributes
-        || prev->npieces >= DM_MAX_PIECES)
+        || prev->npieces >= DM_MAX_PIECES
+        || (prev->domains_base.cap
+            && prev->domains.n > prev->domains_base.n / 2 + 1024))
         return 0;
     base = atomic_load(&prev->pieces[0]->bytes);
     for (i = 1; i < prev->npieces; i++)
@@ -67,9 +69,12 @@ static int reusable(const struct devmodel *prev, int list_attributes)
 
 /* m's interned ids and strings start as prev's, with the same ids and
  * the same addresses (in prev's pieces, which m holds): the devices taken
- * from prev keep theirs. */
+ * from prev keep theirs. The interned strings of the chain's full build
+ * are shared as they are (a value a device of its own has is as many
+ * strings as devices), those added since are copied. */
 static void seed(struct devmodel *m, const struct devmodel *prev)
 {
+    const struct strmap *added = &prev->domains;
     size_t i;
 
     for (i = 0; i < prev->syms.cap; i++)
@@ -77,10 +82,16 @@ static void seed(struct devmodel *m, const struct devmodel *prev)
             strmap_put(&m->syms, prev->syms.slots[i].key,
                        prev->syms.slots[i].value);
     m->nsyms = prev->nsyms;
-    for (i = 0; i < prev->domains.cap; i++)
-        if (prev->domains.slots[i].key)
-            strmap_put_borrowed(&m->domains, prev->domains.slots[i].key,
-                                prev->domains.slots[i].value);
+    if (prev->domains_base.cap) {
+        m->domains_base = prev->domains_base;
+    } else {
+        m->domains_base = prev->domains;
+        added = &m->domains;        /* (empty) */
+    }
+    for (i = 0; i < added->cap; i++)
+        if (added->slots[i].key)
+            strmap_put_borrowed(&m->domains, added->slots[i].key,
+                                added->slots[i].value);
 }
 
 const struct devmodel *dm_next_begin(struct devmodel *m,
@@ -103,11 +114,13 @@ const struct devmodel *dm_next_begin(struct devmodel *m,
     strmap_init(&m->slice_index, m->a);
     if (prev)
         seed(m, prev);
+    else                /* the chain's first: shared by the models after */
+        strmap_init(&m->domains, m->da);
     return prev;
 }
 
 /* 1 if slice o, the ord-th of its pool, is that pool's ord-th in before
- * too (*at: its record there). */
+ * too (*at: its record there, whose pool0 is that pool). */
 static int same_slice(const struct devmodel *before, const struct object *o,
                       size_t ord, size_t *at)
 {
@@ -127,7 +140,7 @@ void dm_next_slices(struct devmodel *m, const struct devmodel *before,
 {
     size_t i, p, r = 0, np = m->npools;
     unsigned char *ok = NULL;
-    size_t *cnt;
+    size_t *cnt, *was = NULL;   /* per pool: its entry in before */
 
     memset(reuse, 0, sizeof(*reuse));
     for (i = 0; i < n; i++)
@@ -139,6 +152,7 @@ void dm_next_slices(struct devmodel *m, const struct devmodel *before,
     if (before) {
         ok = arena_alloc(m->a, np + 1);
         memset(ok, 1, np);
+        was = arena_alloc(m->a, (np + 1) * sizeof(*was));
         reuse->rec = arena_alloc(m->a, (r + 1) * sizeof(*reuse->rec));
     }
     for (i = 0, r = 0; i < n; i++) {
@@ -149,34 +163,42 @@ void dm_next_slices(struct devmodel *m, const struct devmodel *before,
         rec->obj = objs[i];
         rec->ord = cnt[p]++;
         rec->pool = SIZE_MAX;
+        rec->pool0 = p;
         if (*objs[i]->name)
             strmap_put_borrowed(&m->slice_index, objs[i]->name,
                                 (void *)(uintptr_t)(r + 1));
         if (ok && ok[p] && !same_slice(before, objs[i], rec->ord,
                                        &reuse->rec[r]))
             ok[p] = 0;
+        else if (ok && ok[p])
+            was[p] = before->slices[reuse->rec[r]].pool0;
         r++;
     }
     if (!before)
         return;
-    /* and the pool has no other slice there */
-    for (p = 0; p < np; p++) {
-        const struct dm_pool *pl = &m->pools[p];
-        void *v;
-        if (!ok[p])
-            continue;
-        v = strmap_get(&before->pool_index, arena_printf(m->a, "%s\x1f%s",
-                                                         pl->driver,
-                                                         pl->name));
-        ok[p] = v && before->pool_nslices[(uintptr_t)v - 1] == cnt[p];
-    }
+    /* and the pool has no other slice there (every pool has one here,
+     * and the same objects are of the same pool there) */
+    for (p = 0; p < np; p++)
+        ok[p] = ok[p] && before->pool_nslices[was[p]] == cnt[p];
     reuse->pool = ok;
 }
 
-void dm_next_finish(struct devmodel *m, const struct devmodel *before)
+/* Adds d's interned ids to count, or takes them (by -1). */
+static void count_syms(size_t *count, const struct dm_device *d, size_t by)
+{
+    size_t k;
+
+    for (k = 0; k < d->cel.nattrs; k++)
+        count[d->attr_sym[k]] += by;
+    for (k = 0; k < d->cel.ncaps; k++)
+        count[d->cap_sym[k]] += by;
+}
+
+void dm_next_finish(struct devmodel *m, const struct devmodel *before,
+                    const unsigned char *taken, const unsigned char *reused)
 {
     struct dm_piece *own = m->pieces[m->npieces - 1];
-    unsigned char *live;
+    size_t *count = arena_alloc(m->a, (m->nsyms + 1) * sizeof(*count));
     size_t i, k;
 
     /* nothing built: the piece is not kept */
@@ -185,17 +207,21 @@ void dm_next_finish(struct devmodel *m, const struct devmodel *before)
         m->npieces--;
         m->da = m->a;
     }
-    if (!before)
+    m->symcount = count;
+    if (!before) {
+        for (i = 0; i < m->ndevs; i++)
+            count_syms(count, &m->devs[i], 1);
         return;
-    live = arena_alloc(m->a, m->nsyms + 1);
-    for (i = 0; i < m->ndevs; i++) {
-        const struct dm_device *d = &m->devs[i];
-        for (k = 0; k < d->cel.nattrs; k++)
-            live[d->attr_sym[k]] = 1;
-        for (k = 0; k < d->cel.ncaps; k++)
-            live[d->cap_sym[k]] = 1;
     }
-    m->symlive = live;
+    memcpy(count, before->symcount, before->nsyms * sizeof(*count));
+    for (i = 0; i < before->nslice_recs; i++)
+        for (k = 0; !taken[i] && k < before->slices[i].n; k++)
+            count_syms(count, &before->devs[before->slices[i].first + k],
+                       (size_t)-1);
+    for (i = 0; i < m->nslice_recs; i++)
+        for (k = 0; k < m->slices[i].n; k++)
+            if (!reused[m->slices[i].first + k])
+                count_syms(count, &m->devs[m->slices[i].first + k], 1);
 }
 
 void dm_next_release(struct devmodel *m)

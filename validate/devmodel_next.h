@@ -31,9 +31,13 @@ const struct devmodel *dm_next_begin(struct devmodel *m,
 void dm_next_slices(struct devmodel *m, const struct devmodel *before,
                     const struct object *const *objs, size_t n,
                     const size_t *opool, struct dm_next_reuse *reuse);
-/* After the build: its piece is let go if nothing was built in it; with
- * before, which interned ids a device still has. */
-void dm_next_finish(struct devmodel *m, const struct devmodel *before);
+/* After the build: its piece is let go if nothing was built in it; how
+ * many devices have each interned id (with before: its counts, less the
+ * devices of its slices not taken (taken: per record of before), plus
+ * the devices built, those not taken (reused: per device)). */
+void dm_next_finish(struct devmodel *m, const struct devmodel *before,
+                    const unsigned char *taken,
+                    const unsigned char *reused);
 /* Drops m's references to its pieces (devmodel_free). */
 void dm_next_release(struct devmodel *m);
 

@@ -8,6 +8,14 @@
  * (engine_check_admission, as the webhook does), p50/p99 of its CPU time,
  * and the p99 apart for the Pods that fit and the ones with an error.
  * Built by run.sh against libcore.a; helpers in ../bench_util.h.
+ *
+ * bench_scale --next UPDATES INVENTORY...: the model built from the one
+ * before (devmodel_build_next, as the webhook's snapshots build theirs)
+ * after one ResourceSlice changed (a copy of a slice, a new object, in its
+ * place; a different slice each time), UPDATES times in a chain, against
+ * the full build of the same objects: CPU of each (ms), their ratio, the
+ * devices taken, and the bytes the last model holds (its arena and its
+ * pieces) against the full build's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +24,14 @@
 
 #include "validate/arena.h"
 #include "validate/config.h"
+#include "validate/devmodel.h"
 #include "validate/diag.h"
 #include "validate/engine.h"
 #include "validate/err.h"
 #include "validate/inventory.h"
+#include "validate/kinds.h"
 #include "validate/load_yaml.h"
+#include "validate/object.h"
 #include "validate/tree.h"
 #include "rules/rules.h"
 #include "tests/bench/bench_util.h"
@@ -43,6 +54,85 @@ static long rss_kb(void)
     return kb;
 }
 
+/* The bytes a model holds: its arena, and its pieces of device memory
+ * (shared with the models before and after it). */
+static double model_bytes(const struct devmodel *m)
+{
+    double b = (double)m->own.total;
+    size_t i;
+
+    for (i = 0; i < m->npieces; i++)
+        b += (double)atomic_load(&m->pieces[i]->bytes);
+    return b;
+}
+
+static int next_mode(int argc, char **argv)
+{
+    struct inventory *inv = inventory_new(), *upd = inventory_new();
+    const struct object **objs;
+    struct devmodel *m, *next;
+    struct err err;
+    size_t n, i, *slices, nslices = 0, reused = 0;
+    long updates = strtol(argv[2], NULL, 10), u;
+    double c, full, one = 0, full_bytes;
+    char *text;
+    size_t len;
+    int f;
+
+    inventory_set_compact(inv, 1);
+    inventory_set_compact(upd, 1);
+    for (f = 3; f < argc; f++) {
+        text = slurp(argv[f], &len);
+        if (inventory_add_text(inv, argv[f], text, len, &err) < 0) {
+            fprintf(stderr, "%s\n", err.msg);
+            return 2;
+        }
+        free(text);
+    }
+    n = inv->n;
+    objs = calloc(n + 1, sizeof(*objs));
+    slices = calloc(n + 1, sizeof(*slices));
+    for (i = 0; i < n; i++) {
+        objs[i] = inv->objs[i];
+        if (objs[i]->kind == K_SLICE)
+            slices[nslices++] = i;
+    }
+    if (!nslices || updates < 1) {
+        fprintf(stderr, "bench_scale --next: no slices or no updates\n");
+        return 2;
+    }
+    c = cpu();
+    m = devmodel_build_next(NULL, objs, n, 1);
+    full = cpu() - c;
+    full_bytes = model_bytes(m);
+    for (u = 0; u < updates; u++) {
+        size_t k = slices[((size_t)u * 7919u) % nslices];
+        inventory_add_tree(upd, objs[k]->root, &err);
+        objs[k] = upd->objs[upd->n - 1];
+        c = cpu();
+        next = devmodel_build_next(m, objs, n, 1);
+        one += cpu() - c;
+        reused += next->reused;
+        devmodel_free(m);
+        m = next;
+    }
+    printf("devices %zu\n", m->ndevs);
+    printf("next_full_cpu_ms %.1f\n", full * 1e3);
+    printf("next_one_slice_cpu_ms %.2f\n", one * 1e3 / (double)updates);
+    printf("next_ratio %.4f\n", one / (double)updates / full);
+    printf("next_devices_taken %.4f\n",
+           (double)reused / (double)updates / (double)m->ndevs);
+    printf("next_pieces %zu\n", m->npieces);
+    printf("next_full_mb %.1f\n", full_bytes / 1048576);
+    printf("next_held_mb %.1f\n", model_bytes(m) / 1048576);
+    devmodel_free(m);
+    free(objs);
+    free(slices);
+    inventory_free(upd);
+    inventory_free(inv);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct config cfg;
@@ -58,8 +148,11 @@ int main(int argc, char **argv)
     long rss0, rss1, rss2;
     double c0, c1, c2, t0, t1, t2, *lat, *part[2];
 
+    if (argc >= 4 && !strcmp(argv[1], "--next"))
+        return next_mode(argc, argv);
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_scale PODS INVENTORY...\n");
+        fprintf(stderr, "usage: bench_scale PODS INVENTORY...\n"
+                "       bench_scale --next UPDATES INVENTORY...\n");
         return 2;
     }
     e = bench_engine(&cfg);
