@@ -297,9 +297,10 @@ struct build {
     struct dm_device prev;          /* the device added last: its
                                        attributes and capacity are reused
                                        (attr_repeats, device_caps) */
-    /* a model to be reused (m->pieces; devmodel_next.c) */
     size_t *opool;                  /* per object: its pool entry + 1, 0:
                                        not a slice the model reads */
+    long long *ogen;                /* ... and its generation */
+    /* a model to be reused (m->pieces; devmodel_next.c) */
     const struct devmodel *before;  /* the model reused, or NULL */
     struct dm_next_reuse reuse;     /* ... what is taken from it */
     size_t *node_again;             /* ... per node of it: index + 1 here */
@@ -758,8 +759,7 @@ static void add_slice(struct build *b, const struct object *o, size_t oi,
     if (!driver || !pname)
         return;
     tree_int(tree_get(pool, "generation"), &gen);
-    p = b->opool ? b->opool[oi] - 1
-                 : pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
+    p = b->opool[oi] - 1;
     if (gen != m->pools[p].generation) {
         struct oldgen *g = node ? older_used(b, p, node, gen) : NULL;
         if (!g)
@@ -859,6 +859,7 @@ static void older_scan(struct build *b, const struct object *const *objs,
                        size_t n)
 {
     struct devmodel *m = b->m;
+    unsigned char *older = arena_alloc(m->a, m->npools + 1);
     size_t i;
 
     strmap_init(&b->older, m->a);
@@ -866,22 +867,24 @@ static void older_scan(struct build *b, const struct object *const *objs,
     b->shared_gen = arena_alloc(m->a, (m->npools + 1) * sizeof(long long));
     for (i = 0; i < m->npools; i++)
         b->shared_gen[i] = -1;
+    /* only pools with a slice of an older generation have any use for
+     * them (older_used() is asked about those only) */
+    for (i = 0; i < n; i++)
+        if (b->opool[i]
+            && b->ogen[i] < m->pools[b->opool[i] - 1].generation)
+            older[b->opool[i] - 1] = 1;
     for (i = 0; i < n; i++) {
         const struct object *o = objs[i];
         const struct tnode *pool = slice_pool(o), *sc;
-        const char *node = tree_str(tree_get(o->spec, "nodeName"));
-        const char *driver = tree_str(tree_get(o->spec, "driver"));
-        const char *pname = tree_str(tree_get(pool, "name"));
+        const char *node;
         const char *key;
-        long long gen = 0, cnt = 1, *newest;
+        long long gen = b->ogen[i], cnt = 1, *newest;
         struct oldgen *g;
-        size_t p;
-        if (o->kind != K_SLICE || b->dup[i] || !driver || !pname)
+        size_t p = b->opool[i] - 1;
+        if (!b->opool[i] || !older[p])
             continue;
-        tree_int(tree_get(pool, "generation"), &gen);
+        node = tree_str(tree_get(o->spec, "nodeName"));
         tree_int(tree_get(pool, "resourceSliceCount"), &cnt);
-        p = b->opool ? b->opool[i] - 1
-                     : pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
         if (!node) {
             if (gen > b->shared_gen[p])
                 b->shared_gen[p] = gen;
@@ -928,8 +931,8 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
 
     strmap_init(&names, m->a);
     b->dup = arena_alloc(m->a, n + 1);
-    if (m->pieces)
-        b->opool = arena_alloc(m->a, (n + 1) * sizeof(*b->opool));
+    b->opool = arena_alloc(m->a, (n + 1) * sizeof(*b->opool));
+    b->ogen = arena_alloc(m->a, (n + 1) * sizeof(*b->ogen));
 
     for (i = 0; i < n; i++) {
         const struct object *o = objs[i];
@@ -944,7 +947,7 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
                 b->dup[i] = 1;
                 continue;
             }
-            strmap_put(&names, o->name, (void *)1);
+            strmap_put_borrowed(&names, o->name, (void *)1);
         }
         pool = slice_pool(o);
         driver = tree_str(tree_get(o->spec, "driver"));
@@ -954,8 +957,8 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
         tree_int(tree_get(pool, "generation"), &gen);
         tree_int(tree_get(pool, "resourceSliceCount"), &cnt);
         p = pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
-        if (b->opool)
-            b->opool[i] = p + 1;
+        b->opool[i] = p + 1;
+        b->ogen[i] = gen;
         if (gen > m->pools[p].generation) {
             m->pools[p].generation = gen;
             m->pools[p].slices_seen = 0;
@@ -1070,6 +1073,10 @@ static struct devmodel *build(struct devmodel *m,
     b.before = before;
     strmap_init(&m->pool_index, m->a);
     strmap_init(&b.seen, m->a);
+    if (before) {       /* about as many nodes: none re-indexed growing */
+        b.nodecap = before->nnodes + 64;
+        m->nodes = arena_alloc(m->a, b.nodecap * sizeof(*m->nodes));
+    }
     add_nodes(&b, objs, n);
     ndev = gather_pools(&b, objs, n);
     if (m->pieces)
@@ -1077,7 +1084,8 @@ static struct devmodel *build(struct devmodel *m,
     /* one array, sized for every device of every generation (an upper
      * bound): growing it would leave copies behind in the arena */
     b.devcap = ndev ? ndev : 1;
-    m->devs = arena_alloc(m->a, b.devcap * sizeof(*m->devs));
+    m->devs = m->pieces ? dm_next_devs(m, b.devcap)
+                        : arena_alloc(m->a, b.devcap * sizeof(*m->devs));
     if (before) {
         b.node_again = arena_alloc(m->a, (before->nnodes + 1)
                                    * sizeof(*b.node_again));
@@ -1090,7 +1098,7 @@ static struct devmodel *build(struct devmodel *m,
         const struct dm_slice *again = NULL;
         if (objs[i]->kind != K_SLICE || b.dup[i])
             continue;
-        if (b.opool && b.opool[i]) {
+        if (m->pieces && b.opool[i]) {
             rec = &m->slices[r];
             rec->first = m->ndevs;
             if (b.reuse.pool && b.reuse.pool[b.opool[i] - 1]) {

@@ -131,6 +131,9 @@ struct dm_piece {
     atomic_long refs;
     atomic_size_t bytes;        /* what its arena holds (arena_meter) */
     struct arena a;
+    void *_Atomic spare;        /* the first piece of a chain: the devs
+                                   array of a model of it freed, for the
+                                   next one (struct dm_devblock) */
 };
 
 /* One ResourceSlice of a model that can be reused (devmodel_build_next) */
@@ -164,6 +167,8 @@ struct devmodel {
                                    (ids are kept from the model before,
                                    used or not) */
     size_t reused;              /* devices taken from the model before */
+    struct dm_devblock *devblock;   /* a model to be reused: where devs
+                                   is (not in its arena) */
     struct dm_device *devs;
     size_t ndevs;
     struct dm_node *nodes;

@@ -35,10 +35,17 @@ static struct dm_piece *piece_new(size_t chunk)
     return p;
 }
 
+/* A devs array, kept from one model to a later one (dm_next_devs). */
+struct dm_devblock {
+    size_t cap;
+    struct dm_device devs[];
+};
+
 static void piece_unref(struct dm_piece *p)
 {
     if (atomic_fetch_sub(&p->refs, 1) != 1)
         return;
+    free(atomic_load(&p->spare));
     arena_meter(&p->a, NULL);
     arena_release(&p->a);
     free(p);
@@ -224,9 +231,36 @@ void dm_next_finish(struct devmodel *m, const struct devmodel *before,
                 count_syms(count, &m->devs[m->slices[i].first + k], 1);
 }
 
+struct dm_device *dm_next_devs(struct devmodel *m, size_t n)
+{
+    struct dm_devblock *d = atomic_exchange(&m->pieces[0]->spare, NULL);
+
+    if (d && d->cap < n) {
+        free(d);
+        d = NULL;
+    }
+    if (!d) {
+        d = xmalloc(sizeof(*d) + n * sizeof(d->devs[0]));
+        d->cap = n;
+    }
+    m->devblock = d;
+    return d->devs;
+}
+
 void dm_next_release(struct devmodel *m)
 {
     size_t i;
+
+    /* the devs array to the chain's first piece, for the next model (one
+     * is kept: the larger) */
+    if (m->devblock && m->npieces) {
+        struct dm_devblock *old = atomic_exchange(&m->pieces[0]->spare,
+                                                  m->devblock);
+        if (old && old->cap > m->devblock->cap)
+            old = atomic_exchange(&m->pieces[0]->spare, old);
+        free(old);
+        m->devblock = NULL;
+    }
 
     for (i = 0; i < m->npieces; i++)
         piece_unref(m->pieces[i]);
