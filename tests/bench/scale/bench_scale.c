@@ -54,12 +54,15 @@ static long rss_kb(void)
     return kb;
 }
 
-/* The bytes a model holds: its arena, and its pieces of device memory
- * (shared with the models before and after it). */
+/* The bytes a model holds: its arena, its devs array, and its pieces of
+ * device memory (shared with the models before and after it). */
 static double model_bytes(const struct devmodel *m)
 {
     double b = (double)m->own.total;
     size_t i;
+
+    if (m->devblock)
+        b += (double)(m->ndevs * sizeof(*m->devs));
 
     for (i = 0; i < m->npieces; i++)
         b += (double)atomic_load(&m->pieces[i]->bytes);
