@@ -1073,9 +1073,12 @@ static struct devmodel *build(struct devmodel *m,
     b.before = before;
     strmap_init(&m->pool_index, m->a);
     strmap_init(&b.seen, m->a);
-    if (before) {       /* about as many nodes: none re-indexed growing */
+    if (before) {       /* about as many nodes and pools: the arrays are
+                           not copied (nor the nodes re-indexed) growing */
         b.nodecap = before->nnodes + 64;
         m->nodes = arena_alloc(m->a, b.nodecap * sizeof(*m->nodes));
+        b.poolcap = before->npools + 64;
+        m->pools = arena_alloc(m->a, b.poolcap * sizeof(*m->pools));
     }
     add_nodes(&b, objs, n);
     ndev = gather_pools(&b, objs, n);
