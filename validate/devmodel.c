@@ -4,7 +4,9 @@
  * with attributes, capacity and counters read once, interned names and
  * value hashes for the allocator, placement (a slice's node selector is
  * compiled once per slice). devmodel_index.c answers questions about the
- * built model.
+ * built model. A model built from the one before (devmodel_build_next)
+ * copies the devices of the pools that did not change (reuse_slice);
+ * devmodel_next.c decides which and keeps what the models share.
  */
 #include "devmodel.h"
 
