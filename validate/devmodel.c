@@ -271,7 +271,8 @@ static size_t node_of(struct devmodel *m, size_t *cap, const char *name)
     memset(n, 0, sizeof(*n));
     n->name = name;
     n->sel.name = name;
-    strmap_put(&m->node_index, name, n);
+    /* (a tree string, or a literal: it outlives the model) */
+    strmap_put_borrowed(&m->node_index, name, n);
     return m->nnodes++;
 }
 
