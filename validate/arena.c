@@ -318,6 +318,39 @@ void arena_adopt(struct arena *a, struct arena *src)
     chunk_count(a, total, 1);
 }
 
+void arena_mark(struct arena *a, struct arena_mark *m)
+{
+    m->head = a->head;
+    m->next = a->head ? a->head->next : NULL;
+    m->used = a->head ? a->head->used : 0;
+}
+
+/* frees the chunks from c up to stop (not included) */
+static void free_until(struct arena *a, struct arena_chunk *c,
+                       const struct arena_chunk *stop)
+{
+    struct arena_chunk *next;
+
+    for (; c && c != stop; c = next) {
+        next = c->next;
+        chunk_count(a, sizeof(*c) + c->size, 0);
+        chunk_free(c);
+    }
+}
+
+void arena_rollback(struct arena *a, const struct arena_mark *m)
+{
+    /* chunks obtained since are in front of the marked one, large blocks
+     * right behind whichever chunk was current */
+    free_until(a, a->head, m->head);
+    a->head = m->head;
+    if (!m->head)
+        return;
+    free_until(a, m->head->next, m->next);
+    m->head->next = m->next;
+    m->head->used = m->used;    /* what follows is cleared when reused */
+}
+
 void arena_release(struct arena *a)
 {
     struct arena_chunk *c = a->head, *next;

@@ -62,6 +62,18 @@ void arena_clear(struct arena *a);
  * as long as a's (an arena filled in another thread, then merged); src is
  * left empty. a's current chunk keeps serving a's requests. */
 void arena_adopt(struct arena *a, struct arena *src);
+/* A point to go back to: arena_rollback(a, m) frees what a handed out
+ * after arena_mark(a, m) (chunks obtained since are given back, the
+ * current one is reused from where it was), so a document parsed into a
+ * long-lived arena costs nothing when it is not kept. Memory handed out
+ * before the mark stays valid; nothing obtained before it may be
+ * arena_free()d in between. */
+struct arena_mark {
+    struct arena_chunk *head, *next;
+    size_t used;
+};
+void arena_mark(struct arena *a, struct arena_mark *m);
+void arena_rollback(struct arena *a, const struct arena_mark *m);
 /* Frees every chunk; the arena must be arena_init()ed again before reuse. */
 void arena_release(struct arena *a);
 

@@ -68,6 +68,9 @@ struct run {
     size_t nk8s;                /* Kubernetes objects seen */
     int parse_errors;
     struct arena doc;           /* scratch: one input document at a time */
+    struct arena kept;          /* YAML documents whose objects are kept,
+                                   as loaded (the others are rolled back);
+                                   the caller's arena adopts it at the end */
     struct run_pod *pods;       /* pod-like documents, for run_check();
                                    a block of their own (arena_free) */
     size_t npods, cappods;
@@ -767,6 +770,8 @@ struct run *run_new(const struct engine *e, const struct inventory *inv,
     strmap_init(&r->strings, a);
     arena_init(&r->doc, ARENA_CHUNK_BYTES);
     arena_meter(&r->doc, a->meter);     /* counted with the caller's */
+    arena_init(&r->kept, ARENA_CHUNK_BYTES);
+    arena_meter(&r->kept, a->meter);
     return r;
 }
 
@@ -779,6 +784,8 @@ void run_free(struct run *r)
         c->fn(c->arg);
     }
     arena_release(&r->doc);
+    arena_meter(&r->kept, NULL);        /* a counts it from now on */
+    arena_adopt(r->arena, &r->kept);
     if (r->checked_heap)
         free(r->checked);
 }
@@ -865,17 +872,21 @@ enum keep {
     KEEP_AS_IS,     /* the root lives in the run's arena (webhook) */
     KEEP_COPY,      /* the root is in r->doc: objects of checked kinds are
                        copied into the run's arena, the rest is dropped */
+    KEEP_LOADED,    /* the root is in r->kept, its strings in r->strings:
+                       an object of a checked kind stays as it is */
     CHECK_NOW,      /* a pod-like document in r->doc: checked at once */
 };
 
 /* Reads one document root into an object. Objects of pod-like documents
  * are checked at once and forgotten; the others are kept and indexed for
- * cross-object references. */
-static void add_one(struct run *r, enum keep how, const struct tnode *root,
-                    const char *file, unsigned doc_index,
-                    const char *default_ns, int derived)
+ * cross-object references. 1 if the object is kept where it was loaded
+ * (KEEP_LOADED: its document must stay). */
+static int add_one(struct run *r, enum keep how, const struct tnode *root,
+                   const char *file, unsigned doc_index,
+                   const char *default_ns, int derived)
 {
-    struct arena *a = how == KEEP_AS_IS ? r->arena : &r->doc;
+    struct arena *a = how == KEEP_AS_IS ? r->arena
+                      : how == KEEP_LOADED ? &r->kept : &r->doc;
     struct object *o = arena_alloc(a, sizeof(*o));
     const struct tnode *bad;
     const char *why;
@@ -883,18 +894,18 @@ static void add_one(struct run *r, enum keep how, const struct tnode *root,
 
     switch (object_read(a, root, file, doc_index, o, &bad, &why)) {
     case OBJ_NOT_K8S:
-        return;
+        return 0;
     case OBJ_OTHER:
         r->nk8s++;
         o->kind = K_OTHER;      /* only rules that read the tree see it */
         check_object(r, o);
-        return;
+        return 0;
     case OBJ_BAD:
         r->nk8s++;
         tree_pos(bad, &line, &col);
         raw_report(r, "input-object", file, line, col, o,
                    tree_path(r->arena, root, bad), why);
-        return;
+        return 0;
     case OBJ_OK:
         break;
     }
@@ -918,22 +929,26 @@ static void add_one(struct run *r, enum keep how, const struct tnode *root,
     } else {
         add_object(r, o);
     }
+    return how == KEEP_LOADED;
 }
 
-static void add_root(struct run *r, enum keep how, const struct tnode *root,
-                     const char *file, unsigned doc_index,
-                     const char *default_ns, int derived)
+/* add_one() for the document root or each item of a List: 1 if an object
+ * is kept where it was loaded. A List's items are copied (a copy's root
+ * has no parent, as an item's would), so the List is not kept. */
+static int add_root(struct run *r, enum keep how, const struct tnode *root,
+                    const char *file, unsigned doc_index,
+                    const char *default_ns, int derived)
 {
     size_t i;
 
     if (object_is_list(root)) {
         const struct tnode *items = tree_get(root, "items");
         for (i = 0; i < items->n; i++)
-            add_one(r, how, items->kids[i], file, doc_index, default_ns,
-                    derived);
-        return;
+            add_one(r, how == KEEP_LOADED ? KEEP_COPY : how,
+                    items->kids[i], file, doc_index, default_ns, derived);
+        return 0;
     }
-    add_one(r, how, root, file, doc_index, default_ns, derived);
+    return add_one(r, how, root, file, doc_index, default_ns, derived);
 }
 
 void run_add_root(struct run *r, const struct tnode *root, const char *file,
@@ -982,14 +997,14 @@ static int is_template(const char *s, size_t len)
     return 0;
 }
 
-/* 1 if the document's top-level `kind:` line names a pod-like kind (a
- * block mapping at column 0, the only `kind:` there). A miss only means
- * the document is parsed at once instead of later. */
-static int pod_like_chunk(const char *s, size_t len)
+/* The value of the document's top-level `kind:` line (a block mapping at
+ * column 0, the only `kind:` there), *vlen bytes of it, or NULL. A guess
+ * for where a document goes (pod-like ones are parsed later, others of
+ * no kind the rules know are parsed as scratch): a miss costs time or
+ * memory, never a difference in what is read. */
+static const char *chunk_kind(const char *s, size_t len, size_t *vlen)
 {
-    const struct kind_info *k;
     const char *end = s + len, *p = s, *val = NULL;
-    size_t vlen = 0;
     int found = 0;
 
     /* lines that start with `kind:`: found by their 'k' (memchr), not
@@ -1010,7 +1025,7 @@ static int pod_like_chunk(const char *s, size_t len)
         if (eol - p > 5) {
             const char *v = p + 5, *e = eol;
             if (found++)
-                return 0;
+                return NULL;
             while (v < e && (*v == ' ' || *v == '\t'))
                 v++;
             while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
@@ -1020,30 +1035,39 @@ static int pod_like_chunk(const char *s, size_t len)
                 e--;
             }
             val = v;
-            vlen = (size_t)(e - v);
+            *vlen = (size_t)(e - v);
         }
         p = eol + 1;
     }
-    k = val ? kind_by_name(val, vlen) : NULL;
-    return k && (k->bit & K_PODLIKE);
+    return val;
 }
 
-/* Loads one document into r->doc (emptied first) and reads its objects. */
+/* Loads one document and reads its objects: into r->doc (emptied
+ * first), or, for KEEP_LOADED (a YAML document whose objects may be
+ * kept), into r->kept, which gives it back unless an object stays there:
+ * what is kept is not copied. */
 static void add_doc(struct run *r, enum keep how, const char *file,
                     const struct sdoc *s, unsigned doc_index)
 {
+    struct arena_mark m;
     struct ydoc d;
 
     arena_clear(&r->doc);
-    stream_load_doc(&r->doc, s, &d);
+    if (how == KEEP_LOADED) {
+        arena_mark(&r->kept, &m);
+        stream_load_doc(&r->kept, &r->strings, s, &d);
+    } else {
+        stream_load_doc(&r->doc, NULL, s, &d);
+    }
     if (d.error) {
         r->parse_errors++;
         raw_report(r, "input-parse", file, d.line, d.col, NULL, "",
                    d.error);
+    } else if (d.root && add_root(r, how, d.root, file, doc_index, NULL, 0)) {
         return;
     }
-    if (d.root)
-        add_root(r, how, d.root, file, doc_index, NULL, 0);
+    if (how == KEEP_LOADED)
+        arena_rollback(&r->kept, &m);
 }
 
 /* Remembers a pod-like YAML document for run_check(), which reads it
@@ -1080,8 +1104,11 @@ void run_add_text(struct run *r, const char *file, const char *data,
     stream_open(&st, &tmp, data, len);
     for (i = 0; stream_next(&st, &tmp, &sd); i++) {
         const struct ychunk *c = &sd.chunk;
-        const char *src;
+        const struct kind_info *k;
+        const char *src, *kind;
+        size_t klen = 0;
         if (sd.json) {
+            /* the value is parsed already (in tmp): copied if kept */
             add_doc(r, KEEP_COPY, file, &sd, i);
             continue;
         }
@@ -1089,10 +1116,13 @@ void run_add_text(struct run *r, const char *file, const char *data,
             continue;           /* unrendered: skipped quietly */
         /* helm template: the document's `# Source:` names its file */
         src = c->error ? NULL : stream_helm_source(r->arena, &sd.chunk);
-        if (pod_like_chunk(c->text, c->len))
+        kind = chunk_kind(c->text, c->len, &klen);
+        k = kind ? kind_by_name(kind, klen) : NULL;
+        if (k && (k->bit & K_PODLIKE))
             note_pod(r, c, src ? src : file, i);
-        else
-            add_doc(r, KEEP_COPY, src ? src : file, &sd, i);
+        else    /* a kind no rule knows is read and dropped: scratch */
+            add_doc(r, kind && !k ? KEEP_COPY : KEEP_LOADED,
+                    src ? src : file, &sd, i);
     }
     arena_release(&tmp);
 }

@@ -28,6 +28,7 @@
 #include "arena.h"
 #include "limits.h"
 #include "load_json.h"
+#include "strmap.h"
 #include "tree.h"
 #include "xalloc.h"
 
@@ -54,6 +55,7 @@ struct anchor {
 
 struct builder {
     struct arena *a;
+    struct strmap *strs;        /* shared copies of strings, or NULL */
     unsigned line_off;          /* lines before this chunk */
     unsigned col_off;           /* columns before it on its first line */
     struct frame *st;           /* frame stack */
@@ -393,7 +395,10 @@ static void on_scalar(struct builder *b, const yaml_event_t *ev)
     } else {
         n = tree_new(b->a, T_STR, line, col);
     }
-    n->str = arena_strndup(b->a, val, len);
+    /* libyaml's value is NUL-terminated; what follows a NUL inside it
+     * is unreachable through str either way */
+    n->str = !len ? "" : b->strs ? strmap_intern(b->strs, val)
+                                 : arena_strndup(b->a, val, len);
     /* quoted: not plain, or made a string by its tag ("!", !!str) */
     n->quoted = !plain || (tag && (!strcmp(tag, "!")
                                    || !strcmp(tag, YAML_STR_TAG)));
@@ -548,8 +553,9 @@ static size_t utf8_invalid_at(const char *data, size_t len)
 }
 
 /* Parses one chunk (one document, possibly with a leading `---`). */
-static void parse_chunk(struct arena *a, const char *data, size_t len,
-                        unsigned line_off, unsigned col_off, struct ydoc *doc)
+static void parse_chunk(struct arena *a, struct strmap *strs,
+                        const char *data, size_t len, unsigned line_off,
+                        unsigned col_off, struct ydoc *doc)
 {
     yaml_parser_t p;
     yaml_event_t ev;
@@ -559,6 +565,7 @@ static void parse_chunk(struct arena *a, const char *data, size_t len,
 
     memset(&b, 0, sizeof(b));
     b.a = a;
+    b.strs = strs;
     b.line_off = line_off;
     b.col_off = col_off;
     doc->line = line_off + 1;
@@ -812,7 +819,8 @@ void load_yaml_split(struct arena *a, const struct ychunk *in,
     }
 }
 
-void load_yaml_chunk(struct arena *a, const struct ychunk *c, struct ydoc *d)
+void load_yaml_chunk(struct arena *a, struct strmap *strs,
+                     const struct ychunk *c, struct ydoc *d)
 {
     memset(d, 0, sizeof(*d));
     d->text = c->text;
@@ -823,7 +831,7 @@ void load_yaml_chunk(struct arena *a, const struct ychunk *c, struct ydoc *d)
         d->col = c->col_off + 1;
         return;
     }
-    parse_chunk(a, c->text, c->len, c->line_off, c->col_off, d);
+    parse_chunk(a, strs, c->text, c->len, c->line_off, c->col_off, d);
 }
 
 void load_yaml(struct arena *a, const char *data, size_t len,
@@ -840,5 +848,5 @@ void load_yaml(struct arena *a, const char *data, size_t len,
     out->n = chunks.n;
     out->v = chunks.n ? arena_alloc(a, chunks.n * sizeof(*out->v)) : NULL;
     for (i = 0; i < chunks.n; i++)
-        load_yaml_chunk(a, &chunks.v[i], &out->v[i]);
+        load_yaml_chunk(a, NULL, &chunks.v[i], &out->v[i]);
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 struct arena;
+struct strmap;
 struct tnode;
 
 struct ydoc {
@@ -68,8 +69,12 @@ int load_yaml_split_next(struct ysplit *s, struct arena *a,
  * (kubectl skips their null documents). */
 void load_yaml_split(struct arena *a, const struct ychunk *in,
                      struct ychunks *out);
-/* Parses one chunk into *d (positions relative to the whole stream). */
-void load_yaml_chunk(struct arena *a, const struct ychunk *c, struct ydoc *d);
+/* Parses one chunk into *d (positions relative to the whole stream).
+ * strs: NULL, or a map whose copies of keys and scalars the tree shares
+ * (strmap_intern(): a tree that is kept, among many of one kind, repeats
+ * most of its strings); the nodes are in a either way. */
+void load_yaml_chunk(struct arena *a, struct strmap *strs,
+                     const struct ychunk *c, struct ydoc *d);
 
 /* Loads every document of data[0..len). Never fails as a whole: problems
  * are per document. Everything is allocated in a. */

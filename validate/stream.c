@@ -189,7 +189,8 @@ int stream_next(struct sstream *s, struct arena *a, struct sdoc *out)
     return load_yaml_split_next(&s->ys, a, &out->chunk);
 }
 
-void stream_load_doc(struct arena *a, const struct sdoc *s, struct ydoc *d)
+void stream_load_doc(struct arena *a, struct strmap *strs,
+                     const struct sdoc *s, struct ydoc *d)
 {
     if (s->json) {
         memset(d, 0, sizeof(*d));
@@ -199,7 +200,7 @@ void stream_load_doc(struct arena *a, const struct sdoc *s, struct ydoc *d)
         d->col = s->col;
         return;
     }
-    load_yaml_chunk(a, &s->chunk, d);
+    load_yaml_chunk(a, strs, &s->chunk, d);
     if (d->error && s->error) {
         d->error = s->error;
         d->line = s->line;
@@ -217,7 +218,7 @@ void stream_load(struct arena *a, const char *data, size_t len,
     out->n = docs.n;
     out->v = docs.n ? arena_alloc(a, docs.n * sizeof(*out->v)) : NULL;
     for (i = 0; i < docs.n; i++)
-        stream_load_doc(a, &docs.v[i], &out->v[i]);
+        stream_load_doc(a, NULL, &docs.v[i], &out->v[i]);
 }
 
 #define HELM_SOURCE "# Source: "

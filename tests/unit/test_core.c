@@ -217,6 +217,56 @@ static void test_arena_meter(void)
     arena_release(&a);
 }
 
+/* arena_rollback: what was handed out after the mark goes (new chunks,
+ * large blocks behind either chunk, counted off the meter), what came
+ * before stays, and the current chunk is handed out again from the mark,
+ * zeroed: a document loaded into a run's arena and not kept costs
+ * nothing (issue 17) */
+static void test_arena_rollback(void)
+{
+    static const size_t sizes[] = {1024, 1024 * 1024};  /* malloc'd, mapped */
+    atomic_size_t meter;
+    struct arena a;
+    struct arena_mark m;
+    size_t k, i, total, nonzero = 0;
+
+    for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        char *keep, *again;
+        atomic_init(&meter, 0);
+        arena_init(&a, sizes[k]);
+        arena_meter(&a, &meter);
+        arena_mark(&a, &m);             /* an empty arena */
+        arena_alloc(&a, 100);
+        arena_alloc(&a, 3 * sizes[k]);
+        arena_rollback(&a, &m);
+        CHECK(a.total == 0 && atomic_load(&meter) == 0);
+        keep = arena_strdup(&a, "kept");
+        arena_alloc(&a, 3 * sizes[k]);  /* a large block before the mark */
+        total = a.total;
+        arena_mark(&a, &m);
+        for (i = 0; i < 3; i++) {
+            unsigned char *p = arena_alloc(&a, 200);
+            memset(p, 0xff, 200);
+            memset(arena_alloc(&a, 2 * sizes[k]), 0xff, 2 * sizes[k]);
+            for (size_t j = 0; j < 2 * sizes[k] / 200; j++)
+                memset(arena_alloc(&a, 200), 0xff, 200);
+        }
+        CHECK(a.total > total);
+        arena_rollback(&a, &m);
+        CHECK(a.total == total && atomic_load(&meter) == total);
+        CHECK_STR(keep, "kept");
+        again = arena_alloc(&a, 200);   /* where the first 200 were */
+        for (i = 0; i < 200; i++)
+            nonzero += again[i] != 0;
+        arena_mark(&a, &m);             /* nothing after it: no change */
+        arena_rollback(&a, &m);
+        CHECK(a.total == total);
+        arena_release(&a);
+        CHECK(atomic_load(&meter) == 0);
+    }
+    CHECK(nonzero == 0);
+}
+
 /* arena_free: a block of its own goes back (counted off the meter too);
  * memory sharing a chunk stays. A strmap keeps only its last table: 20,000
  * keys hold the final table, the keys and a chunk's slack, where every
@@ -736,6 +786,7 @@ int main(void)
     test_arena();
     test_arena_meter();
     test_arena_free();
+    test_arena_rollback();
     test_arena_zero();
     test_arena_aligned();
     test_inventory_texts();

@@ -111,7 +111,7 @@ static const char *yaml_to_json(struct arena *a, const char *text, size_t len)
     memset(&c, 0, sizeof(c));
     c.text = text;
     c.len = len;
-    load_yaml_chunk(a, &c, &d);
+    load_yaml_chunk(a, NULL, &c, &d);
     if (d.error)
         return arena_printf(a, "error:%s", d.error);
     if (!d.root)
@@ -366,7 +366,7 @@ static void read_stream(struct arena *a, const char *text, size_t peek,
         const char *why;
         size_t at = r->docs.len;
         r->json &= docs.v[i].json;
-        stream_load_doc(a, &docs.v[i], &d);
+        stream_load_doc(a, NULL, &docs.v[i], &d);
         if (d.error) {
             if (!r->errors++) {
                 r->before_error = n;
@@ -541,7 +541,7 @@ static void run_split(struct arena *a)
         memset(&ch, 0, sizeof(ch));
         ch.text = text;
         ch.len = strlen(text);
-        load_yaml_chunk(a, &ch, &d);
+        load_yaml_chunk(a, NULL, &ch, &d);
         v = d.root;
         if (tree_is_map(v) || tree_is_seq(v))
             v = v->kids[0];

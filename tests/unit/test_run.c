@@ -2,9 +2,10 @@
  * test_run.c - a linting run's memory: a stream of documents is read one
  * document at a time, so documents that are not kept (other kinds, empty
  * ones) cost the run nothing and a checked pod only its identity; kept
- * objects are copied out of the document's scratch with their strings
- * shared (tree_clone, strmap_intern); the splitter yields the chunks one
- * at a time. Sizes are the arenas' own counts: deterministic, no timing.
+ * objects stay where they were loaded, their strings shared
+ * (strmap_intern), and documents of their kinds that are not kept are
+ * rolled back (arena_rollback); the splitter yields the chunks one at a
+ * time. Sizes are the arenas' own counts: deterministic, no timing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,44 @@ static void test_stream_memory(const struct engine *e)
               (big - small) / 10000);
 }
 
+/* A document of a kind the rules know is loaded where it is kept (no
+ * copy) and rolled back when it is not (arena_rollback): claims among
+ * such documents that are dropped cost what claims alone do, and each
+ * claim read back whole after the documents loaded over the dropped
+ * ones (the pod finds its claim's request) */
+static void test_kept_in_place(const struct engine *e)
+{
+    static const char claim[] = "---\napiVersion: resource.k8s.io/v1\n"
+        "kind: ResourceClaim\nmetadata: {name: c%d, namespace: ml}\n"
+        "spec:\n  devices:\n    requests:\n    - name: gpu\n      exactly:\n"
+        "        deviceClassName: gpu.example.com\n";
+    /* a known kind in a group it is not: read, checked, dropped */
+    static const char other[] = "---\napiVersion: example.com/v1\n"
+        "kind: ResourceClaim\nmetadata: {name: x, namespace: ml}\n"
+        "spec: {a: [1, 2, 3], b: {c: d}}\n";
+    static const char pod[] = "---\napiVersion: v1\nkind: Pod\n"
+        "metadata: {name: p, namespace: ml}\nspec:\n  containers:\n"
+        "  - name: c\n    image: x\n    resources: {claims: [{name: g, "
+        "request: nope}]}\n  resourceClaims:\n  - {name: g, "
+        "resourceClaimName: c0}\n";
+    char mixed[1024], withpod[4096];
+    size_t alone, mix, no, nd, nd_alone;
+
+    snprintf(mixed, sizeof(mixed), "%s%s%s", claim, other, other);
+    alone = run_bytes(e, claim, 2000, &no, &nd);
+    CHECK(no == 2000 && nd == 0);
+    mix = run_bytes(e, mixed, 2000, &no, &nd);
+    CHECK(no == 6000 && nd == 0);
+    CHECK_MSG(mix == alone, "2,000 claims took %zu bytes, with 4,000 "
+              "dropped documents between them %zu", alone, mix);
+    /* the pod's claim is read back from where it was loaded */
+    snprintf(withpod, sizeof(withpod), "%s%s", pod, mixed);
+    run_bytes(e, withpod, 1, &no, &nd_alone);
+    snprintf(withpod, sizeof(withpod), "%s%s%s", mixed, pod, other);
+    run_bytes(e, withpod, 1, &no, &nd);
+    CHECK(nd_alone == 1 && nd == 1);
+}
+
 static const struct tnode *first_root(struct arena *a, const char *text)
 {
     struct ydocs d;
@@ -229,6 +268,7 @@ int main(void)
     e = engine_new(&cfg, &rules_builtin, &err);
     CHECK(e != NULL);
     test_stream_memory(e);
+    test_kept_in_place(e);
     test_clone();
     test_split();
     engine_free(e);
