@@ -106,8 +106,10 @@ static size_t frame_find(struct frame *f, const char *key)
     size_t i;
 
     if (f->n <= 16) {
+        /* the first byte first: a map's keys mostly differ there */
         for (i = 0; i < f->n; i++)
-            if (strcmp(f->kids[i]->key, key) == 0)
+            if (f->kids[i]->key[0] == key[0]
+                && strcmp(f->kids[i]->key, key) == 0)
                 return i;
         return (size_t)-1;
     }

@@ -493,7 +493,6 @@ static void resolve_text(const char *in, int want, struct resolved *r)
     size_t j = 0;
     const char *p;
 
-    memset(r, 0, sizeof(*r));
     r->tag = R_STR;
     if (want == (int)R_STR)
         return;
@@ -501,7 +500,9 @@ static void resolve_text(const char *in, int want, struct resolved *r)
            : (*in >= '0' && *in <= '9') ? 'D'
            : strchr("yYnNtTfFoO~", *in) ? 'M' : *in == '.' ? '.' : 0;
     if (!hint)
-        return;
+        return;         /* a string: what tree_resolve() reads is set */
+    memset(r, 0, sizeof(*r));
+    r->tag = R_STR;
     if (resolve_map(in, r))
         return;
     if (hint == '.') {
