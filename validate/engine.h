@@ -79,14 +79,16 @@ int engine_check_update(const struct engine *e, const struct inventory *inv,
  * its own arena; objects added are deep-copied into it. */
 struct inventory *inventory_new(void);
 /* Adds every object of a YAML/JSON text (multi-document, List). Parse errors
- * are failures here (-1 + err naming file:line:col). */
+ * are failures here (-1 + err naming file:line:col). inventory_add_texts()
+ * with one file. */
 int inventory_add_text(struct inventory *inv, const char *file,
                        const char *data, size_t len, struct err *err);
 /* The same for n files, parsed on two threads that take the files in
  * turn (each file into an arena of its own, merged in after):
  * the objects, their order and the error are those of inventory_add_text()
  * called on each file in turn, which stops at the first that fails.
- * objects is set to the number of objects each file added. */
+ * objects is set to the number of objects each file added (0 from the
+ * one that fails on). */
 struct inventory_text {
     const char *file;
     const char *data;

@@ -119,24 +119,18 @@ static int add_docs(struct inventory *inv, const char *file,
 int inventory_add_text(struct inventory *inv, const char *file,
                        const char *data, size_t len, struct err *err)
 {
-    struct arena load;          /* compact: the trees as loaded, until
-                                   copied */
-    struct ydocs docs;
-    int rc;
+    struct inventory_text t;
 
-    if (!inv->compact) {
-        stream_load(&inv->arena, data, len, &docs);
-        return add_docs(inv, file, &docs, err);
-    }
-    arena_init(&load, ARENA_RUN_BYTES);
-    stream_load(&load, data, len, &docs);
-    rc = add_docs(inv, file, &docs, err);
-    arena_release(&load);
-    return rc;
+    t.file = file;
+    t.data = data;
+    t.len = len;
+    return inventory_add_texts(inv, &t, 1, err);
 }
 
-/* inventory_add_texts(): the files' documents parsed by two threads, each
- * file into an arena of its own; the files are taken in turn */
+/* add_batch(): the files' documents parsed by two threads (one file: by
+ * the caller alone), each file into an arena of its own, which the
+ * inventory adopts, or, compact, releases once the trees are copied; the
+ * files are taken in turn */
 struct parse_job {
     const struct inventory_text *t;
     struct arena *arenas;
@@ -160,8 +154,8 @@ static void *parse_files(void *arg)
     return NULL;
 }
 
-int inventory_add_texts(struct inventory *inv, struct inventory_text *t,
-                        size_t n, struct err *err)
+static int add_batch(struct inventory *inv, struct inventory_text *t,
+                     size_t n, struct err *err)
 {
     struct parse_job j;
     pthread_t helper;
@@ -191,6 +185,25 @@ int inventory_add_texts(struct inventory *inv, struct inventory_text *t,
     }
     free(j.arenas);
     free(j.docs);
+    return rc;
+}
+
+int inventory_add_texts(struct inventory *inv, struct inventory_text *t,
+                        size_t n, struct err *err)
+{
+    /* compact: a file's trees as loaded go once copied, so two files at a
+     * time hold them (one per thread), not all of them */
+    size_t from, step = inv->compact ? 2 : n;
+    int rc = 0;
+
+    for (from = 0; from < n; from += step) {
+        size_t k = n - from < step ? n - from : step;
+        if (rc == 0)
+            rc = add_batch(inv, t + from, k, err);
+        else
+            while (k-- > 0)
+                t[from + k].objects = 0;
+    }
     return rc;
 }
 

@@ -291,21 +291,27 @@ int invstore_set_files(struct invstore *s, size_t n,
                        const size_t *lens, struct err *err)
 {
     struct text *t = xcalloc(n ? n : 1, sizeof(*t));
+    struct inventory_text *it = xcalloc(n ? n : 1, sizeof(*it));
     struct inventory *fobjs = inventory_new(), *inv = NULL;
     const char *reason = NULL;
     size_t i;
+    int rc;
 
     inventory_set_compact(fobjs, 1);
     for (i = 0; i < n; i++) {
-        size_t before = inventory_size(fobjs);
         t[i].file = xstrdup(files[i]);
         t[i].blank = blank(texts[i], lens[i]);
-        if (inventory_add_text(fobjs, files[i], texts[i], lens[i], err) < 0)
-            break;
-        t[i].objects = inventory_size(fobjs) - before;
+        it[i].file = files[i];
+        it[i].data = texts[i];
+        it[i].len = lens[i];
     }
+    /* parsed on two threads; the counts per file are loses_data()'s */
+    rc = inventory_add_texts(fobjs, it, n, err);
+    for (i = 0; i < n; i++)
+        t[i].objects = it[i].objects;
+    free(it);
     pthread_mutex_lock(&s->build_mu);
-    if (i == n)
+    if (rc == 0)
         inv = build(fobjs, s->cur ? s->cur->inv : NULL, s->cluster,
                     s->cluster_cls, !s->no_list_attributes, err);
     if (inv && s->texts && s->cur)

@@ -501,12 +501,65 @@ static void test_membudget(void)
     CHECK(membudget_used(&b) == 1u << 30);
 }
 
+/* invstore_set_files() over several files (parsed through
+ * inventory_add_texts): each file's object count is what a reload that
+ * empties one of them is judged by, and a bad file anywhere keeps the
+ * snapshot */
+static void test_invstore_files(void)
+{
+    static const char two[] =
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+        "metadata: {name: b1}\n---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+        "metadata: {name: b2}\n";
+    static const char three[] =
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, "
+        "metadata: {name: c1}}\n"
+        "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, "
+        "metadata: {name: c2}}\n"
+        "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, "
+        "metadata: {name: c3}}\n";
+    struct invstore *s = invstore_new(NULL);
+    struct err err = { "" };
+    const char *files[] = { "a.yaml", "b.yaml", "c.yaml" };
+    const char *texts[] = { inv_text, two, three };
+    size_t lens[] = { sizeof(inv_text) - 1, sizeof(two) - 1,
+                      sizeof(three) - 1 };
+    const char *empty_b[] = { inv_text, "", three };
+    size_t empty_lens[] = { sizeof(inv_text) - 1, 0, sizeof(three) - 1 };
+    const char *bad_c[] = { inv_text, two, "kind: [\n" };
+    size_t bad_lens[] = { sizeof(inv_text) - 1, sizeof(two) - 1, 8 };
+
+    invstore_set_min_percent(s, 0);
+    CHECK(invstore_set_files(s, 3, files, texts, lens, &err) == 0);
+    CHECK(invstore_size(s) == 6);
+    /* b.yaml had 2 objects: emptied, it is refused by name */
+    CHECK(invstore_set_files(s, 3, files, empty_b, empty_lens, &err) == -2);
+    CHECK_MSG(strstr(err.msg, "'b.yaml' is empty (it had 2 objects)")
+              != NULL, "refusal: %s", err.msg);
+    CHECK(invstore_size(s) == 6);
+    CHECK(invstore_set_files(s, 3, files, bad_c, bad_lens, &err) == -1);
+    CHECK_MSG(strstr(err.msg, "c.yaml:") != NULL, "error: %s", err.msg);
+    CHECK(invstore_size(s) == 6);
+    /* a.yaml emptied instead (1 object) */
+    empty_b[0] = "";
+    empty_lens[0] = 0;
+    empty_b[1] = two;
+    empty_lens[1] = sizeof(two) - 1;
+    CHECK(invstore_set_files(s, 3, files, empty_b, empty_lens, &err) == -2);
+    CHECK_MSG(strstr(err.msg, "'a.yaml' is empty (it had 1 objects)")
+              != NULL, "refusal: %s", err.msg);
+    invstore_free(s);
+}
+
 int main(void)
 {
     test_membudget();
     test_log_batch();
     test_invstore();
     test_invstore_shared();
+    test_invstore_files();
     test_inventory_strings();
     test_metrics();
     test_tls();

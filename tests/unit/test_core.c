@@ -130,8 +130,9 @@ static void test_arena_aligned(void)
 
 /* inventory_add_texts(): files parsed on two threads give the objects,
  * their order, the counts per file and the first error of
- * inventory_add_text() one file at a time */
-static void test_inventory_texts(void)
+ * inventory_add_text() one file at a time, compact too (the webhook's
+ * snapshots: two files at a time) */
+static void test_inventory_texts(int compact)
 {
     enum { NF = 7 };
     char text[NF][512];
@@ -147,6 +148,8 @@ static void test_inventory_texts(void)
         int bad = bads[b];
         seq = inventory_new();
         par = inventory_new();
+        inventory_set_compact(seq, compact);
+        inventory_set_compact(par, compact);
         for (f = 0; f < NF; f++) {
             snprintf(text[f], sizeof(text[f]),
                      "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
@@ -789,7 +792,8 @@ int main(void)
     test_arena_rollback();
     test_arena_zero();
     test_arena_aligned();
-    test_inventory_texts();
+    test_inventory_texts(0);
+    test_inventory_texts(1);
     test_buf();
     test_scalars();
     test_positions_and_paths();
