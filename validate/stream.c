@@ -208,8 +208,8 @@ void stream_load_doc(struct arena *a, struct strmap *strs,
     }
 }
 
-void stream_load(struct arena *a, const char *data, size_t len,
-                 struct ydocs *out)
+void stream_load(struct arena *a, struct strmap *strs, const char *data,
+                 size_t len, struct ydocs *out)
 {
     struct sdocs docs;
     size_t i;
@@ -218,7 +218,7 @@ void stream_load(struct arena *a, const char *data, size_t len,
     out->n = docs.n;
     out->v = docs.n ? arena_alloc(a, docs.n * sizeof(*out->v)) : NULL;
     for (i = 0; i < docs.n; i++)
-        stream_load_doc(a, NULL, &docs.v[i], &out->v[i]);
+        stream_load_doc(a, strs, &docs.v[i], &out->v[i]);
 }
 
 #define HELM_SOURCE "# Source: "

@@ -78,8 +78,8 @@ int stream_next(struct sstream *s, struct arena *a, struct sdoc *out);
 const char *stream_helm_source(struct arena *a, struct ychunk *c);
 
 /* Every document of data[0..len), parsed (inventories, the CLI's small
- * files). */
-void stream_load(struct arena *a, const char *data, size_t len,
-                 struct ydocs *out);
+ * files); strs as load_yaml_chunk()'s. */
+void stream_load(struct arena *a, struct strmap *strs, const char *data,
+                 size_t len, struct ydocs *out);
 
 #endif

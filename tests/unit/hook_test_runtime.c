@@ -155,7 +155,7 @@ static int add_node(void *cls, struct inventory *inv, struct err *err)
 
     (void)cls;
     arena_init(&a, 4096);
-    stream_load(&a, node, sizeof(node) - 1, &docs);
+    stream_load(&a, NULL, node, sizeof(node) - 1, &docs);
     if (docs.n == 1 && docs.v[0].root)
         ret = inventory_add_tree(inv, docs.v[0].root, err);
     arena_release(&a);

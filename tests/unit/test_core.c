@@ -128,6 +128,44 @@ static void test_arena_aligned(void)
     arena_release(&a);
 }
 
+/* An inventory kept as loaded (the linter's) holds each string of a file
+ * once: two objects' equal keys and values are one copy (issue 17: a
+ * tenth of the memory at 20,000 nodes); a compact one shares them across
+ * files too */
+static void test_inventory_strings_shared(void)
+{
+    static const char text[] =
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+        "metadata: {name: a}\nspec: {selectors: [{cel: {expression: "
+        "\"device.driver == 'gpu.example.com'\"}}]}\n---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+        "metadata: {name: b}\nspec: {selectors: [{cel: {expression: "
+        "\"device.driver == 'gpu.example.com'\"}}]}\n";
+    int compact;
+
+    for (compact = 0; compact < 2; compact++) {
+        struct inventory *inv = inventory_new();
+        struct err e;
+        const struct tnode *x, *y;
+        inventory_set_compact(inv, compact);
+        CHECK(inventory_add_text(inv, "i.yaml", text, strlen(text), &e)
+              == 0);
+        CHECK(inventory_size(inv) == 2);
+        if (inventory_size(inv) == 2) {
+            x = tree_get(tree_get(inv->objs[0]->root, "metadata"), "name");
+            y = tree_get(tree_get(inv->objs[1]->root, "metadata"), "name");
+            CHECK(x && y && x->key == y->key);
+            CHECK(inv->objs[0]->api_version == inv->objs[1]->api_version);
+            x = tree_at(inv->objs[0]->root, "spec.selectors");
+            y = tree_at(inv->objs[1]->root, "spec.selectors");
+            CHECK(x && y && x->n == 1 && y->n == 1
+                  && tree_at(x->kids[0], "cel.expression")->str
+                     == tree_at(y->kids[0], "cel.expression")->str);
+        }
+        inventory_free(inv);
+    }
+}
+
 /* inventory_add_texts(): files parsed on two threads give the objects,
  * their order, the counts per file and the first error of
  * inventory_add_text() one file at a time, compact too (the webhook's
@@ -792,6 +830,7 @@ int main(void)
     test_arena_rollback();
     test_arena_zero();
     test_arena_aligned();
+    test_inventory_strings_shared();
     test_inventory_texts(0);
     test_inventory_texts(1);
     test_buf();
