@@ -6,8 +6,9 @@
 #   dra   20,000 Pods, Deployments, claims, templates, classes, Namespaces
 #   repo  20,000 Deployments, Services, ConfigMaps, claims and Jobs
 #   tiny  900,000 tiny documents (ConfigMaps, Pods, empty ones), 36 MB
-# For each: CPU seconds (user+sys) and wall seconds of both, medians of 5
-# interleaved runs, their ratios, and peak RSS / file size. INSTR=1 adds
+# For each: CPU seconds (user+sys) and wall seconds of both, medians of
+# RUNS (5) interleaved runs, their ratios, the spread of the CPU ratio run
+# by run (how noisy the machine was), and peak RSS / file size. INSTR=1 adds
 # instructions (valgrind's callgrind): exact, and the same on a loaded
 # machine. Targets: lint <= 1.5x the bare parse, peak RSS <= 3x the file.
 #
@@ -88,6 +89,11 @@ print("%s: %s documents, %.1f MB, %d objects, %d findings" % (mix, n, size / 1e6
 print("  bare libyaml event parse: CPU %7.3f s  wall %7.3f s  peak RSS %6.1f MB" % (bc, bw, brss / 1024))
 print("  claimcheck lint -o json:  CPU %7.3f s  wall %7.3f s  peak RSS %6.1f MB" % (lc, lw, lrss / 1024))
 print("  lint / bare parse: CPU %.2f, wall %.2f (medians of %d; target <= 1.5)" % (rc, rw, len(l)))
+if len(l) > 1:
+    # each lint run right after its bare parse: the spread of those
+    # ratios is how noisy the machine was
+    pr = sorted(x[0] / max(y[0], 0.001) for x, y in zip(l, b))
+    print("  CPU ratio run by run: min %.2f, median %.2f, max %.2f" % (pr[0], st.median(pr), pr[-1]))
 if ri:
     print("  instructions: bare %d M, lint %d M: %.2f" % (bi // 10**6, li // 10**6, ri))
 print("  peak RSS / file size: %.2f (target <= 3)" % rr)
@@ -100,8 +106,8 @@ PY
 
 echo "claimcheck: $bin ($(cd "$top" && git rev-parse --short HEAD 2>/dev/null || echo '?'))"
 if [ $check = 0 ]; then
-  for mix in dra repo; do measure "$mix" "${N:-20000}" 5 "${INSTR:-0}"; done
-  measure tiny 900000 5 0
+  for mix in dra repo; do measure "$mix" "${N:-20000}" "${RUNS:-5}" "${INSTR:-0}"; done
+  measure tiny 900000 "${RUNS:-5}" 0
   exit 0
 fi
 if [ "$have_vg" = 1 ]; then
