@@ -770,7 +770,7 @@ struct run *run_new(const struct engine *e, const struct inventory *inv,
     strmap_init(&r->strings, a);
     arena_init(&r->doc, ARENA_CHUNK_BYTES);
     arena_meter(&r->doc, a->meter);     /* counted with the caller's */
-    arena_init(&r->kept, ARENA_CHUNK_BYTES);
+    arena_init(&r->kept, ARENA_RUN_BYTES);
     arena_meter(&r->kept, a->meter);
     return r;
 }
