@@ -25,9 +25,11 @@ struct run *run_new(const struct engine *e, const struct inventory *inv,
                     struct arena *a, struct diag_list *out);
 /* Loads a YAML/JSON text; parse errors become input-parse findings. The
  * data must stay valid until the run is freed. Documents are read one at
- * a time into a scratch arena: only objects of checked kinds are copied
- * into the run (their strings shared), everything else is dropped at
- * once. Documents that are pods or workloads (a top-level `kind:` line
+ * a time: one of a kind the rules check into the run's memory for kept
+ * objects (its strings shared with theirs), where it stays if its object
+ * is kept and is given back at once if not; others into a scratch arena
+ * (a JSON value's object is copied if kept); run_free() hands what is
+ * kept to a. Documents that are pods or workloads (a top-level `kind:` line
  * says so) are cut here and remembered (where their text is), and read
  * in run_check(), when the objects they reference are all known, each
  * checked and forgotten in turn: a stream of any number of documents
