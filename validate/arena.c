@@ -40,7 +40,7 @@ struct arena_chunk {
 #define ALIGN ((size_t)_Alignof(max_align_t))
 #define MAP_BYTES ((size_t)128 * 1024)  /* glibc's mmap threshold */
 #define MAP_ARENA_BYTES ((size_t)1024 * 1024)   /* ARENA_RUN_BYTES */
-#define POPULATE_BYTES ((size_t)128 * 1024)
+#define POPULATE_BYTES ((size_t)32 * 1024)
 
 void arena_init(struct arena *a, size_t chunk_size)
 {
