@@ -403,15 +403,18 @@ static void check_kind(struct check_ctx *cx, const struct object *o)
 
     if (!o->kind_node || kind_of(o))
         return;
-    suggest_init(&s, o->kind_name);
-    for (i = 0; i < K8S_KIND_COUNT; i++) {
+    for (i = 0; i < K8S_KIND_COUNT; i++)
         if (!strcmp(k8s_kinds[i].kind, o->kind_name))
             return;     /* a kind of another version: the api-version rules */
+    /* an unknown kind from here on (rare): only now the distances */
+    suggest_init(&s, o->kind_name);
+    for (i = 0; i < K8S_KIND_COUNT; i++) {
         if (strcmp(k8s_kinds[i].api_version, o->api_version))
             continue;
         if (!strcasecmp(k8s_kinds[i].kind, o->kind_name))
             exact = k8s_kinds[i].kind;
-        suggest_add(&s, k8s_kinds[i].kind);
+        if (dra)
+            suggest_add(&s, k8s_kinds[i].kind);
     }
     if (exact)
         report(cx, o->kind_node, "no kind '%s' in %s: kinds are "
