@@ -11,8 +11,11 @@
  * objects is built once per run (cx_memo), and every finding judged with
  * it says so (report_from_input). Selector
  * results are cached per run by expression text, so a class used by a
- * thousand claims is evaluated once. The allocator (validate/allocate.h)
- * answers; explain.c turns its answers into bounded explanations.
+ * thousand claims is evaluated once; a request's list of them is combined
+ * once per model (alloc_select_all), and claims that pose the same
+ * problem share one answer (alloc_solve_shared). The allocator
+ * (validate/allocate.h) answers; explain.c turns its answers into bounded
+ * explanations.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -157,20 +160,27 @@ struct sat *sat_judge(struct check_ctx *cx)
     return s;
 }
 
+/* The scheduler's environment: stored expressions, list values bound
+ * only with DRAListTypeAttributes on (cel.Features). */
+static struct cel_env sat_env(const struct sat *s)
+{
+    struct cel_env env = {1, 1, 0, 1, 0 };
+
+    env.list_attributes = s->list_attributes;
+    return env;
+}
+
 struct selres *sat_selres(struct check_ctx *cx, struct sat *s,
                           const char *expr)
 {
     struct selres *r = strmap_get(&s->sel, expr);
-    /* the scheduler's environment: stored expressions, list values bound
-     * only with DRAListTypeAttributes on (cel.Features) */
-    struct cel_env env = {1, 1, 0, 1, 0 };
+    struct cel_env env = sat_env(s);
     const struct alloc_match *mt;
     struct cel_error err;
     uint64_t spent = 0;
 
     if (r)
         return r;
-    env.list_attributes = s->list_attributes;
     r = arena_alloc(cx_arena(cx), sizeof(*r));
     if (cx_expired(cx)) {
         /* past the request's budget: the run's findings are void, so
@@ -199,8 +209,11 @@ static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
     const struct devmodel *m = s->m;
     const struct classspec *cs = NULL;
     const struct tnode *creq;
-    size_t i, k, n = 0, nd = m->ndevs, yes = 0;
-    unsigned char *live;
+    const struct alloc_selall *all;
+    const struct alloc_match **mts;
+    const char **exprs;
+    struct cel_env env = sat_env(s);
+    size_t i, k, n = 0;
 
     memset(ai, 0, sizeof(*ai));
     ai->r = r;
@@ -212,6 +225,8 @@ static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
         return -1;
     cs = ai->cls->cls;
     ai->sels = arena_alloc(a, (cs->nsel + r->nsel + 1) * sizeof(*ai->sels));
+    exprs = arena_alloc(a, (cs->nsel + r->nsel + 1) * sizeof(*exprs));
+    mts = arena_alloc(a, (cs->nsel + r->nsel + 1) * sizeof(*mts));
     for (i = 0; i < cs->nsel + r->nsel; i++) {
         const struct selector *sel = i < cs->nsel ? &cs->sel[i]
                                                   : &r->sel[i - cs->nsel];
@@ -226,37 +241,16 @@ static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
             return -1;
     }
     ai->nsels = n;
-    /* combine in order: the first error or false decides (a device is
-     * live while every selector so far said yes; AM_YES is 1, AM_NO 0) */
-    ai->sel = arena_alloc(a, m->ndevs + 1);
-    live = ai->sel;
-    memset(live, 1, nd);
     for (k = 0; k < n; k++) {
-        const struct alloc_match *mt = &ai->sels[k].res->match;
-        const unsigned char *v = mt->v;
-        if (!mt->nerr) {        /* vectorised */
-            for (i = 0; i < nd; i++)
-                live[i] &= v[i];
-            continue;
-        }
-        for (i = 0; i < nd; i++) {
-            if (!live[i] || v[i] == AM_YES)
-                continue;
-            live[i] = 0;
-            if (v[i] != AM_ERR)
-                continue;
-            if (!ai->err_sel) {
-                ai->err_sel = arena_alloc(a, nd * sizeof(size_t));
-                ai->err_msg = arena_alloc(a, nd * sizeof(char *));
-            }
-            ai->err_sel[i] = k + 1;
-            ai->err_msg[i] = mt->err[i];
-            ai->nerr++;
-        }
+        exprs[k] = ai->sels[k].s->expr;
+        mts[k] = &ai->sels[k].res->match;
     }
-    for (i = 0; i < nd; i++)
-        yes += live[i];
-    ai->nyes = yes;
+    all = alloc_select_all(m, &env, exprs, mts, n, a);
+    ai->sel = all->v;
+    ai->nyes = all->nyes;
+    ai->err_sel = all->err_sel;
+    ai->err_msg = all->err_msg;
+    ai->nerr = all->nerr;
     /* capacity.requests */
     creq = tree_get(r->capacity, "requests");
     if (tree_is_map(creq) && creq->n) {
@@ -272,6 +266,7 @@ static int alt_build(struct check_ctx *cx, struct sat *s, struct arena *a,
     }
     ai->alt.name = name;
     ai->alt.sel = ai->sel;
+    ai->alt.sel_key = all->key;
     ai->alt.all = r->mode && !strcmp(r->mode, "All");
     ai->alt.count = ai->alt.all ? 0 : r->count;
     ai->alt.admin = r->admin_access;
@@ -711,7 +706,7 @@ static struct problem *solve(struct check_ctx *cx, struct sat *s,
     problem_build(cx, s, a, o, pb);
     if (!pb->usable)
         return NULL;
-    alloc_solve(a, s->m, &pb->p, &s->last);
+    alloc_solve_shared(a, s->m, &pb->p, &s->last);
     cx_charge(cx, 0, s->last.steps);
     /* a Pod whose input claim fails alone: that claim reports it */
     if (pb->pod && (s->last.verdict == ALLOC_FAIL
@@ -726,7 +721,7 @@ static struct problem *solve(struct check_ctx *cx, struct sat *s,
             one.nclaims = 1;
             one.deadline_ns = pb->p.deadline_ns;
             one.budget = cx_steps_left(cx);
-            alloc_solve(a, s->m, &one, &res);
+            alloc_solve_shared(a, s->m, &one, &res);
             if (res.verdict == ALLOC_FAIL || res.verdict == ALLOC_ERROR)
                 pb->lone_fail_input = 1;
             cx_charge(cx, 0, res.steps);

@@ -91,10 +91,11 @@ struct altinfo {
     const struct object *cls;
     struct selref *sels;
     size_t nsels;
-    unsigned char *sel;         /* combined: 1 when every selector is true */
+    const unsigned char *sel;   /* combined: 1 when every selector is true
+                                   (alloc_select_all: the model's) */
     size_t nyes;
-    size_t *err_sel;            /* per device: failing selector + 1, or 0 */
-    const char **err_msg;       /* per device */
+    const size_t *err_sel;      /* per device: failing selector + 1, or 0 */
+    const char *const *err_msg; /* per device */
     size_t nerr;
     size_t nfit;                /* devices passing selectors + capacity */
     struct alloc_capreq *caps;

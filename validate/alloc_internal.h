@@ -19,7 +19,10 @@
 #include <stdint.h>
 
 #include "allocate.h"
+#include "arena.h"
 #include "nodeaffinity.h"
+
+struct buf;
 
 enum { RELAX_CONS = 1, RELAX_CTR = 2, RELAX_EXCL = 4 };
 /* search.eff: whether an alternative may use a device (0: not yet
@@ -147,6 +150,31 @@ _Atomic unsigned char *alloc_model_placement(const struct devmodel *m,
 const size_t *alloc_model_labelled(const struct devmodel *m, const char *key,
                                    const char *value, size_t *n);
 
+/* What is kept per model under a text key (alloc_select_all(),
+ * alloc_solve_shared()): the first member of the entry kept, which owns
+ * the entry's memory. */
+struct alloc_kept {
+    struct arena arena;         /* the key and what the entry holds */
+    const char *key;
+};
+
+/* Readies k (a zeroed entry from xcalloc) with a copy of key. */
+void alloc_kept_init(struct alloc_kept *k, const char *key);
+/* Frees k, its arena and itself (NULL: nothing). */
+void alloc_kept_free(struct alloc_kept *k);
+/* The entry kept under key in slots (nslots of the model's), or NULL.
+ * With mine: when key is not kept yet and there is room (a free slot
+ * near the key's hash, the memory within ALLOC_SELCACHE_BYTES with the
+ * selector results), mine is published (lock-free) and returned; another
+ * thread's entry may be returned instead; mine stays the caller's unless
+ * it is returned. */
+struct alloc_kept *alloc_kept_find(const struct devmodel *m,
+                                   struct alloc_kept *_Atomic *slots,
+                                   size_t nslots, const char *key,
+                                   struct alloc_kept *mine);
+/* The model's slots for alloc_solve_shared() (ALLOC_SOLVED of them). */
+struct alloc_kept *_Atomic *alloc_model_solved(const struct devmodel *m);
+
 /* ==== alloc_capacity.c ==== */
 
 /* Takes device d's consumesCounters from its pool's sharedCounters (the
@@ -206,6 +234,10 @@ int alloc_pools_node(struct search *s, size_t n);
  * or invalid with the features in off), or SIZE_MAX. */
 size_t alloc_pools_unusable_on(const struct search *s, size_t n,
                                unsigned off);
+/* Appends what of tree n a matcher can read (kinds, keys, scalars' text,
+ * in written order; NULL too), each string with its length: a key for
+ * what was computed from n. -1 when too long for b. */
+int alloc_tree_key(struct buf *b, const struct tnode *n);
 /* The Pod's nodeSelector and required node affinity (placement.req), and
  * their answer per node when they are kept per model (placement.memo). */
 struct placement_of {

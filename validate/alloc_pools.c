@@ -110,9 +110,7 @@ int alloc_pools_node(struct search *s, size_t n)
 /* enum place_memo: a node's answer to a Pod's placement, kept per model */
 enum { PLACE_YES = 1, PLACE_SELECTOR, PLACE_AFFINITY };
 
-/* Appends what of tree n the matcher can read (kinds, keys, scalars' text,
- * in written order), each string with its length. -1 when too long. */
-static int placement_key(struct buf *b, const struct tnode *n)
+int alloc_tree_key(struct buf *b, const struct tnode *n)
 {
     const char *t;
     unsigned i;
@@ -127,7 +125,7 @@ static int placement_key(struct buf *b, const struct tnode *n)
         for (i = 0; i < n->n; i++) {
             const char *k = n->kind == T_MAP ? n->kids[i]->key : "";
             if (buf_addf(b, "%zu:%s", strlen(k), k) < 0
-                || placement_key(b, n->kids[i]) < 0)
+                || alloc_tree_key(b, n->kids[i]) < 0)
                 return -1;
         }
         return buf_addc(b, ']');
@@ -173,8 +171,8 @@ void alloc_placement_init(struct arena *a, const struct devmodel *m,
     if (pl->req.selector.everything && !pl->req.has_affinity)
         return;     /* every node: nothing to keep */
     buf_init(&b, LIMIT_PLACEMENT_BYTES);
-    if (buf_adds(&b, "sel ") == 0 && placement_key(&b, p->node_selector) == 0
-        && buf_adds(&b, " aff ") == 0 && placement_key(&b, p->affinity) == 0)
+    if (buf_adds(&b, "sel ") == 0 && alloc_tree_key(&b, p->node_selector) == 0
+        && buf_adds(&b, " aff ") == 0 && alloc_tree_key(&b, p->affinity) == 0)
         pl->memo = alloc_model_placement(m, b.p);
     buf_release(&b);
     if (pl->memo && !pl->req.has_affinity && !atomic_load(&pl->memo[m->nnodes]))

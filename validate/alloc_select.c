@@ -3,7 +3,8 @@
  * (alloc_eval, alloc_eval_cached: see allocate.h). Devices that agree on
  * everything a selector reads (cel_device_refs) share one evaluation; the
  * results of a selector text are computed once per model and kept in the
- * model's extension slot (lock-free, bounded in entries and bytes), with
+ * model's extension slot (lock-free, bounded in entries and bytes), as
+ * are the lists of them a request combines (alloc_select_all), with
  * what else the allocator learns once per model (alloc_model_lists,
  * alloc_model_filtered, alloc_model_kinds, alloc_model_placement,
  * alloc_model_labelled).
@@ -24,6 +25,10 @@
 #include "strmap.h"
 #include "tree.h"
 #include "xalloc.h"
+
+/* the longest key of a selector list kept by alloc_select_all() (a
+ * longer list is combined into the caller's arena) */
+#define ALLOC_SELALL_KEY_BYTES (64u << 10)
 
 struct wanted {
     const struct devmodel *m;
@@ -196,6 +201,15 @@ struct selcache {
     struct placement *_Atomic place[ALLOC_PLACECACHE]; /* set once */
     struct labelindex *_Atomic labels;  /* alloc_model_labelled(): set
                                            once */
+    struct alloc_kept *_Atomic all[ALLOC_SELALL];    /* alloc_select_all():
+                                                        set once */
+    struct alloc_kept *_Atomic solved[ALLOC_SOLVED]; /* alloc_solve_shared():
+                                                        set once */
+};
+
+struct selall_entry {
+    struct alloc_kept kept;     /* first member: the slot holds &kept */
+    struct alloc_selall all;
 };
 
 struct labelled {               /* the nodes with one label key=value */
@@ -242,6 +256,10 @@ static void selcache_free(struct dm_ext *e)
     size_t i;
 
     labelindex_free(atomic_load(&c->labels));
+    for (i = 0; i < ALLOC_SELALL; i++)
+        alloc_kept_free(atomic_load(&c->all[i]));
+    for (i = 0; i < ALLOC_SOLVED; i++)
+        alloc_kept_free(atomic_load(&c->solved[i]));
     for (i = 0; i < ALLOC_SELCACHE; i++)
         cache_entry_free(atomic_load(&c->slot[i]));
     facts_free(atomic_load(&c->facts));
@@ -575,4 +593,159 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
         return NULL;
     }
     return &e->match;
+}
+
+/* The AND of mt[0..n) in order into out, memory from a; own_msgs: the
+ * runtime error texts are copied into a (the results may not outlive
+ * it). */
+static void selall_combine(struct arena *a, const struct devmodel *m,
+                           const struct alloc_match *const *mt, size_t n,
+                           int own_msgs, struct alloc_selall *out)
+{
+    size_t nd = m->ndevs, i, k, yes = 0;
+    unsigned char *live = arena_alloc(a, nd + 1);
+    size_t *err_sel = NULL;
+    const char **err_msg = NULL, *last_in = NULL, *last_out = NULL;
+
+    memset(out, 0, sizeof(*out));
+    memset(live, 1, nd);
+    /* the first error or false decides: a device is live while every
+     * selector so far said yes (AM_YES is 1, AM_NO 0) */
+    for (k = 0; k < n; k++) {
+        const unsigned char *v = mt[k]->v;
+        if (!mt[k]->nerr) {     /* vectorised */
+            for (i = 0; i < nd; i++)
+                live[i] &= v[i];
+            continue;
+        }
+        for (i = 0; i < nd; i++) {
+            const char *msg;
+            if (!live[i] || v[i] == AM_YES)
+                continue;
+            live[i] = 0;
+            if (v[i] != AM_ERR)
+                continue;
+            if (!err_sel) {
+                err_sel = arena_alloc(a, nd * sizeof(*err_sel));
+                err_msg = arena_alloc(a, nd * sizeof(*err_msg));
+            }
+            msg = mt[k]->err[i];
+            if (own_msgs && msg != last_in) {
+                last_in = msg;
+                last_out = arena_strdup(a, msg);
+            }
+            err_sel[i] = k + 1;
+            err_msg[i] = own_msgs ? last_out : msg;
+            out->nerr++;
+        }
+    }
+    for (i = 0; i < nd; i++)
+        yes += live[i];
+    out->v = live;
+    out->nyes = yes;
+    out->err_sel = err_sel;
+    out->err_msg = err_msg;
+}
+
+/* The cache key of env and the texts: each text after its length, so no
+ * two lists share one; -1 when too long to keep. */
+static int selall_key(struct buf *b, const struct cel_env *env,
+                      const char *const *exprs, size_t n)
+{
+    size_t k;
+
+    if (buf_addf(b, "%d%d", env->consumable_capacity,
+                 env->list_attributes) < 0)
+        return -1;
+    for (k = 0; k < n; k++)
+        if (buf_addf(b, "\x1f%zu:", strlen(exprs[k])) < 0
+            || buf_adds(b, exprs[k]) < 0)
+            return -1;
+    return 0;
+}
+
+const struct alloc_selall *alloc_select_all(const struct devmodel *m,
+                                            const struct cel_env *env,
+                                            const char *const *exprs,
+                                            const struct alloc_match
+                                            *const *mt, size_t n,
+                                            struct arena *a)
+{
+    struct selcache *sc = selcache_of(m);
+    struct selall_entry *mine;
+    struct alloc_kept *k = NULL;
+    struct alloc_selall *out;
+    struct buf b;
+
+    buf_init(&b, ALLOC_SELALL_KEY_BYTES);
+    if (selall_key(&b, env, exprs, n) == 0) {
+        k = alloc_kept_find(m, sc->all, ALLOC_SELALL, b.p, NULL);
+        if (!k) {
+            mine = xcalloc(1, sizeof(*mine));
+            alloc_kept_init(&mine->kept, b.p);
+            selall_combine(&mine->kept.arena, m, mt, n, 1, &mine->all);
+            mine->all.key = mine->kept.key;
+            k = alloc_kept_find(m, sc->all, ALLOC_SELALL, b.p, &mine->kept);
+            if (k != &mine->kept)
+                alloc_kept_free(&mine->kept);   /* not kept, or a twin */
+        }
+    }
+    buf_release(&b);
+    if (k)
+        return &((struct selall_entry *)(void *)k)->all;
+    out = arena_alloc(a, sizeof(*out));
+    selall_combine(a, m, mt, n, 0, out);
+    return out;
+}
+
+/* ==== what is kept per model under a text key ==== */
+
+void alloc_kept_init(struct alloc_kept *k, const char *key)
+{
+    arena_init(&k->arena, ARENA_TINY_BYTES);
+    k->key = arena_strdup(&k->arena, key);
+}
+
+void alloc_kept_free(struct alloc_kept *k)
+{
+    if (!k)
+        return;
+    arena_release(&k->arena);
+    free(k);
+}
+
+struct alloc_kept *alloc_kept_find(const struct devmodel *m,
+                                   struct alloc_kept *_Atomic *slots,
+                                   size_t nslots, const char *key,
+                                   struct alloc_kept *mine)
+{
+    struct selcache *sc = selcache_of(m);
+    size_t h = (size_t)hash_text(key), i;
+
+    for (i = 0; i < 16; i++) {
+        struct alloc_kept *_Atomic *slot = &slots[(h + i) % nslots];
+        struct alloc_kept *cur = atomic_load(slot);
+        if (!cur) {
+            size_t bytes = mine ? mine->arena.total : 0;
+            if (!mine)
+                return NULL;
+            /* bounded with the selector results */
+            if (atomic_fetch_add(&sc->bytes, bytes) + bytes
+                > ALLOC_SELCACHE_BYTES) {
+                atomic_fetch_sub(&sc->bytes, bytes);
+                return NULL;
+            }
+            if (atomic_compare_exchange_strong(slot, &cur, mine))
+                return mine;    /* published */
+            atomic_fetch_sub(&sc->bytes, bytes);
+        }
+        if (!strcmp(cur->key, key))
+            return cur;         /* kept, or another thread was first */
+    }
+    return NULL;
+}
+
+struct alloc_kept *_Atomic *alloc_model_solved(const struct devmodel *m)
+{
+    return selcache_of(m)->solved;
 }

@@ -54,6 +54,10 @@ struct cel_program;
 #define ALLOC_EXPLAIN_NODES 16  /* nodes whose failure is analysed deeply */
 #define ALLOC_SELCACHE 1024     /* selector results kept per model */
 #define ALLOC_SELCACHE_BYTES (64u << 20)    /* ... and at most this memory */
+#define ALLOC_SELALL 256        /* selector lists combined kept per model
+                                   (alloc_select_all) */
+#define ALLOC_SOLVED 64         /* problems whose answer is kept per model
+                                   (alloc_solve_shared) */
 #define ALLOC_PLACECACHE 128    /* Pod placements whose answer per node is
                                    kept per model (a byte a node each) */
 /* resource.AllocationResultsMaxSize: the devices one claim's allocation
@@ -102,6 +106,35 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
                                             struct cel_error *err,
                                             uint64_t *spent);
 
+/* What a list of selectors makes of every device of m together, in
+ * order (a request's class selectors, then its own): per device 1 when
+ * every one is true, else 0; where the first one that is not true raised
+ * a runtime error, which one (err_sel: its index + 1) and why. */
+struct alloc_selall {
+    const unsigned char *v;     /* per device: 1 if every selector is true */
+    size_t nyes;
+    const size_t *err_sel;      /* per device: the erring selector + 1, or
+                                   0; NULL when no device raised one */
+    const char *const *err_msg; /* per device, where err_sel is set */
+    size_t nerr;
+    const char *key;            /* kept with the model under this key
+                                   (env and texts); NULL: computed into
+                                   the caller's arena */
+};
+
+/* The AND of n selector results mt[] (of the texts exprs[], evaluated
+ * with env by alloc_eval_cached()), computed once per model for the same
+ * env and texts and shared like the selector results (lock-free, bounded
+ * by ALLOC_SELALL entries and ALLOC_SELCACHE_BYTES with them): a thousand
+ * claims with one request shape combine once. When the cache has no room
+ * the result is computed into a. Lives as long as m (or a). */
+const struct alloc_selall *alloc_select_all(const struct devmodel *m,
+                                            const struct cel_env *env,
+                                            const char *const *exprs,
+                                            const struct alloc_match
+                                            *const *mt, size_t n,
+                                            struct arena *a);
+
 /* The devices of m (in model order) that a filter other than selectors
  * may refuse whatever the request: tainted, or needing a feature gate
  * (dm_device.taints, .gated); *n gets how many. Computed once per model
@@ -148,6 +181,9 @@ struct alloc_alt {              /* a request, or one firstAvailable entry */
     const struct alloc_capreq *caps;
     size_t ncaps;
     unsigned off;               /* ALLOC_OFF_* */
+    const char *sel_key;        /* the key the model keeps sel under
+                                   (alloc_selall.key), or NULL: then the
+                                   problem's answer is not shared */
 };
 
 struct alloc_request {
@@ -285,6 +321,21 @@ struct alloc_result {
 enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
                                const struct alloc_problem *p,
                                struct alloc_result *out);
+
+/* alloc_solve(), with the answer kept per model and shared (lock-free,
+ * bounded by ALLOC_SOLVED entries and ALLOC_SELCACHE_BYTES with the
+ * selector results) when p says all it asks in text: every alternative's
+ * sel_key set, no taken devices. An answer is kept when it is complete
+ * (not partial, not ALLOC_UNKNOWN) and is found again by a problem that
+ * reads the same (the same budget included): a thousand claims of one
+ * shape that fit nowhere walk the nodes once. A kept answer's fails[]
+ * lives as long as m; steps are the search's that found it (a request's
+ * budget is charged the same), ndevchecked and nplacematch 0 (no work
+ * done). */
+enum alloc_verdict alloc_solve_shared(struct arena *a,
+                                      const struct devmodel *m,
+                                      const struct alloc_problem *p,
+                                      struct alloc_result *out);
 
 /* 1 if device d passes alt's filters other than selectors: the features
  * it needs (alt->off), capacity requests and taints. When it does not and

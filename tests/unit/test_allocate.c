@@ -463,7 +463,7 @@ static void test_counts_and_constraints(void)
     /* a tiny budget: undetermined, never a failure */
     {
         struct alloc_alt alt = {"r", sel(&a, m, "true"), 0, 4, 0, NULL,
-                                NULL, 0, 0};
+                                NULL, 0, 0, NULL};
         struct alloc_request rq = {"r", &alt, 1};
         struct alloc_claim cl = {"c", &rq, 1, &distinct, 1};
         struct alloc_problem p;
@@ -1174,6 +1174,125 @@ static void test_memo(void)
     free(y);
 }
 
+/* The claim of one request for n devices whose selectors are exprs
+ * (combined with alloc_select_all), under one matchAttribute constraint
+ * when cons; solved with alloc_solve_shared. */
+static enum alloc_verdict solve_shared(struct arena *a,
+                                       const struct devmodel *m,
+                                       const char *const *exprs, size_t nx,
+                                       long long n,
+                                       const struct alloc_constraint *cons,
+                                       unsigned long budget,
+                                       const unsigned char *taken,
+                                       struct alloc_result *res)
+{
+    struct cel_env env = {1, 1, 0, 0, 0 };
+    const struct alloc_match *mts[4];
+    struct alloc_alt *alt = arena_alloc(a, sizeof(*alt));
+    struct alloc_request *r = arena_alloc(a, sizeof(*r));
+    struct alloc_claim *c = arena_alloc(a, sizeof(*c));
+    const struct alloc_selall *all;
+    struct alloc_problem p;
+    struct cel_error err;
+    size_t i;
+
+    for (i = 0; i < nx && i < 4; i++)
+        mts[i] = alloc_eval_cached(m, &env, exprs[i], a, &err, NULL);
+    all = alloc_select_all(m, &env, exprs, mts, nx, a);
+    alt->name = "r";
+    alt->sel = all->v;
+    alt->sel_key = all->key;
+    alt->count = n;
+    r->name = "r";
+    r->alts = alt;
+    r->nalts = 1;
+    c->name = "c";
+    c->reqs = r;
+    c->nreqs = 1;
+    c->cons = cons;
+    c->ncons = cons != NULL;
+    memset(&p, 0, sizeof(p));
+    p.claims = c;
+    p.nclaims = 1;
+    p.budget = budget;
+    p.taken = taken;
+    return alloc_solve_shared(a, m, &p, res);
+}
+
+/* Selector lists combined once per model (alloc_select_all): the AND in
+ * order, the first selector that is not true decides (an error after a
+ * false one is none); the same texts give the same kept result. Answers
+ * kept per model (alloc_solve_shared): a problem that reads the same is
+ * answered from the first (no device checked again, the same fails[]); a
+ * different budget, taken devices or a selector list not kept are solved
+ * afresh. */
+static void test_shared(void)
+{
+    char *y = cluster(200, NULL);
+    struct inventory *inv = inv_of(y);
+    const struct devmodel *m = inventory_devices(inv);
+    struct cel_env env = {1, 1, 0, 0, 0 };
+    const char *big = "device.attributes['gpu.example.com'].idx >= 2";
+    const char *bad = "device.attributes['gpu.example.com'].nope == 1";
+    const char *two[2], *no_err[2];
+    const struct alloc_match *mts[2];
+    const struct alloc_selall *s1, *s2, *s3;
+    struct alloc_constraint match = {0, "resource.kubernetes.io/pcieRoot",
+                                     NULL, 0};
+    struct alloc_result r1, r2, r3;
+    struct cel_error err;
+    unsigned char *taken;
+    struct arena a;
+    size_t i, ok = 0;
+
+    arena_init(&a, 1 << 16);
+    two[0] = big;
+    two[1] = bad;
+    mts[0] = alloc_eval_cached(m, &env, big, &a, &err, NULL);
+    mts[1] = alloc_eval_cached(m, &env, bad, &a, &err, NULL);
+    CHECK(mts[0] && mts[1] && mts[1]->nerr == m->ndevs);
+    s1 = alloc_select_all(m, &env, two, mts, 2, &a);
+    s2 = alloc_select_all(m, &env, two, mts, 2, &a);
+    CHECK(s1 == s2 && s1->key && s1->nyes == 0 && s1->err_sel
+          && s1->nerr == m->ndevs / 2);
+    for (i = 0; i < m->ndevs; i++)
+        ok += !s1->v[i] && s1->err_sel[i] == (i % 4 >= 2 ? 2u : 0u)
+              && (i % 4 < 2 || (s1->err_msg[i] && *s1->err_msg[i]));
+    CHECK(ok == m->ndevs);
+    no_err[0] = big;
+    s3 = alloc_select_all(m, &env, no_err, mts, 1, &a);
+    CHECK(s3 != s1 && s3->nyes == m->ndevs / 2 && !s3->err_sel
+          && !s3->nerr && s3->v[2] && !s3->v[1]);
+
+    /* three devices on one PCIe root fit nowhere: every node is judged */
+    CHECK(solve_shared(&a, m, no_err, 1, 3, &match, 0, NULL, &r1)
+          == ALLOC_FAIL);
+    CHECK(r1.nfails == 200 && r1.ndevchecked == m->ndevs);
+    CHECK(solve_shared(&a, m, no_err, 1, 3, &match, 0, NULL, &r2)
+          == ALLOC_FAIL);
+    CHECK(r2.nfails == 200 && r2.ndevchecked == 0 && r2.fails != r1.fails
+          && r2.steps == r1.steps && r2.nwithdev == r1.nwithdev
+          && !memcmp(r2.fails, r1.fails, r1.nfails * sizeof(*r1.fails)));
+    /* another budget: solved again */
+    CHECK(solve_shared(&a, m, no_err, 1, 3, &match, 1000000, NULL, &r3)
+          == ALLOC_FAIL && r3.ndevchecked == m->ndevs);
+    /* devices taken: never kept */
+    taken = arena_alloc(&a, m->ndevs + 1);
+    CHECK(solve_shared(&a, m, no_err, 1, 3, &match, 0, taken, &r3)
+          == ALLOC_FAIL && r3.ndevchecked == m->ndevs);
+    CHECK(solve_shared(&a, m, no_err, 1, 3, &match, 0, taken, &r3)
+          == ALLOC_FAIL && r3.ndevchecked == m->ndevs);
+    /* a claim that fits: kept too, with its counts */
+    CHECK(solve_shared(&a, m, no_err, 1, 2, &match, 0, NULL, &r1)
+          == ALLOC_OK && r1.enough && r1.ndevchecked > 0);
+    CHECK(solve_shared(&a, m, no_err, 1, 2, &match, 0, NULL, &r2)
+          == ALLOC_OK && r2.enough && r2.ndevchecked == 0
+          && r2.nsat == r1.nsat && r2.nvisited == r1.nvisited);
+    arena_release(&a);
+    inventory_free(inv);
+    free(y);
+}
+
 /* 300 nodes alike: the search stops once ALLOC_FEASIBLE_MIN fit, as the
  * scheduler's filter does, and judges the devices of no other node; a
  * claim that fits nowhere is judged on every node (its counts are
@@ -1334,6 +1453,7 @@ int main(void)
     test_gates_off();
     test_eval();
     test_memo();
+    test_shared();
     test_enough();
     test_placement_kept();
     test_list_match();
