@@ -160,14 +160,10 @@ struct sat *sat_judge(struct check_ctx *cx)
     return s;
 }
 
-/* The scheduler's environment: stored expressions, list values bound
- * only with DRAListTypeAttributes on (cel.Features). */
+/* The scheduler's environment with the target's DRAListTypeAttributes. */
 static struct cel_env sat_env(const struct sat *s)
 {
-    struct cel_env env = {1, 1, 0, 1, 0 };
-
-    env.list_attributes = s->list_attributes;
-    return env;
+    return alloc_scheduler_env(s->list_attributes);
 }
 
 struct selres *sat_selres(struct check_ctx *cx, struct sat *s,

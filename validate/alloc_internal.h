@@ -162,18 +162,26 @@ struct alloc_kept {
 void alloc_kept_init(struct alloc_kept *k, const char *key);
 /* Frees k, its arena and itself (NULL: nothing). */
 void alloc_kept_free(struct alloc_kept *k);
-/* The entry kept under key in slots (nslots of the model's), or NULL.
- * With mine: when key is not kept yet and there is room (a free slot
- * near the key's hash, the memory within ALLOC_SELCACHE_BYTES with the
- * selector results), mine is published (lock-free) and returned; another
- * thread's entry may be returned instead; mine stays the caller's unless
- * it is returned. */
-struct alloc_kept *alloc_kept_find(const struct devmodel *m,
-                                   struct alloc_kept *_Atomic *slots,
-                                   size_t nslots, const char *key,
-                                   struct alloc_kept *mine);
-/* The model's slots for alloc_solve_shared() (ALLOC_SOLVED of them). */
-struct alloc_kept *_Atomic *alloc_model_solved(const struct devmodel *m);
+/* Where a kind of entry is kept in a model's cache: its slots and the
+ * memory its entries hold, bounded. */
+struct alloc_shelf {
+    struct alloc_kept *_Atomic *slots;
+    size_t nslots;
+    _Atomic size_t *bytes;
+    size_t max_bytes;
+};
+
+/* The entry kept under key on shelf sh, or NULL. With mine: when key is
+ * not kept yet and there is room (a free slot near the key's hash, the
+ * shelf's memory within its bound), mine is published (lock-free) and
+ * returned; another thread's entry may be returned instead; mine stays
+ * the caller's unless it is returned. */
+struct alloc_kept *alloc_kept_find(const struct alloc_shelf *sh,
+                                   const char *key, struct alloc_kept *mine);
+/* The model's shelf of alloc_solve_shared() answers (ALLOC_SOLVED
+ * entries, ALLOC_SOLVED_BYTES: apart from the selector results, which
+ * they must not crowd out). */
+struct alloc_shelf alloc_model_solved(const struct devmodel *m);
 
 /* ==== alloc_capacity.c ==== */
 

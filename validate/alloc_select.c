@@ -193,7 +193,9 @@ static void cache_entry_free(struct cache_entry *e)
 struct selcache {
     struct dm_ext base;         /* first member: the model holds &base */
     void *_Atomic slot[ALLOC_SELCACHE];    /* struct cache_entry, set once */
-    _Atomic size_t bytes;       /* memory held by the entries */
+    _Atomic size_t bytes;       /* memory held by the entries (and the
+                                   combined lists) */
+    _Atomic size_t solved_bytes;    /* ... by the solved[] entries */
     _Atomic int lists;          /* alloc_model_lists(): 0 not known yet,
                                    1 no device has a list value, 2 some */
     struct devfacts *_Atomic facts;     /* alloc_model_filtered(),
@@ -664,6 +666,16 @@ static int selall_key(struct buf *b, const struct cel_env *env,
     return 0;
 }
 
+/* The shelf of alloc_select_all() results: bounded with the selector
+ * results. */
+static struct alloc_shelf selall_shelf(struct selcache *sc)
+{
+    struct alloc_shelf sh = {sc->all, ALLOC_SELALL, &sc->bytes,
+                             ALLOC_SELCACHE_BYTES};
+
+    return sh;
+}
+
 const struct alloc_selall *alloc_select_all(const struct devmodel *m,
                                             const struct cel_env *env,
                                             const char *const *exprs,
@@ -672,6 +684,7 @@ const struct alloc_selall *alloc_select_all(const struct devmodel *m,
                                             struct arena *a)
 {
     struct selcache *sc = selcache_of(m);
+    struct alloc_shelf sh = selall_shelf(sc);
     struct selall_entry *mine;
     struct alloc_kept *k = NULL;
     struct alloc_selall *out;
@@ -679,13 +692,13 @@ const struct alloc_selall *alloc_select_all(const struct devmodel *m,
 
     buf_init(&b, ALLOC_SELALL_KEY_BYTES);
     if (selall_key(&b, env, exprs, n) == 0) {
-        k = alloc_kept_find(m, sc->all, ALLOC_SELALL, b.p, NULL);
+        k = alloc_kept_find(&sh, b.p, NULL);
         if (!k) {
             mine = xcalloc(1, sizeof(*mine));
             alloc_kept_init(&mine->kept, b.p);
             selall_combine(&mine->kept.arena, m, mt, n, 1, &mine->all);
             mine->all.key = mine->kept.key;
-            k = alloc_kept_find(m, sc->all, ALLOC_SELALL, b.p, &mine->kept);
+            k = alloc_kept_find(&sh, b.p, &mine->kept);
             if (k != &mine->kept)
                 alloc_kept_free(&mine->kept);   /* not kept, or a twin */
         }
@@ -714,30 +727,25 @@ void alloc_kept_free(struct alloc_kept *k)
     free(k);
 }
 
-struct alloc_kept *alloc_kept_find(const struct devmodel *m,
-                                   struct alloc_kept *_Atomic *slots,
-                                   size_t nslots, const char *key,
-                                   struct alloc_kept *mine)
+struct alloc_kept *alloc_kept_find(const struct alloc_shelf *sh,
+                                   const char *key, struct alloc_kept *mine)
 {
-    struct selcache *sc = selcache_of(m);
     size_t h = (size_t)hash_text(key), i;
 
     for (i = 0; i < 16; i++) {
-        struct alloc_kept *_Atomic *slot = &slots[(h + i) % nslots];
+        struct alloc_kept *_Atomic *slot = &sh->slots[(h + i) % sh->nslots];
         struct alloc_kept *cur = atomic_load(slot);
         if (!cur) {
             size_t bytes = mine ? mine->arena.total : 0;
             if (!mine)
                 return NULL;
-            /* bounded with the selector results */
-            if (atomic_fetch_add(&sc->bytes, bytes) + bytes
-                > ALLOC_SELCACHE_BYTES) {
-                atomic_fetch_sub(&sc->bytes, bytes);
+            if (atomic_fetch_add(sh->bytes, bytes) + bytes > sh->max_bytes) {
+                atomic_fetch_sub(sh->bytes, bytes);
                 return NULL;
             }
             if (atomic_compare_exchange_strong(slot, &cur, mine))
                 return mine;    /* published */
-            atomic_fetch_sub(&sc->bytes, bytes);
+            atomic_fetch_sub(sh->bytes, bytes);
         }
         if (!strcmp(cur->key, key))
             return cur;         /* kept, or another thread was first */
@@ -745,7 +753,28 @@ struct alloc_kept *alloc_kept_find(const struct devmodel *m,
     return NULL;
 }
 
-struct alloc_kept *_Atomic *alloc_model_solved(const struct devmodel *m)
+unsigned alloc_model_knows(const struct devmodel *m)
 {
-    return selcache_of(m)->solved;
+    struct selcache *sc = selcache_of(m);
+
+    return (atomic_load(&sc->facts) ? ALLOC_KNOWS_KINDS : 0)
+           | (atomic_load(&sc->lists) ? ALLOC_KNOWS_LISTS : 0)
+           | (atomic_load(&sc->labels) ? ALLOC_KNOWS_LABELS : 0);
+}
+
+struct cel_env alloc_scheduler_env(int list_attributes)
+{
+    struct cel_env env = {1, 1, 0, 1, 0 };
+
+    env.list_attributes = list_attributes;
+    return env;
+}
+
+struct alloc_shelf alloc_model_solved(const struct devmodel *m)
+{
+    struct selcache *sc = selcache_of(m);
+    struct alloc_shelf sh = {sc->solved, ALLOC_SOLVED, &sc->solved_bytes,
+                             ALLOC_SOLVED_BYTES};
+
+    return sh;
 }

@@ -98,6 +98,7 @@ static void keep(const struct devmodel *m, const char *key,
                  const struct alloc_result *r)
 {
     struct solved *mine = xcalloc(1, sizeof(*mine));
+    struct alloc_shelf sh = alloc_model_solved(m);
     struct alloc_kept *k;
 
     alloc_kept_init(&mine->kept, key);
@@ -109,8 +110,7 @@ static void keep(const struct devmodel *m, const char *key,
                                     r->nfails * sizeof(*r->fails));
         memcpy(mine->r.fails, r->fails, r->nfails * sizeof(*r->fails));
     }
-    k = alloc_kept_find(m, alloc_model_solved(m), ALLOC_SOLVED, key,
-                        &mine->kept);
+    k = alloc_kept_find(&sh, key, &mine->kept);
     if (k != &mine->kept)
         alloc_kept_free(&mine->kept);   /* no room, or a twin */
 }
@@ -120,6 +120,7 @@ enum alloc_verdict alloc_solve_shared(struct arena *a,
                                       const struct alloc_problem *p,
                                       struct alloc_result *out)
 {
+    struct alloc_shelf sh = alloc_model_solved(m);
     struct alloc_kept *k;
     struct buf b;
 
@@ -128,7 +129,7 @@ enum alloc_verdict alloc_solve_shared(struct arena *a,
         buf_release(&b);
         return alloc_solve(a, m, p, out);
     }
-    k = alloc_kept_find(m, alloc_model_solved(m), ALLOC_SOLVED, b.p, NULL);
+    k = alloc_kept_find(&sh, b.p, NULL);
     if (k) {
         *out = ((struct solved *)(void *)k)->r;
         buf_release(&b);

@@ -36,6 +36,7 @@
 #include "devmodel.h"
 
 struct arena;
+struct inventory;
 struct tnode;
 struct cel_env;
 struct cel_error;
@@ -58,6 +59,9 @@ struct cel_program;
                                    (alloc_select_all) */
 #define ALLOC_SOLVED 64         /* problems whose answer is kept per model
                                    (alloc_solve_shared) */
+#define ALLOC_SOLVED_BYTES (64u << 20)  /* ... and at most this memory (an
+                                   answer that fits nowhere lists every
+                                   node: 5.7 MB at 65,000 nodes) */
 #define ALLOC_PLACECACHE 128    /* Pod placements whose answer per node is
                                    kept per model (a byte a node each) */
 /* resource.AllocationResultsMaxSize: the devices one claim's allocation
@@ -134,6 +138,27 @@ const struct alloc_selall *alloc_select_all(const struct devmodel *m,
                                             const struct alloc_match
                                             *const *mt, size_t n,
                                             struct arena *a);
+
+/* The CEL environment the scheduler evaluates device selectors in:
+ * stored expressions, list values bound only with DRAListTypeAttributes
+ * on (list_attributes; cel.Features). */
+struct cel_env alloc_scheduler_env(int list_attributes);
+
+/* Learns now what the allocator would learn on first use from the
+ * snapshot inv and its device model, whatever the request: the device
+ * kinds and filtered devices, whether a device has list values, the
+ * index of the nodes' labels, and the selector results of each
+ * DeviceClass and of the requests of the snapshot's claim templates (at
+ * most 256 lists) with their combination (alloc_select_all), within the
+ * caches' bounds, so that the first review of
+ * a snapshot is as fast as the next (inventory_prepare calls it before
+ * a snapshot is published). Thread-safe; nothing without devices. */
+void alloc_model_warm(const struct inventory *inv);
+
+/* What of the above m has learnt (ALLOC_KNOWS_* bits): for tests and
+ * benchmarks. */
+enum { ALLOC_KNOWS_KINDS = 1, ALLOC_KNOWS_LISTS = 2, ALLOC_KNOWS_LABELS = 4 };
+unsigned alloc_model_knows(const struct devmodel *m);
 
 /* The devices of m (in model order) that a filter other than selectors
  * may refuse whatever the request: tainted, or needing a feature gate
@@ -323,8 +348,8 @@ enum alloc_verdict alloc_solve(struct arena *a, const struct devmodel *m,
                                struct alloc_result *out);
 
 /* alloc_solve(), with the answer kept per model and shared (lock-free,
- * bounded by ALLOC_SOLVED entries and ALLOC_SELCACHE_BYTES with the
- * selector results) when p says all it asks in text: every alternative's
+ * bounded by ALLOC_SOLVED entries and ALLOC_SOLVED_BYTES) when p says all
+ * it asks in text: every alternative's
  * sel_key set, no taken devices. An answer is kept when it is complete
  * (not partial, not ALLOC_UNKNOWN) and is found again by a problem that
  * reads the same (the same budget included): a thousand claims of one

@@ -129,8 +129,10 @@ void inventory_set_compact(struct inventory *inv, int on);
 void inventory_set_previous(struct inventory *inv, struct inventory *prev);
 /* The gate as the engine's target has it. */
 int engine_list_attributes(const struct engine *e);
-/* Builds now what the checks derive from the snapshot (its device model)
- * instead of on first use, so that a snapshot is ready when published.
+/* Builds now what the checks derive from the snapshot (its device model,
+ * and what the allocator learns from it whatever the request:
+ * alloc_model_warm) instead of on first use, so that a snapshot is ready
+ * when published.
  * Optional; thread-safe. */
 void inventory_prepare(const struct inventory *inv);
 /* Drops the caller's reference: the snapshot (and a base it shares) is

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocate.h"
 #include "devmodel.h"
 #include "engine.h"
 #include "limits.h"
@@ -331,4 +332,5 @@ void inventory_set_previous(struct inventory *inv, struct inventory *prev)
 void inventory_prepare(const struct inventory *inv)
 {
     inventory_devices(inv);
+    alloc_model_warm(inv);      /* what the first review would learn */
 }

@@ -1293,6 +1293,49 @@ static void test_shared(void)
     free(y);
 }
 
+/* inventory_prepare learns before a snapshot is published what the first
+ * review would (alloc_model_warm): the device kinds, list values, the
+ * label index, and the DeviceClasses' selector results (then free); a
+ * model only built has learnt none of it. */
+static void test_warm(void)
+{
+    static const char cls[] =
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+        "metadata: {name: big.example.com}\nspec:\n  selectors:\n"
+        "  - cel: {expression: \"device.attributes['gpu.example.com'].idx "
+        ">= 2\"}\n---\n";
+    const char *expr = "device.attributes['gpu.example.com'].idx >= 2";
+    char *y = cluster(20, NULL), *text = malloc(strlen(y) + sizeof(cls));
+    struct cel_env env = alloc_scheduler_env(1);
+    struct inventory *cold, *warm;
+    const struct devmodel *m;
+    struct cel_error err;
+    uint64_t spent = 0;
+    struct arena a;
+
+    if (!text)
+        abort();
+    memcpy(text, cls, sizeof(cls) - 1);
+    memcpy(text + sizeof(cls) - 1, y, strlen(y) + 1);
+    arena_init(&a, 1 << 16);
+    cold = inv_of(text);
+    m = inventory_devices(cold);
+    CHECK(m->ndevs == 80 && alloc_model_knows(m) == 0);
+    CHECK(alloc_eval_cached(m, &env, expr, &a, &err, &spent) && spent > 0);
+    warm = inv_of(text);
+    inventory_prepare(warm);
+    m = inventory_devices(warm);
+    CHECK(alloc_model_knows(m) == (ALLOC_KNOWS_KINDS | ALLOC_KNOWS_LISTS
+                                   | ALLOC_KNOWS_LABELS));
+    spent = 1;
+    CHECK(alloc_eval_cached(m, &env, expr, &a, &err, &spent) && spent == 0);
+    arena_release(&a);
+    inventory_free(cold);
+    inventory_free(warm);
+    free(text);
+    free(y);
+}
+
 /* 300 nodes alike: the search stops once ALLOC_FEASIBLE_MIN fit, as the
  * scheduler's filter does, and judges the devices of no other node; a
  * claim that fits nowhere is judged on every node (its counts are
@@ -1454,6 +1497,7 @@ int main(void)
     test_eval();
     test_memo();
     test_shared();
+    test_warm();
     test_enough();
     test_placement_kept();
     test_list_match();
