@@ -1,8 +1,12 @@
 /*
- * verdict.c - the admission verdict cache (see verdict.h): a direct-mapped
- * table of VERDICT_SLOTS entries, each a malloc'ed copy of a finding list,
- * replaced on collision. Bounded: at most VERDICT_SLOTS entries of at most
- * VERDICT_MAX_BYTES each (key and findings).
+ * verdict.c - the admission verdict cache (see verdict.h): a table of
+ * VERDICT_SLOTS entries in sets of VERDICT_WAYS, each a malloc'ed copy of
+ * a finding list; a key's set is picked by its hash, and a full set gives
+ * up its least recently used entry (a direct-mapped table lost a verdict
+ * to any other key of its slot: at 1,000 specs a few dozen were lost, and
+ * a ReplicaSet's next Pod was judged again). Bounded: at most
+ * VERDICT_SLOTS entries of at most VERDICT_MAX_BYTES each (key and
+ * findings).
  */
 #include "verdict.h"
 
@@ -15,6 +19,7 @@
 #include "xalloc.h"
 
 #define VERDICT_SLOTS 1024
+#define VERDICT_WAYS 4          /* entries a key may take in its set */
 #define VERDICT_MAX_BYTES (64u * 1024)
 
 struct vfinding {
@@ -31,10 +36,12 @@ struct ventry {
     struct vfinding *f;
     size_t n;
     char *block;                /* one allocation: findings and strings */
+    uint64_t used;              /* the cache's tick when last read or put */
 };
 
 struct verdict_cache {
     pthread_mutex_t mu;
+    uint64_t tick;
     struct ventry slots[VERDICT_SLOTS];
 };
 
@@ -197,9 +204,36 @@ void verdict_cache_free(struct verdict_cache *c)
     free(c);
 }
 
-static size_t slot_of(const struct verdict_key *k)
+/* The entry holding k in its set, or NULL. Under c->mu. */
+static struct ventry *entry_of(struct verdict_cache *c,
+                               const struct verdict_key *k)
 {
-    return (size_t)(k->hash % VERDICT_SLOTS);
+    size_t set = (size_t)(k->hash % (VERDICT_SLOTS / VERDICT_WAYS)), i;
+    struct ventry *e = &c->slots[set * VERDICT_WAYS];
+
+    for (i = 0; i < VERDICT_WAYS; i++)
+        if (e[i].block && verdict_key_same(&e[i].key, k))
+            return &e[i];
+    return NULL;
+}
+
+/* Where k goes in its set: its own entry, an empty one, else the least
+ * recently used. Under c->mu. */
+static struct ventry *room_for(struct verdict_cache *c,
+                               const struct verdict_key *k)
+{
+    size_t set = (size_t)(k->hash % (VERDICT_SLOTS / VERDICT_WAYS)), i;
+    struct ventry *e = &c->slots[set * VERDICT_WAYS], *best = e;
+
+    if (entry_of(c, k))
+        return entry_of(c, k);
+    for (i = 0; i < VERDICT_WAYS; i++) {
+        if (!e[i].block)
+            return &e[i];
+        if (e[i].used < best->used)
+            best = &e[i];
+    }
+    return best;
 }
 
 int verdict_cache_get(struct verdict_cache *c, const struct verdict_key *k,
@@ -212,9 +246,10 @@ int verdict_cache_get(struct verdict_cache *c, const struct verdict_key *k,
     int hit = 0;
 
     pthread_mutex_lock(&c->mu);
-    e = &c->slots[slot_of(k)];
-    if (e->block && verdict_key_same(&e->key, k)) {
+    e = entry_of(c, k);
+    if (e) {
         hit = 1;
+        e->used = ++c->tick;
         for (i = 0; i < e->n; i++) {
             const struct vfinding *f = &e->f[i];
             struct diag *d = diag_list_add(out);
@@ -307,8 +342,9 @@ void verdict_cache_put(struct verdict_cache *c, const struct verdict_key *k,
     key = *k;
     key.bytes = memcpy(block + off, k->bytes, k->len);
     pthread_mutex_lock(&c->mu);
-    e = &c->slots[slot_of(k)];
+    e = room_for(c, k);
     free(e->block);
+    e->used = ++c->tick;
     e->key = key;
     e->f = f;
     e->n = n;

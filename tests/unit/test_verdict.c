@@ -107,6 +107,41 @@ int main(void)
         CHECK(!verdict_key_same(&forged, &k1));    /* same length too */
         CHECK(verdict_cache_get(vc, &k2, &got, "Pod", "ml", "x") == 1
               && got.n == 1);
+        /* another spec whose hash picks the same place keeps both: the
+         * next Pod of either ReplicaSet is answered from the cache (a
+         * direct-mapped table lost the first) */
+        CHECK(verdict_key(&a, load(&a, pod_c), "ml", &forged) == 0);
+        forged.hash = k1.hash;
+        verdict_cache_put(vc, &forged, &l1, 0);
+        diag_list_init(&got, &a);
+        CHECK(verdict_cache_get(vc, &k1, &got, "Pod", "ml", "x") == 1
+              && got.n == 1);
+        diag_list_init(&got, &a);
+        CHECK(verdict_cache_get(vc, &forged, &got, "Pod", "ml", "x") == 1
+              && got.n == 1);
+        /* still bounded: of six specs in one place, the four used last
+         * stay (k1 and forged were read last, then ns1..ns4 put) */
+        {
+            static const char *const nss[] = {"ns1", "ns2", "ns3", "ns4"};
+            struct verdict_key more[4];
+            size_t i, hits = 0;
+            for (i = 0; i < 4; i++) {
+                CHECK(verdict_key(&a, load(&a, pod_a), nss[i], &more[i])
+                      == 0);
+                more[i].hash = k1.hash;
+                verdict_cache_put(vc, &more[i], &l1, 0);
+            }
+            for (i = 0; i < 4; i++) {
+                diag_list_init(&got, &a);
+                hits += (size_t)verdict_cache_get(vc, &more[i], &got, "Pod",
+                                                  "ml", "x");
+            }
+            diag_list_init(&got, &a);
+            CHECK(hits == 4
+                  && verdict_cache_get(vc, &k1, &got, "Pod", "ml", "x") == 0
+                  && verdict_cache_get(vc, &forged, &got, "Pod", "ml", "x")
+                     == 0);
+        }
         verdict_cache_free(vc);
     }
 
