@@ -56,50 +56,17 @@ static const unsigned char *sel(struct arena *a, const struct devmodel *m,
     return v;
 }
 
-/* A claim of one request: n devices (0 = All) matching expr. */
-static enum alloc_verdict solve_taken(struct arena *a,
-                                      const struct devmodel *m,
-                                      const char *expr, long long n,
-                                      int admin, const unsigned char *taken,
-                                      struct alloc_result *res)
+/* The problem of one claim "c" of one request "r" of alternative alt,
+ * under constraints cons (ncons), in a. */
+static struct alloc_problem *one_claim(struct arena *a,
+                                       const struct alloc_alt *alt,
+                                       const struct alloc_constraint *cons,
+                                       size_t ncons)
 {
-    struct alloc_alt *alt = arena_alloc(a, sizeof(*alt));
     struct alloc_request *r = arena_alloc(a, sizeof(*r));
     struct alloc_claim *c = arena_alloc(a, sizeof(*c));
-    struct alloc_problem p;
+    struct alloc_problem *p = arena_alloc(a, sizeof(*p));
 
-    alt->name = "r";
-    alt->sel = sel(a, m, expr);
-    alt->all = n == 0;
-    alt->count = n;
-    alt->admin = admin;
-    r->name = "r";
-    r->alts = alt;
-    r->nalts = 1;
-    c->name = "c";
-    c->reqs = r;
-    c->nreqs = 1;
-    memset(&p, 0, sizeof(p));
-    p.claims = c;
-    p.nclaims = 1;
-    p.taken = taken;
-    return alloc_solve(a, m, &p, res);
-}
-
-static enum alloc_verdict solve1(struct arena *a, const struct devmodel *m,
-                                 const char *expr, long long n,
-                                 const struct alloc_constraint *cons,
-                                 size_t ncons, struct alloc_result *res)
-{
-    struct alloc_alt *alt = arena_alloc(a, sizeof(*alt));
-    struct alloc_request *r = arena_alloc(a, sizeof(*r));
-    struct alloc_claim *c = arena_alloc(a, sizeof(*c));
-    struct alloc_problem p;
-
-    alt->name = "r";
-    alt->sel = sel(a, m, expr);
-    alt->all = n == 0;
-    alt->count = n;
     r->name = "r";
     r->alts = alt;
     r->nalts = 1;
@@ -108,10 +75,43 @@ static enum alloc_verdict solve1(struct arena *a, const struct devmodel *m,
     c->nreqs = 1;
     c->cons = cons;
     c->ncons = ncons;
-    memset(&p, 0, sizeof(p));
-    p.claims = c;
-    p.nclaims = 1;
-    return alloc_solve(a, m, &p, res);
+    p->claims = c;
+    p->nclaims = 1;
+    return p;
+}
+
+/* A claim of one request: n devices (0 = All) matching expr. */
+static enum alloc_verdict solve_taken(struct arena *a,
+                                      const struct devmodel *m,
+                                      const char *expr, long long n,
+                                      int admin, const unsigned char *taken,
+                                      struct alloc_result *res)
+{
+    struct alloc_alt *alt = arena_alloc(a, sizeof(*alt));
+    struct alloc_problem *p;
+
+    alt->name = "r";
+    alt->sel = sel(a, m, expr);
+    alt->all = n == 0;
+    alt->count = n;
+    alt->admin = admin;
+    p = one_claim(a, alt, NULL, 0);
+    p->taken = taken;
+    return alloc_solve(a, m, p, res);
+}
+
+static enum alloc_verdict solve1(struct arena *a, const struct devmodel *m,
+                                 const char *expr, long long n,
+                                 const struct alloc_constraint *cons,
+                                 size_t ncons, struct alloc_result *res)
+{
+    struct alloc_alt *alt = arena_alloc(a, sizeof(*alt));
+
+    alt->name = "r";
+    alt->sel = sel(a, m, expr);
+    alt->all = n == 0;
+    alt->count = n;
+    return alloc_solve(a, m, one_claim(a, alt, cons, ncons), res);
 }
 
 static const char *node_yaml(char *buf, size_t sz, const char *name,
@@ -1189,10 +1189,8 @@ static enum alloc_verdict solve_shared(struct arena *a,
     struct cel_env env = {1, 1, 0, 0, 0 };
     const struct alloc_match *mts[4];
     struct alloc_alt *alt = arena_alloc(a, sizeof(*alt));
-    struct alloc_request *r = arena_alloc(a, sizeof(*r));
-    struct alloc_claim *c = arena_alloc(a, sizeof(*c));
     const struct alloc_selall *all;
-    struct alloc_problem p;
+    struct alloc_problem *p;
     struct cel_error err;
     size_t i;
 
@@ -1203,20 +1201,10 @@ static enum alloc_verdict solve_shared(struct arena *a,
     alt->sel = all->v;
     alt->sel_key = all->key;
     alt->count = n;
-    r->name = "r";
-    r->alts = alt;
-    r->nalts = 1;
-    c->name = "c";
-    c->reqs = r;
-    c->nreqs = 1;
-    c->cons = cons;
-    c->ncons = cons != NULL;
-    memset(&p, 0, sizeof(p));
-    p.claims = c;
-    p.nclaims = 1;
-    p.budget = budget;
-    p.taken = taken;
-    return alloc_solve_shared(a, m, &p, res);
+    p = one_claim(a, alt, cons, cons != NULL);
+    p->budget = budget;
+    p->taken = taken;
+    return alloc_solve_shared(a, m, p, res);
 }
 
 /* Selector lists combined once per model (alloc_select_all): the AND in
