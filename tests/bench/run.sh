@@ -9,8 +9,8 @@
 # libyaml parse, CEL against @bufbuild/cel, the webhook against a bare
 # libmicrohttpd server, the allocator's p99 per object, the usual reviews'
 # p99 under 16 connections of costly claims against one costly review's
-# latency, the device model build per device at 8,000 nodes against
-# 2,000), each judged by a
+# latency, the device model build per device and admission at 8,000
+# nodes against 2,000), each judged by a
 # ratio measured in the same run against a guard line with room for
 # noise (the allocator's: a CPU-time budget per object). A few minutes in
 # all. Exits 1 when a guard is crossed; the last line is
