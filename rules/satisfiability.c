@@ -676,6 +676,9 @@ static void problem_build(struct check_ctx *cx, struct sat *s,
     pb->p.nclaims = pb->nclaims;
     pb->p.deadline_ns = cx_deadline(cx);
     pb->p.budget = cx_steps_left(cx);
+    /* a file's object: a lint run, where many claims of one shape share
+     * one answer, however large (an object under admission has no file) */
+    pb->p.share_large = o->file != NULL;
 }
 
 /* Solves the object once for both rules. Returns the problem, or NULL
@@ -716,6 +719,7 @@ static struct problem *solve(struct check_ctx *cx, struct sat *s,
             one.claims = &pb->ac[i];
             one.nclaims = 1;
             one.deadline_ns = pb->p.deadline_ns;
+            one.share_large = pb->p.share_large;
             one.budget = cx_steps_left(cx);
             alloc_solve_shared(a, s->m, &one, &res);
             if (res.verdict == ALLOC_FAIL || res.verdict == ALLOC_ERROR)

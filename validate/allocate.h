@@ -245,6 +245,17 @@ struct alloc_problem {
     uint64_t deadline_ns;               /* clock_mono_ns() time; past it
                                            the search stops as if out of
                                            budget (0: none) */
+    int share_large;                    /* alloc_solve_shared() keeps an
+                                           answer that fails on many nodes
+                                           too (a lint of many claims of
+                                           one shape). Not in admission:
+                                           each answer kept there is that
+                                           much memory the next reviews
+                                           get fresh (page faults: at
+                                           20,000 nodes 2 -> 10 ms for a
+                                           Pod that fits nowhere), and the
+                                           verdict cache answers repeated
+                                           Pods */
     const unsigned char *taken;         /* per device of the model: 1 if
                                            allocated already (not a
                                            candidate unless adminAccess or

@@ -351,6 +351,35 @@ void arena_rollback(struct arena *a, const struct arena_mark *m)
     m->head->used = m->used;    /* what follows is cleared when reused */
 }
 
+int arena_move_block(struct arena *dst, struct arena *src, void *p)
+{
+    struct arena_chunk **at, *c;
+
+    if (!p || dst == src)
+        return -1;
+    for (at = &src->head; *at; at = &(*at)->next) {
+        c = *at;
+        if ((void *)c->data != p)
+            continue;
+        /* a block of its own is full from the start; a chunk of the
+         * arena's size may hold other allocations too */
+        if (c->used != c->size || c->size == src->chunk_size)
+            return -1;
+        *at = c->next;
+        chunk_count(src, sizeof(*c) + c->size, 0);
+        if (dst->head) {        /* behind the current chunk, as large_block */
+            c->next = dst->head->next;
+            dst->head->next = c;
+        } else {
+            c->next = NULL;
+            dst->head = c;
+        }
+        chunk_count(dst, sizeof(*c) + c->size, 1);
+        return 0;
+    }
+    return -1;
+}
+
 void arena_release(struct arena *a)
 {
     struct arena_chunk *c = a->head, *next;

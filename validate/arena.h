@@ -50,6 +50,13 @@ void *arena_alloc_block(struct arena *a, size_t n);
  * arena_alloc() (more than a quarter of a chunk); memory that shares a
  * chunk stays until the arena goes. p must not be used afterwards. */
 void arena_free(struct arena *a, void *p, size_t n);
+/* Moves the block p starts (from arena_alloc_block(), or a large block of
+ * arena_alloc(): more than a quarter of a chunk, e.g. an array
+ * arena_grow() outgrew) from src to dst, which frees it from now on: what
+ * was written there is kept without a copy (and without the page faults
+ * of fresh memory). Returns 0, or -1 when p starts no such block of src
+ * (memory that shares a chunk): then nothing moves. */
+int arena_move_block(struct arena *dst, struct arena *src, void *p);
 /* From now on every chunk a obtains or frees is added to or taken from
  * *meter too (atomically; the chunks it holds now are added at once), so
  * one counter can follow the memory of many arenas in several threads

@@ -15,6 +15,7 @@
 
 #include "../../rules/rules.h"
 #include "../../validate/arena.h"
+#include "../../validate/limits.h"
 #include "../../validate/inventory.h"
 #include "../../validate/err.h"
 #include "../../validate/engine.h"
@@ -312,6 +313,65 @@ static void test_arena_rollback(void)
  * memory sharing a chunk stays. A strmap keeps only its last table: 20,000
  * keys hold the final table, the keys and a chunk's slack, where every
  * table it outgrew (as much again) stayed before (issue 17). */
+/* arena_move_block: a block of its own (a large block, one grown with
+ * arena_grow, a mapped one) changes arena with its contents, counted and
+ * freed by the new one; memory that shares a chunk does not move. */
+static void test_arena_move(void)
+{
+    atomic_size_t msrc, mdst;
+    struct arena src, dst, run;
+    size_t s0, d0;
+    char *small, *big, *grown = NULL, *mapped;
+    size_t i;
+
+    atomic_init(&msrc, 0);
+    atomic_init(&mdst, 0);
+    arena_init(&src, 4096);
+    arena_init(&dst, 4096);
+    arena_meter(&src, &msrc);
+    arena_meter(&dst, &mdst);
+    small = arena_alloc(&src, 64);
+    d0 = dst.total;
+    CHECK(arena_move_block(&dst, &src, small) == -1 && dst.total == d0);
+    CHECK(arena_move_block(&dst, &src, NULL) == -1);
+    big = arena_alloc(&src, 5000);      /* a large block */
+    memset(big, 'x', 5000);
+    s0 = src.total;
+    CHECK(arena_move_block(&dst, &src, big) == 0);
+    CHECK(src.total < s0 && dst.total == d0 + (s0 - src.total)
+          && atomic_load(&msrc) == src.total
+          && atomic_load(&mdst) == dst.total);
+    CHECK(arena_move_block(&dst, &src, big) == -1);   /* src's no more */
+    for (i = 0; i < 3000; i++) {        /* outgrows its chunk */
+        grown = arena_grow(&src, grown, i, i + 1, 1);
+        grown[i] = (char)i;
+    }
+    CHECK(arena_move_block(&dst, &src, grown) == 0);
+    arena_release(&src);                /* what moved stays */
+    CHECK(atomic_load(&msrc) == 0);
+    for (i = 0; i < 5000 && big[i] == 'x'; i++)
+        ;
+    CHECK(i == 5000);
+    for (i = 0; i < 3000 && grown[i] == (char)i; i++)
+        ;
+    CHECK(i == 3000);
+    /* and back: a moved block moves again, then goes with its arena */
+    arena_init(&src, 4096);
+    CHECK(arena_move_block(&src, &dst, big) == 0);
+    arena_release(&src);
+    arena_release(&dst);
+    CHECK(atomic_load(&mdst) == 0);
+    /* a mapped block (a run arena's) into a malloc'd arena's list */
+    arena_init(&run, ARENA_RUN_BYTES);
+    arena_init(&dst, 4096);
+    mapped = arena_alloc(&run, 512 * 1024);
+    mapped[512 * 1024 - 1] = 1;
+    CHECK(arena_move_block(&dst, &run, mapped) == 0);
+    arena_release(&run);
+    CHECK(mapped[512 * 1024 - 1] == 1);
+    arena_release(&dst);
+}
+
 static void test_arena_free(void)
 {
     atomic_size_t meter;
@@ -828,6 +888,7 @@ int main(void)
     test_arena_meter();
     test_arena_free();
     test_arena_rollback();
+    test_arena_move();
     test_arena_zero();
     test_arena_aligned();
     test_inventory_strings_shared();
