@@ -4,8 +4,11 @@
  * with object_read() like linted input, but are never reported on; a
  * compact snapshot copies their trees with every string held once (a
  * large inventory repeats most of its keys and values: about a quarter
- * less memory than the trees as loaded). The snapshot's device model
- * (devmodel.h) is built once, on first use.
+ * less memory than the trees as loaded). A snapshot may also hold
+ * objects it shares instead of owning them: another inventory's
+ * (inventory_add_inventory: the webhook's files) or single objects parsed
+ * once (inventory_add_invobj, invobj.h: the webhook's cluster objects).
+ * The snapshot's device model (devmodel.h) is built once, on first use.
  */
 #include "inventory.h"
 
@@ -20,6 +23,7 @@
 #include "engine.h"
 #include "limits.h"
 #include "err.h"
+#include "invobj.h"
 #include "load_yaml.h"
 #include "object.h"
 #include "stream.h"
@@ -71,17 +75,25 @@ static void inventory_keep(struct inventory *inv, struct object *o)
                                        o->name), o);
 }
 
-static void inventory_put(struct inventory *inv, const struct tnode *root)
+int inventory_read(struct arena *a, const struct tnode *root,
+                   struct object *o)
 {
-    struct object *o = arena_alloc(&inv->arena, sizeof(*o));
     const struct tnode *bad;
     const char *why;
 
-    if (object_read(&inv->arena, root, "<inventory>", 0, o, &bad, &why)
-        != OBJ_OK || !(o->kind & kind_bits(KIND_INVENTORY)) || !*o->name)
-        return;
+    if (object_read(a, root, "<inventory>", 0, o, &bad, &why) != OBJ_OK
+        || !(o->kind & kind_bits(KIND_INVENTORY)) || !*o->name)
+        return -1;
     o->inventory = 1;
-    inventory_keep(inv, o);
+    return 0;
+}
+
+static void inventory_put(struct inventory *inv, const struct tnode *root)
+{
+    struct object *o = arena_alloc(&inv->arena, sizeof(*o));
+
+    if (inventory_read(&inv->arena, root, o) == 0)
+        inventory_keep(inv, o);
 }
 
 static void inventory_put_doc(struct inventory *inv, const struct tnode *root)
@@ -238,6 +250,19 @@ void inventory_add_inventory(struct inventory *inv, struct inventory *base)
         inventory_keep(inv, base->objs[i]);
 }
 
+void inventory_add_invobj(struct inventory *inv, struct invobj *o)
+{
+    if (inv->nheld == inv->heldcap) {
+        size_t cap = inv->heldcap ? inv->heldcap * 2 : 64;
+        inv->held = arena_grow(&inv->arena, inv->held, inv->nheld, cap,
+                               sizeof(*inv->held));
+        inv->heldcap = cap;
+    }
+    invobj_hold(o);
+    inv->held[inv->nheld++] = o;
+    inventory_keep(inv, invobj_object(o));
+}
+
 size_t inventory_size(const struct inventory *inv)
 {
     return inv ? inv->n : 0;
@@ -245,8 +270,12 @@ size_t inventory_size(const struct inventory *inv)
 
 void inventory_free(struct inventory *inv)
 {
+    size_t i;
+
     if (!inv || atomic_fetch_sub(&inv->refs, 1) != 1)
         return;
+    for (i = 0; i < inv->nheld; i++)
+        invobj_release(inv->held[i]);
     devmodel_free(atomic_load(&inv->model->m));
     inventory_free(inv->model->prev);
     pthread_mutex_destroy(&inv->model->mu);

@@ -15,6 +15,7 @@
 #include "devmodel.h"
 #include "strmap.h"
 
+struct invobj;
 struct object;
 struct tnode;
 struct inventory_model;
@@ -36,10 +37,18 @@ struct inventory {
                                    (inventory_set_list_attributes) */
     struct inventory *base;     /* whose objects objs shares, or NULL
                                    (inventory_add_inventory) */
+    struct invobj **held;       /* shared objects it holds a reference to
+                                   (inventory_add_invobj) */
+    size_t nheld, heldcap;
     atomic_long refs;           /* its own, and one per snapshot sharing
                                    its objects */
 };
 
+/* Reads root (one object, not a List) into *o as an inventory object
+ * (its view in a, o->inventory set): 0, or -1 when it is no object of an
+ * inventory kind with a name (then it is not kept). */
+int inventory_read(struct arena *a, const struct tnode *root,
+                   struct object *o);
 /* "Kind\x1fns\x1fname" in a; ns "" for cluster-scoped kinds. */
 const char *object_key(struct arena *a, unsigned kind, const char *ns,
                        const char *name);

@@ -20,6 +20,7 @@
 #include "../validate/engine.h"
 #include "../validate/err.h"
 #include "../validate/file.h"
+#include "../validate/invobj.h"
 #include "../validate/limits.h"
 #include "../validate/load_json.h"
 #include "../validate/tree.h"
@@ -38,17 +39,24 @@
 #define CLUSTER_RELIST_QUIET 30     /* a watch that ran this long ended
                                        normally: relist at once on 410 */
 #define CLUSTER_BUCKETS 1024
+#define CLUSTER_STRS_MIN 4096    /* strings held before a new set */
 #define CLUSTER_CONFIRM_SECONDS 5   /* an empty list after a non-empty one
                                        is believed when the next list, this
                                        much later, is empty too */
 
-/* ---- object map: key -> compact JSON ----------------------------------- */
+/* ---- object map: key -> the object, parsed once ----------------------- */
 
+/* Each object is parsed when the list or the watch event that brings it
+ * arrives and is kept parsed (validate/invobj.h); a snapshot holds the
+ * objects it was built from (inventory_add_invobj) instead of parsing and
+ * copying them again. An update or a delete drops the map's reference
+ * (the object lives on in the snapshots that hold it, unchanged); an
+ * update that changes nothing keeps the object, and with it its identity
+ * across snapshots. */
 struct obj {
     struct obj *next;
     char *key;
-    char *json;
-    size_t len;
+    struct invobj *o;           /* the map's reference */
 };
 
 struct resource;
@@ -57,6 +65,9 @@ struct objmap {
     struct obj **b;
     size_t nb, n;
     const struct resource *r;   /* while listing: whose objects */
+    struct invstrs *strs;       /* the strings of objects made for it
+                                   (written by the resource's thread) */
+    size_t strs_max;            /* a new strs past this many strings */
 };
 
 static size_t key_hash(const char *s)
@@ -75,6 +86,16 @@ static void objmap_init(struct objmap *m)
     m->nb = CLUSTER_BUCKETS;
     m->n = 0;
     m->b = xcalloc(m->nb, sizeof(*m->b));
+    m->r = NULL;
+    m->strs = invstrs_new();
+    m->strs_max = CLUSTER_STRS_MIN;
+}
+
+static void obj_free(struct obj *o)
+{
+    invobj_release(o->o);
+    free(o->key);
+    free(o);
 }
 
 static void objmap_release(struct objmap *m)
@@ -85,13 +106,13 @@ static void objmap_release(struct objmap *m)
         struct obj *o = m->b[i], *next;
         for (; o; o = next) {
             next = o->next;
-            free(o->key);
-            free(o->json);
-            free(o);
+            obj_free(o);
         }
     }
     free(m->b);
+    invstrs_release(m->strs);
     m->b = NULL;
+    m->strs = NULL;
     m->n = 0;
 }
 
@@ -114,36 +135,38 @@ static void objmap_grow(struct objmap *m)
     m->nb *= 2;
 }
 
-/* Takes ownership of json. Returns 0 if the key held the same text (no
- * change), 1 otherwise. */
-static int objmap_put(struct objmap *m, const char *key, char *json,
-                      size_t len)
+static struct obj *objmap_find(const struct objmap *m, const char *key)
+{
+    struct obj *o = m->b[key_hash(key) & (m->nb - 1)];
+
+    while (o && strcmp(o->key, key) != 0)
+        o = o->next;
+    return o;
+}
+
+/* Takes over the reference to io: it replaces what key held. */
+static void objmap_put(struct objmap *m, const char *key, struct invobj *io)
 {
     size_t h = key_hash(key) & (m->nb - 1);
-    struct obj *o;
+    struct obj *o = objmap_find(m, key);
 
-    for (o = m->b[h]; o; o = o->next) {
-        if (strcmp(o->key, key) == 0) {
-            int same = o->len == len && memcmp(o->json, json, len) == 0;
-            free(o->json);
-            o->json = json;
-            o->len = len;
-            return !same;
-        }
+    if (o) {
+        invobj_release(o->o);
+        o->o = io;
+        return;
     }
     o = xmalloc(sizeof(*o));
     o->key = xstrdup(key);
-    o->json = json;
-    o->len = len;
+    o->o = io;
     o->next = m->b[h];
     m->b[h] = o;
     m->n++;
     if (m->n > m->nb)
         objmap_grow(m);
-    return 1;
 }
 
-static void objmap_del(struct objmap *m, const char *key)
+/* 1 when key was there */
+static int objmap_del(struct objmap *m, const char *key)
 {
     struct obj **pp = &m->b[key_hash(key) & (m->nb - 1)];
 
@@ -151,13 +174,25 @@ static void objmap_del(struct objmap *m, const char *key)
         struct obj *o = *pp;
         if (strcmp(o->key, key) == 0) {
             *pp = o->next;
-            free(o->key);
-            free(o->json);
-            free(o);
+            obj_free(o);
             m->n--;
-            return;
+            return 1;
         }
     }
+    return 0;
+}
+
+/* The strings for the next object of m: a new set once m's has grown to
+ * twice what the last list held (objects replaced by the watch leave
+ * their strings behind; the objects of the old set hold it until they
+ * go). Only the resource's thread calls this. */
+static struct invstrs *objmap_strs(struct objmap *m)
+{
+    if (invstrs_count(m->strs) > m->strs_max) {
+        invstrs_release(m->strs);
+        m->strs = invstrs_new();
+    }
+    return m->strs;
 }
 
 /* ---- state ------------------------------------------------------------ */
@@ -190,8 +225,9 @@ struct cluster {
     struct metrics *metrics;
     struct resource res[NRES_MAX];
     size_t nres;
-    pthread_mutex_t mu;         /* objs, listed, dirty */
+    pthread_mutex_t mu;         /* objs, listed, dirty, parsed */
     int dirty;
+    size_t parsed;              /* objects parsed since the last snapshot */
     struct stopper stop;        /* the sleeps between lists and publishes */
     atomic_int synced;
     pthread_t builder;
@@ -301,20 +337,61 @@ static char *render_object(const struct resource *r, const struct tnode *obj,
     return json;
 }
 
-/* Stores one watched object of r; -1 if unusable. */
-static int store_object(struct resource *r, const struct tnode *obj)
+/* obj as the snapshots read it: rendered (render_object) and loaded
+ * again into a, its "namespace/name" in key. -1 (logged) when it has no
+ * name, is too large or does not load. */
+static int load_object(const struct resource *r, const struct tnode *obj,
+                       struct arena *a, char *key, size_t keymax,
+                       struct tnode **out)
 {
-    char key[1024];
+    struct err e = { "" };
     size_t len = 0;
-    char *json = render_object(r, obj, key, sizeof(key), &len);
+    char *json = render_object(r, obj, key, keymax, &len);
+    int rc;
 
     if (!json)
         return -1;
+    rc = load_json(a, json, len, out, &e);
+    if (rc < 0)
+        log_msg(LOG_WARN, "inventory: skipping %s '%s': %s", r->kind, key,
+                e.msg);
+    free(json);
+    return rc;
+}
+
+/* Stores one watched object of r; -1 if unusable. An object the
+ * snapshots would not keep (not of r's kind, no name) removes what its
+ * key held, as its update would have removed it from the next snapshot. */
+static int store_object(struct resource *r, const struct tnode *obj)
+{
+    char key[1024];
+    struct arena a;
+    struct tnode *t;
+    struct obj *old;
+    struct invobj *io = NULL;
+    int rc = -1;
+
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    if (load_object(r, obj, &a, key, sizeof(key), &t) < 0)
+        goto out;
+    rc = 0;
+    /* only this thread writes r->objs: reading it needs no lock */
+    old = objmap_find(&r->objs, key);
+    if (old && tree_same(invobj_tree(old->o), t, NULL))
+        goto out;               /* nothing the rules read changed */
+    io = invobj_new(t, objmap_strs(&r->objs));
     pthread_mutex_lock(&r->c->mu);
-    if (objmap_put(&r->objs, key, json, len))
+    if (io) {
+        objmap_put(&r->objs, key, io);
+        r->c->parsed++;
         r->c->dirty = 1;
+    } else if (objmap_del(&r->objs, key)) {
+        r->c->dirty = 1;
+    }
     pthread_mutex_unlock(&r->c->mu);
-    return 0;
+out:
+    arena_release(&a);
+    return rc;
 }
 
 static void delete_object(struct resource *r, const struct tnode *obj)
@@ -332,39 +409,29 @@ static void delete_object(struct resource *r, const struct tnode *obj)
     pthread_mutex_unlock(&r->c->mu);
 }
 
-/* invstore callback: adds every stored object to a snapshot being built. */
+/* invstore callback: adds every stored object to a snapshot being built
+ * (shared, not copied: inventory_add_invobj). */
 static int add_objects(void *cls, struct inventory *inv, struct err *err)
 {
     struct cluster *c = cls;
-    struct arena a;
-    size_t r, i;
-    int ret = 0;
+    size_t r, i, n = 0;
 
-    arena_init(&a, ARENA_CHUNK_BYTES);
     pthread_mutex_lock(&c->mu);
-    for (r = 0; r < c->nres && ret == 0; r++) {
+    for (r = 0; r < c->nres; r++) {
         struct objmap *m = &c->res[r].objs;
-        for (i = 0; i < m->nb && ret == 0; i++) {
+        for (i = 0; i < m->nb; i++) {
             struct obj *o;
-            for (o = m->b[i]; o && ret == 0; o = o->next) {
-                struct tnode *t;
-                struct err e = { "" };
-                if (load_json(&a, o->json, o->len, &t, &e) < 0
-                    || inventory_add_tree(inv, t, &e) < 0) {
-                    /* one bad object must not block the snapshot */
-                    log_msg(LOG_WARN, "inventory: skipping %s '%s': %s",
-                            c->res[r].kind, o->key, e.msg);
-                }
-                arena_release(&a);
-                arena_init(&a, ARENA_CHUNK_BYTES);
-            }
+            for (o = m->b[i]; o; o = o->next, n++)
+                inventory_add_invobj(inv, o->o);
         }
     }
+    log_msg(LOG_DEBUG, "inventory: snapshot of %zu cluster objects, %zu "
+            "parsed since the last", n, c->parsed);
+    c->parsed = 0;
     c->dirty = 0;
     pthread_mutex_unlock(&c->mu);
-    arena_release(&a);
     (void)err;
-    return ret;
+    return 0;
 }
 
 /* ---- HTTP ------------------------------------------------------------- */
@@ -374,13 +441,18 @@ static int add_objects(void *cls, struct inventory *inv, struct err *err)
 static void list_item(void *cls, const struct tnode *item)
 {
     struct objmap *fresh = cls;
-    const struct resource *r = fresh->r;
-    char key[1024], *json;
-    size_t len = 0;
+    char key[1024];
+    struct arena a;
+    struct tnode *t;
+    struct invobj *io;
 
-    json = render_object(r, item, key, sizeof(key), &len);
-    if (json)
-        objmap_put(fresh, key, json, len);
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    if (load_object(fresh->r, item, &a, key, sizeof(key), &t) == 0) {
+        io = invobj_new(t, fresh->strs);
+        if (io)
+            objmap_put(fresh, key, io);
+    }
+    arena_release(&a);
 }
 
 /* Lists every page into a fresh map, then swaps it in. 0, 1 = 410 (token
@@ -419,9 +491,14 @@ static int do_list(struct resource *r, struct err *err)
         ret = 2;
         goto out;
     }
+    /* the watch makes a new set of strings once this one doubles */
+    fresh.strs_max = 2 * invstrs_count(fresh.strs);
+    if (fresh.strs_max < CLUSTER_STRS_MIN)
+        fresh.strs_max = CLUSTER_STRS_MIN;
     pthread_mutex_lock(&r->c->mu);
     objmap_release(&r->objs);
     r->objs = fresh;
+    r->c->parsed += n;
     fresh.b = NULL;
     r->listed = 1;
     r->healthy = 1;
@@ -660,6 +737,16 @@ static int all_healthy(struct cluster *c)
     return 1;
 }
 
+/* This thread's CPU time in seconds (a snapshot's cost, in the log). */
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Publishes a snapshot at most once per second when something changed.
  * With nothing to rebuild and every watch healthy, the snapshot is
  * current: its age in the metrics restarts, so an alert on the age fires
@@ -671,6 +758,7 @@ static void *builder_main(void *arg)
     for (;;) {
         int build, current;
         struct err err = { "" };
+        double t0, cpu0;
 
         if (stopper_wait(&c->stop, 1))
             break;
@@ -683,10 +771,14 @@ static void *builder_main(void *arg)
                               time(NULL));
         if (!build)
             continue;
+        t0 = clock_mono_s();
+        cpu0 = thread_cpu_s();
         if (invstore_rebuild(c->store, &err) < 0) {
             log_msg(LOG_ERROR, "inventory: snapshot failed: %s", err.msg);
             continue;
         }
+        log_msg(LOG_DEBUG, "inventory: snapshot published in %.3f s "
+                "(%.3f s CPU)", clock_mono_s() - t0, thread_cpu_s() - cpu0);
         if (!atomic_exchange(&c->synced, 1))
             log_msg(LOG_INFO, "inventory: first sync complete, %zu objects",
                     invstore_size(c->store));

@@ -468,6 +468,10 @@ check "not ready while the apiserver's version is unknown (logged)" grep -q "can
 check "the apiserver's version learnt at start" grep -q 'target: the apiserver is Kubernetes 1.34 (v1.34.0): judging as 1.34' "$T/kc.log"
 control '{"op":"add","resource":"deviceclasses","object":{"metadata":{"name":"watched.example.com"}}}'
 check "watch ADDED reaches the snapshot" wait_for '[ "$(inv_objects)" -gt "$N0" ]'
+# objects are parsed once, when the event brings them: the snapshot after
+# the one ADDED event parsed that object alone, and shares the others
+check "a watch event parses its object alone (the others shared)" \
+    wait_for 'grep -q "inventory: snapshot of $(inv_objects) cluster objects, 1 parsed since the last" "$T/kc.log"'
 N1=$(inv_objects)
 L0=$(json_get "$(stats)" 'r["lists"]["deviceclasses"]')
 control '{"op":"gone","resource":"deviceclasses"}'
