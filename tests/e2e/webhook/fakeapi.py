@@ -30,13 +30,18 @@ Control (no auth, test only):
   POST /_control {"op": "gone"|"drop", "resource": R}
   POST /_control {"op": "empty", "resource": R, "count": N}: the next N
                  lists of R come back with no items (an apiserver hiccup)
+  POST /_control {"op": "churn", "resource": R, "rate": 100, "seconds": 20}:
+                 MODIFIED events at that rate for that long, the objects of
+                 R in turn, each with spec.pool.generation one up (as a
+                 driver republishing its ResourceSlices); their send times
+                 (epoch seconds) are in /_stats as "churn": [t, ...]
   POST /_control {"op": "version", "version": "1.35"}  (an upgrade)
   POST /_control {"op": "gates", "gates": "A=true,B=false"}
   GET  /_stats   -> {"lists": {R: list pages served}, "watches": {R: n},
                      "auth": {"token": n, "cert": n}, "denied": n,
                      "agents": [User-Agent of authenticated requests],
                      "writes": [{method, path, contentType, fieldManager,
-                                 force}]}
+                                 force}], "churn": [t, ...]}
 """
 import argparse
 import datetime
@@ -46,6 +51,7 @@ import re
 import ssl
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # plural -> (group, kind, namespaced); the version of resource.k8s.io is
@@ -152,7 +158,10 @@ def load_objects(path):
     objs = {p: {} for p in TYPES}
     start = datetime.datetime.now(datetime.timezone.utc)
     with open(path) as f:
-        docs = [d for d in yaml.safe_load_all(f) if d]
+        # libyaml's loader where PyYAML has it (the scale benchmark's
+        # inventories are large); the same documents
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        docs = [d for d in yaml.load_all(f, Loader=loader) if d]
     items = []
     for d in docs:
         if d.get("kind", "").endswith("List") and "items" in d:
@@ -192,6 +201,7 @@ class State:
         self.gates = {}                         # name -> 0|1 (--gates)
         self.writes = []
         self.empty = {r: 0 for r in KINDS}      # lists still to answer empty
+        self.churned = []                       # send times of churn events
 
     def stamp(self):
         for m in self.objs.values():
@@ -203,6 +213,37 @@ class State:
             self.seq += 1
             self.events[res].append((self.seq, item))
             self.lock.notify_all()
+
+    def churn(self, res, rate, seconds):
+        """MODIFIED events on the objects of res in turn, rate a second
+        for seconds (a thread of its own; paced on the clock, not on the
+        previous event)"""
+        with self.lock:
+            keys = sorted(self.objs[res])
+        if not keys:
+            return
+        start = time.monotonic()
+        for k in range(int(rate * seconds)):
+            delay = start + k / rate - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            key = keys[k % len(keys)]
+            with self.lock:
+                old = self.objs[res].get(key)
+                if old is None:
+                    continue
+                spec = dict(old.get("spec", {}))
+                pool = dict(spec.get("pool", {}))
+                pool["generation"] = pool.get("generation", 0) + 1
+                spec["pool"] = pool
+                self.rv += 1
+                obj = dict(old, spec=spec,
+                           metadata=dict(old["metadata"],
+                                         resourceVersion=str(self.rv)))
+                self.objs[res][key] = obj
+                self.churned.append(time.time())
+            self.push(res, {"type": "MODIFIED",
+                            "object": dict(obj, kind=KINDS[res])})
 
 
 STATE = State()
@@ -303,6 +344,10 @@ class Handler(BaseHTTPRequestHandler):
         if op == "empty":
             with STATE.lock:
                 STATE.empty[res] = int(cmd.get("count", 1))
+        elif op == "churn":
+            threading.Thread(target=STATE.churn, daemon=True,
+                             args=(res, float(cmd.get("rate", 100)),
+                                   float(cmd.get("seconds", 20)))).start()
         elif op in ("add", "delete"):
             obj = cmd["object"]
             md = obj["metadata"]
@@ -442,7 +487,8 @@ class Handler(BaseHTTPRequestHandler):
                     "lists": STATE.lists, "watches": STATE.watches,
                     "auth": STATE.auth, "writes": STATE.writes,
                     "denied": STATE.denied, "metrics": STATE.metrics,
-                    "agents": sorted(STATE.agents)})
+                    "agents": sorted(STATE.agents),
+                    "churn": STATE.churned})
         user = self.user()
         if user is None:
             return self.send_json(401, status(401, "Unauthorized",
