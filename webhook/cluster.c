@@ -64,10 +64,11 @@ struct resource;
 struct objmap {
     struct obj **b;
     size_t nb, n;
-    const struct resource *r;   /* while listing: whose objects */
+    struct resource *r;         /* while listing: whose objects */
     struct invstrs *strs;       /* the strings of objects made for it
                                    (written by the resource's thread) */
     size_t strs_max;            /* a new strs past this many strings */
+    size_t parsed;              /* while listing: objects parsed anew */
 };
 
 static size_t key_hash(const char *s)
@@ -89,6 +90,7 @@ static void objmap_init(struct objmap *m)
     m->r = NULL;
     m->strs = invstrs_new();
     m->strs_max = CLUSTER_STRS_MIN;
+    m->parsed = 0;
 }
 
 static void obj_free(struct obj *o)
@@ -438,20 +440,34 @@ static int add_objects(void *cls, struct inventory *inv, struct err *err)
 
 /* ---- list ------------------------------------------------------------- */
 
+/* One listed object into the fresh map: the object held before when the
+ * list brings it unchanged (a relist keeps the objects, and with them
+ * their identity across snapshots), else parsed anew. */
 static void list_item(void *cls, const struct tnode *item)
 {
     struct objmap *fresh = cls;
     char key[1024];
     struct arena a;
     struct tnode *t;
+    struct obj *old;
     struct invobj *io;
 
     arena_init(&a, ARENA_CHUNK_BYTES);
-    if (load_object(fresh->r, item, &a, key, sizeof(key), &t) == 0) {
-        io = invobj_new(t, fresh->strs);
-        if (io)
-            objmap_put(fresh, key, io);
+    if (load_object(fresh->r, item, &a, key, sizeof(key), &t) < 0)
+        goto out;
+    /* only this thread writes r->objs: reading it needs no lock */
+    old = objmap_find(&fresh->r->objs, key);
+    if (old && tree_same(invobj_tree(old->o), t, NULL)) {
+        invobj_hold(old->o);
+        objmap_put(fresh, key, old->o);
+        goto out;
     }
+    io = invobj_new(t, fresh->strs);
+    if (io) {
+        objmap_put(fresh, key, io);
+        fresh->parsed++;
+    }
+out:
     arena_release(&a);
 }
 
@@ -498,7 +514,7 @@ static int do_list(struct resource *r, struct err *err)
     pthread_mutex_lock(&r->c->mu);
     objmap_release(&r->objs);
     r->objs = fresh;
-    r->c->parsed += n;
+    r->c->parsed += fresh.parsed;
     fresh.b = NULL;
     r->listed = 1;
     r->healthy = 1;

@@ -474,8 +474,13 @@ check "a watch event parses its object alone (the others shared)" \
     wait_for 'grep -q "inventory: snapshot of $(inv_objects) cluster objects, 1 parsed since the last" "$T/kc.log"'
 N1=$(inv_objects)
 L0=$(json_get "$(stats)" 'r["lists"]["deviceclasses"]')
+LOG0=$(wc -l <"$T/kc.log")
 control '{"op":"gone","resource":"deviceclasses"}'
 check "410 Gone -> relist" wait_for '[ "$(json_get "$(stats)" "r[\"lists\"][\"deviceclasses\"]")" -gt "$L0" ]'
+# a relist that brings the objects unchanged keeps them: nothing parsed
+snap_after() { tail -n +"$((LOG0 + 1))" "$T/kc.log" | grep -o 'inventory: snapshot of [0-9]* cluster objects, [0-9]* parsed' | head -n 1; }
+check "a relist keeps the unchanged objects (none parsed again)" \
+    wait_for '[ -n "$(snap_after)" ] && [[ "$(snap_after)" == *", 0 parsed" ]]'
 check "410 logged" grep -q 'expired (410), relisting' "$T/kc.log"
 L1=$(json_get "$(stats)" 'r["lists"]["deviceclasses"]')
 control '{"op":"drop","resource":"deviceclasses"}'
