@@ -274,13 +274,15 @@ void inventory_free(struct inventory *inv)
 
     if (!inv || atomic_fetch_sub(&inv->refs, 1) != 1)
         return;
-    for (i = 0; i < inv->nheld; i++)
-        invobj_release(inv->held[i]);
     devmodel_free(atomic_load(&inv->model->m));
     inventory_free(inv->model->prev);
     pthread_mutex_destroy(&inv->model->mu);
     free(inv->model);
     verdict_cache_free(inv->verdicts);
+    /* what points into the objects is gone: let them go (the list of
+     * them is in the arena) */
+    for (i = 0; i < inv->nheld; i++)
+        invobj_release(inv->held[i]);
     arena_release(&inv->arena);
     inventory_free(inv->base);
     free(inv);
