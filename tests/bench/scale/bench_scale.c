@@ -246,7 +246,7 @@ int main(int argc, char **argv)
     for (f = 0; f < 2; f++) {
         qsort(part[f], npart[f], sizeof(*lat), cmp_double);
         if (npart[f])
-            printf("admission_%s_n %zu\nadmission_%s_p99_ms %.2f\n",
+            printf("admission_%s_n %zu\nadmission_%s_p99_ms %.3f\n",
                    f ? "error" : "ok", npart[f], f ? "error" : "ok",
                    part[f][(npart[f] * 99) / 100] * 1e3);
         free(part[f]);

@@ -21,7 +21,7 @@
 # build and the admission of CLAIMS Pods (each its own run, after
 # inventory_prepare as the webhook does); fails when, at 8,000 nodes
 # against 2,000: the model's CPU time per device passes 1.5x (the build
-# must stay linear), the p99 of the Pods that fit passes 2.5x (they stop at
+# must stay linear), the p99 of the Pods that fit passes 3.2x (they stop at
 # 100 nodes that fit, whatever the size), or the p99 per node of the Pods
 # that fit nowhere passes 1.5x (judged on every node, at a constant cost
 # a node). Each size is run three times and its best figure counts. The
@@ -85,9 +85,13 @@ if [ $check = 1 ]; then
   r=$(python3 -c "print(round($(eval echo "\$ns_$2") / $(eval echo "\$ns_$1"), 2))")
   guard "model build per device at $2 nodes against $1" "$r" 1.5
   # Pods that fit stop at ALLOC_FEASIBLE_MIN nodes that fit: their cost
-  # does not grow with the cluster
+  # does not grow with the cluster. Their p99 still does some (1.6-2.5x
+  # measured): the slowest are the first Pods of a shape, whose first
+  # passes over the devices grow with the cluster, and most Pods are
+  # answered from the verdict cache (so no lower percentile would tell).
+  # A build that does not stop at 100 nodes gave 3.8-6.0x.
   r=$(python3 -c "print(round($(eval echo "\$ok_$2") / $(eval echo "\$ok_$1"), 2))")
-  guard "admission p99 of Pods that fit at $2 nodes against $1" "$r" 2.5
+  guard "admission p99 of Pods that fit at $2 nodes against $1" "$r" 3.2
   # Pods that fit nowhere are judged on every node: their cost per node
   # stays the same
   r=$(python3 -c "print(round(($(eval echo "\$err_$2") / $2) / ($(eval echo "\$err_$1") / $1), 2))")
