@@ -70,6 +70,47 @@ struct group {
     const char *err;
 };
 
+/* The groups of one evaluation: open addressing, grown as groups appear
+ * (devices usually fall into few: a table sized for every device would be
+ * megabytes of fresh memory probed at random, once per selector). */
+struct groups {
+    struct group *tab;
+    size_t cap, n;          /* cap a power of 2; n used slots */
+};
+
+static void groups_init(struct groups *g)
+{
+    g->cap = 64;
+    g->n = 0;
+    g->tab = xcalloc(g->cap, sizeof(*g->tab));
+}
+
+/* The slot of key k: its group, or the empty slot where it goes */
+static struct group *groups_slot(const struct groups *g, uint64_t k)
+{
+    size_t h = (size_t)k & (g->cap - 1);
+
+    while (g->tab[h].rep && g->tab[h].key != k)
+        h = (h + 1) & (g->cap - 1);
+    return &g->tab[h];
+}
+
+/* After a slot was filled: keeps the table at most half full */
+static void groups_added(struct groups *g)
+{
+    struct group *old = g->tab;
+    size_t ocap = g->cap, i;
+
+    if (++g->n * 2 <= g->cap)
+        return;
+    g->cap *= 2;
+    g->tab = xcalloc(g->cap, sizeof(*g->tab));
+    for (i = 0; i < ocap; i++)
+        if (old[i].rep)
+            *groups_slot(g, old[i].key) = old[i];
+    free(old);
+}
+
 /* The key of what a selector reads on d, and of what binding d checks
  * before any evaluation (an attribute of no known type, list values, a
  * version that is not semver: each fails every selector, read or not). */
@@ -117,31 +158,25 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
 {
     uint64_t spent = 0;
     unsigned char *want = xcalloc(m->nsyms + 1, 1);
-    struct group *tab = NULL;
+    struct groups groups = {NULL, 0, 0};
     const char *last_err = NULL;
-    size_t cap = 0, i;
+    size_t i;
     int project;
 
     memset(out, 0, sizeof(*out));
     out->v = arena_alloc(a, m->ndevs + 1);
     project = referenced_syms(m, prog, want) == 0;
-    if (project) {
-        cap = 64;
-        while (cap < m->ndevs * 2)
-            cap *= 2;
-        tab = xcalloc(cap, sizeof(*tab));
-    }
+    if (project)
+        groups_init(&groups);
     for (i = 0; i < m->ndevs; i++) {
         const struct dm_device *d = &m->devs[i];
         struct cel_error err;
         struct group *g = NULL;
+        uint64_t k = 0;
         int r;
         if (project) {
-            uint64_t k = device_key(d, want);
-            size_t h = (size_t)k & (cap - 1);
-            while (tab[h].rep && tab[h].key != k)
-                h = (h + 1) & (cap - 1);
-            g = &tab[h];
+            k = device_key(d, want);
+            g = groups_slot(&groups, k);
             if (g->rep) {
                 set_result(a, out, i, g->res == AM_ERR ? -1 : g->res,
                            g->err, m->ndevs);
@@ -161,14 +196,15 @@ void alloc_eval(struct arena *a, const struct devmodel *m,
             last_err = arena_strdup(a, err.msg);    /* one copy per text */
         set_result(a, out, i, r, r < 0 ? last_err : NULL, m->ndevs);
         if (g) {
-            g->key = device_key(d, want);   /* (the slot's key) */
+            g->key = k;
             g->rep = i + 1;
             g->res = out->v[i];
             g->err = r < 0 ? out->err[i] : NULL;
+            groups_added(&groups);
         }
     }
     out->cost = spent;
-    free(tab);
+    free(groups.tab);
     free(want);
 }
 

@@ -1152,6 +1152,66 @@ static void test_eval(void)
     free(y);
 }
 
+/* devices that all differ in what a selector reads: one group each, more
+ * than the group table first holds (it grows), every result as evaluated
+ * one by one */
+static void test_eval_groups(void)
+{
+    size_t cap = 4096 + 300 * 96, len = 0, i, k;
+    char *y = malloc(cap);
+    struct inventory *inv;
+    const struct devmodel *m;
+    static const char *const exprs[] = {
+        "device.attributes['gpu.example.com'].serial % 3 == 0",
+        "device.attributes['gpu.example.com'].serial > 150 "
+        "&& device.attributes['gpu.example.com'].kind == 'b'",
+        "device.attributes['gpu.example.com'].kind == 'a'",
+        "100 / (device.attributes['gpu.example.com'].serial % 7) > 20",
+    };
+    struct arena a;
+
+    CHECK(y != NULL);
+    if (!y)
+        return;
+    len += (size_t)snprintf(y + len, cap - len,
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: s}\nspec:\n  driver: gpu.example.com\n"
+        "  nodeName: n0\n  pool: {name: n0, generation: 0, "
+        "resourceSliceCount: 1}\n  devices:\n");
+    for (i = 0; i < 300; i++)
+        len += (size_t)snprintf(y + len, cap - len,
+            "  - name: g%zu\n    attributes:\n      serial: {int: %zu}\n"
+            "      kind: {string: %s}\n", i, i, i % 2 ? "a" : "b");
+    inv = inv_of(y);
+    m = inventory_devices(inv);
+    CHECK(m && m->ndevs == 300);
+    arena_init(&a, 1 << 16);
+    for (i = 0; m && i < sizeof(exprs) / sizeof(exprs[0]); i++) {
+        struct cel_env env = {1, 1, 0, 0, 0 };
+        struct cel_program *p;
+        struct cel_error err;
+        struct alloc_match mt;
+        size_t bad = 0, yes = 0, errs = 0;
+        CHECK(cel_compile(&a, &env, exprs[i], strlen(exprs[i]), &p, &err)
+              == 0);
+        alloc_eval(&a, m, p, 0, &mt);
+        for (k = 0; k < m->ndevs; k++) {
+            int r = cel_eval_device(p, &m->devs[k].cel, &err);
+            bad += (r < 0 ? AM_ERR : r ? AM_YES : AM_NO) != mt.v[k];
+            bad += r < 0 && (!mt.err || strcmp(mt.err[k], err.msg));
+            yes += r == 1;
+            errs += r < 0;
+        }
+        CHECK(bad == 0);
+        CHECK(yes == mt.nyes && errs == mt.nerr);
+        CHECK(yes > 0 && yes < m->ndevs);
+        CHECK(i != 3 || errs > 0);      /* serial % 7 == 0 divides by 0 */
+    }
+    arena_release(&a);
+    inventory_free(inv);
+    free(y);
+}
+
 /* many identical nodes: the memo gives every node the same answer */
 static void test_memo(void)
 {
@@ -1531,6 +1591,7 @@ int main(void)
     test_invalid_pool();
     test_gates_off();
     test_eval();
+    test_eval_groups();
     test_memo();
     test_shared();
     test_shared_large();
