@@ -704,6 +704,50 @@ static const char *separator_rest(const char *p, const char *eol, size_t *n)
     return p;
 }
 
+/* Each byte of x that is zero as 0x80, every other byte 0 (no carry
+ * crosses a byte: (b & 0x7f) + 0x7f <= 0xfe). */
+static uint64_t zero_bytes(uint64_t x)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+
+    return ~(((x & low7) + low7) | x | low7);
+}
+
+/* The start of the first line after p's own (p starts a line) that starts
+ * with `---`, or end; *lines increased by the lines before it (a last line
+ * without newline included). Eight bytes at a time, with no call per line
+ * (issue 17): a word is looked at byte by byte only where a newline in it
+ * is followed by '-'. */
+static const char *next_dash_line(const char *p, const char *end,
+                                  unsigned *lines)
+{
+    const uint64_t ones = 0x0101010101010101ull;
+    size_t n = 0;
+
+    while (p < end) {
+        if (end - p > 8) {      /* the word and the byte after it */
+            uint64_t w, next, nl;
+            memcpy(&w, p, 8);
+            memcpy(&next, p + 1, 8);
+            nl = zero_bytes(w ^ (ones * '\n'));
+            if (!(nl & zero_bytes(next ^ (ones * '-')))) {
+                n += (size_t)(((nl >> 7) * ones) >> 56);
+                p += 8;
+                continue;
+            }
+        }
+        if (*p++ != '\n')
+            continue;
+        n++;
+        if (end - p >= 3 && !memcmp(p, "---", 3)) {
+            *lines += (unsigned)n;
+            return p;
+        }
+    }
+    *lines += (unsigned)n + (end[-1] != '\n');
+    return end;
+}
+
 /* Fills *out with [start, end) unless it holds nothing but comments
  * (kubectl skips their null documents): 1 if it did. */
 static int take_chunk(struct ychunk *out, const char *start, const char *end,
@@ -742,23 +786,25 @@ int load_yaml_split_next(struct ysplit *s, struct arena *a,
         return 1;
     }
     while (s->p < s->end) {
-        const char *p = s->p, *start = s->start;
-        const char *eol = memchr(p, '\n', (size_t)(s->end - p));
-        const char *next = eol ? eol + 1 : s->end;
+        const char *p = s->p, *start = s->start, *eol, *next;
         unsigned line = s->line, start_line = s->start_line;
         unsigned start_col = s->start_col;
         const char *rest;
         size_t n;
         int got = 0;
 
+        if (s->end - p < 3 || memcmp(p, "---", 3) != 0) {
+            /* lines of the document up to the next `---` line */
+            s->p = next_dash_line(p, s->end, &s->line);
+            s->have = 1;
+            continue;
+        }
+        eol = memchr(p, '\n', (size_t)(s->end - p));
+        next = eol ? eol + 1 : s->end;
         if (!eol)
             eol = s->end;
         s->p = next;
         s->line++;
-        if (eol - p < 3 || memcmp(p, "---", 3) != 0) {
-            s->have = 1;
-            continue;
-        }
         rest = separator_rest(p + 3, eol, &n);
         if (n && *rest != '#') {
             /* kubectl stops the file here; we report it and read on, the
