@@ -240,7 +240,8 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     run = run_new(eng, inv, &arena, &diags);
     run_inventory_from_input(run, o.input_inv);
     for (i = 0; i < in.n; i++)
-        run_add_text(run, in.v[i].name, in.v[i].data, in.v[i].len);
+        run_add_text(run, in.v[i].name, in.v[i].text.data,
+                     in.v[i].text.len);
     run_check(run);
     diag_list_sort(&diags);
 

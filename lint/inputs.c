@@ -1,6 +1,7 @@
 /*
  * inputs.c - walks the paths a command is given and reads every file
- * found (validate/file.c does the reading and its limit). Owns which
+ * found (validate/file.c does the reading, or maps a big file, and owns
+ * the limit; inputs_release() gives the texts back). Owns which
  * files a directory contributes and in what order (each directory once,
  * by device and inode, whatever symlinks lead to it; what ignorePaths
  * names left out, as pathignore.c decides); not what the files mean (the
@@ -16,7 +17,6 @@
 
 #include "../validate/engine.h"
 #include "../validate/err.h"
-#include "../validate/file.h"
 #include "../validate/limits.h"
 #include "../validate/xalloc.h"
 #include "cli.h"
@@ -24,15 +24,15 @@
 
 #define INPUTS_MAX_DEPTH 64     /* directories below a given path */
 
-static void push(struct inputs *in, const char *name, char *data, size_t len)
+static void push(struct inputs *in, const char *name,
+                 const struct file_text *text)
 {
     if (in->n == in->cap) {
         in->cap = in->cap ? in->cap * 2 : 16;
         in->v = xrealloc(in->v, in->cap * sizeof(*in->v));
     }
     in->v[in->n].name = xstrdup(name);
-    in->v[in->n].data = data;
-    in->v[in->n].len = len;
+    in->v[in->n].text = *text;
     in->n++;
 }
 
@@ -61,8 +61,7 @@ static void add_path(struct inputs *in, struct file_dirs *dirs,
 {
     struct stat st;
     struct err err;
-    char *data;
-    size_t len;
+    struct file_text text;
 
     if (!top || strcmp(path, "-")) {    /* "-" given: stdin */
         const char *glob = pathignore_match(in->ignore, path);
@@ -90,12 +89,12 @@ static void add_path(struct inputs *in, struct file_dirs *dirs,
         if (!top && (!S_ISREG(st.st_mode) || !file_is_manifest(path)))
             return;
     }
-    if (file_read(path, LIMIT_FILE_BYTES, &data, &len, &err) < 0) {
+    if (file_text_read(path, LIMIT_FILE_BYTES, &text, &err) < 0) {
         cli_error("%s", err.msg);
         in->failed = 1;
         return;
     }
-    push(in, path, data, len);
+    push(in, path, &text);
 }
 
 void inputs_add(struct inputs *in, const char *path)
@@ -110,10 +109,13 @@ void inputs_add_text(struct inputs *in, const char *name, const char *data,
                      size_t len)
 {
     char *copy = xmalloc(len + 1);
+    struct file_text text = {0};
 
     memcpy(copy, data, len);
     copy[len] = '\0';
-    push(in, name, copy, len);
+    text.data = copy;
+    text.len = len;
+    push(in, name, &text);
 }
 
 void inputs_release(struct inputs *in)
@@ -122,7 +124,7 @@ void inputs_release(struct inputs *in)
 
     for (i = 0; i < in->n; i++) {
         free(in->v[i].name);
-        free(in->v[i].data);
+        file_text_release(&in->v[i].text);
     }
     free(in->v);
     memset(in, 0, sizeof(*in));
@@ -137,8 +139,8 @@ int inputs_to_inventory(const struct inputs *in, struct inventory *inv,
 
     for (i = 0; i < in->n; i++) {
         t[i].file = in->v[i].name;
-        t[i].data = in->v[i].data;
-        t[i].len = in->v[i].len;
+        t[i].data = in->v[i].text.data;
+        t[i].len = in->v[i].text.len;
     }
     rc = inventory_add_texts(inv, t, in->n, err);
     free(t);

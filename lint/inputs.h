@@ -3,19 +3,20 @@
  * "-" for stdin, or a directory's manifests: *.yaml, *.yml and *.json,
  * sorted, hidden entries skipped, at most 64 levels down, a directory
  * reached again through a symlink skipped, paths the config's ignorePaths
- * name left out), each read whole
- * through validate/file.c and kept until inputs_release(), because the
- * document trees point into the text.
+ * name left out), each read whole (a big regular file mapped, see
+ * file_text_read()) through validate/file.c and kept until
+ * inputs_release(), because the document trees point into the text.
  */
 #ifndef CLAIMCHECK_INPUTS_H
 #define CLAIMCHECK_INPUTS_H
 
 #include <stddef.h>
 
+#include "../validate/file.h"
+
 struct input {
     char *name;                 /* as given / found; malloc'ed */
-    char *data;                 /* the contents, NUL-terminated; malloc'ed */
-    size_t len;
+    struct file_text text;      /* the contents: read, or mapped when big */
 };
 
 struct pathignore;

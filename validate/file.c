@@ -3,19 +3,22 @@
  * exact allocation after stat(), anything else (stdin, a pipe, a file
  * that grows while read) through a bounded growing buffer. Owns the
  * messages for unreadable and oversized files; what a file means is the
- * caller's. Also the listing of a directory's entries and the set of
- * directories a walk has entered.
+ * caller's. A text kept whole (file_text_read(), the linter's inputs) is
+ * mapped instead when it is a big regular file. Also the listing of a
+ * directory's entries and the set of directories a walk has entered.
  */
 #include "file.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "err.h"
@@ -110,6 +113,16 @@ static int read_sized(FILE *f, const char *path, size_t size, size_t max,
     return 0;
 }
 
+/* The open file f, st its fstat() (NULL: none), read whole. */
+static int read_open(FILE *f, const struct stat *st, const char *path,
+                     size_t max, char **data, size_t *len, struct err *err)
+{
+    if (st && S_ISREG(st->st_mode))
+        return read_sized(f, path, st->st_size < 0 ? 0 : (size_t)st->st_size,
+                          max, data, len, err);
+    return read_stream(f, path, max, data, len, err);
+}
+
 int file_read(const char *path, size_t max, char **data, size_t *len,
               struct err *err)
 {
@@ -124,15 +137,113 @@ int file_read(const char *path, size_t max, char **data, size_t *len,
     f = fopen(path, "rb");
     if (!f)
         return err_set(err, "cannot open '%s': %s", path, strerror(errno));
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
-        rc = read_sized(f, path, st.st_size < 0 ? 0 : (size_t)st.st_size,
-                        max, data, len, err);
-    else
-        rc = read_stream(f, path, max, data, len, err);
+    rc = read_open(f, fstat(fileno(f), &st) == 0 ? &st : NULL, path, max,
+                   data, len, err);
     fclose(f);
     if (rc < 0)
         *data = NULL;
     return rc;
+}
+
+/* ==== texts kept whole: mapped when big ================================= */
+
+/* A file shrinking under its mapping leaves pages with nothing behind
+ * them; reading one raises SIGBUS. The text cannot be finished then:
+ * said, and the exit status of an unreadable input. */
+static void on_sigbus(int sig)
+{
+    static const char msg[] = "claimcheck: an input file was truncated "
+                              "while it was read\n";
+
+    ssize_t n;
+
+    (void)sig;
+    n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+    (void)n;
+    _exit(2);
+}
+
+/* Maps the regular file fd of size bytes (0 < size <= max) read-only
+ * with its pages made resident in one call, and puts the NUL after the
+ * text in a private copy of the last page, so no later write to the file
+ * can take it away. Returns 0, or 1 when the file is better read: its
+ * size a multiple of the page size (no room for the NUL) or mapping
+ * refused. */
+static int map_text(int fd, size_t size, struct file_text *t)
+{
+    long pagesz = sysconf(_SC_PAGESIZE);
+    size_t page = pagesz > 0 ? (size_t)pagesz : 4096, last;
+    struct sigaction sa;
+    char *p;
+    int populate = 0;
+
+    if (size % page == 0)
+        return 1;
+#ifdef MAP_POPULATE
+    populate = MAP_POPULATE;
+#endif
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_sigbus;
+    sigemptyset(&sa.sa_mask);
+    (void)sigaction(SIGBUS, &sa, NULL);
+    p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | populate, fd, 0);
+    if (p == MAP_FAILED)
+        return 1;
+    last = size - size % page;
+    if (mprotect(p + last, page, PROT_READ | PROT_WRITE) < 0) {
+        munmap(p, size);
+        return 1;
+    }
+    p[size] = '\0';
+    (void)mprotect(p + last, page, PROT_READ);
+    t->data = p;
+    t->len = size;
+    t->mapped = size;
+    return 0;
+}
+
+int file_text_read(const char *path, size_t max, struct file_text *t,
+                   struct err *err)
+{
+    struct stat st;
+    char *data = NULL;
+    FILE *f;
+    int rc, have_st;
+
+    memset(t, 0, sizeof(*t));
+    if (!strcmp(path, "-")) {
+        if (file_read(path, max, &data, &t->len, err) < 0)
+            return -1;
+        t->data = data;
+        return 0;
+    }
+    f = fopen(path, "rb");
+    if (!f)
+        return err_set(err, "cannot open '%s': %s", path, strerror(errno));
+    have_st = fstat(fileno(f), &st) == 0;
+    if (have_st && S_ISREG(st.st_mode) && st.st_size >= FILE_MAP_MIN
+        && (unsigned long long)st.st_size <= max
+        && map_text(fileno(f), (size_t)st.st_size, t) == 0) {
+        fclose(f);
+        return 0;
+    }
+    rc = read_open(f, have_st ? &st : NULL, path, max, &data, &t->len, err);
+    fclose(f);
+    if (rc < 0) {
+        t->len = 0;
+        return -1;
+    }
+    t->data = data;
+    return 0;
+}
+
+void file_text_release(struct file_text *t)
+{
+    if (t->mapped)
+        munmap((void *)(uintptr_t)t->data, t->mapped);
+    else
+        free((void *)(uintptr_t)t->data);
+    memset(t, 0, sizeof(*t));
 }
 
 /* ==== directories ======================================================= */

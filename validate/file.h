@@ -29,6 +29,34 @@ struct stat;
 int file_read(const char *path, size_t max, char **data, size_t *len,
               struct err *err);
 
+/* A file's text kept whole for as long as its reader needs it (the
+ * linter's inputs: the document trees point into it). A regular file of
+ * FILE_MAP_MIN bytes or more is mapped read-only, not read: reading a big
+ * file into fresh memory costs a page fault per 4 KiB (issue 17); the
+ * mapping shares the page cache. Smaller files, stdin, pipes and files
+ * whose size is a multiple of the page size (no room for the NUL) are
+ * read as file_read() reads them. data is NUL-terminated either way and
+ * must not be written.
+ *
+ * A mapped file that is truncated while mapped leaves pages with nothing
+ * behind them: reading one raises SIGBUS, and the handler a mapping
+ * installs says "claimcheck: an input file was truncated while it was
+ * read" and exits 2 (a file changed in place shows its new bytes, as git
+ * and ripgrep show them; the NUL after the text stays). */
+#define FILE_MAP_MIN (64 * 1024)
+struct file_text {
+    const char *data;
+    size_t len;                 /* without the NUL */
+    size_t mapped;              /* bytes mapped; 0: malloc'ed */
+};
+/* Reads or maps path ("-": standard input) under the limit max, with
+ * file_read()'s messages. Returns 0, or -1 with *err filled and *t
+ * zeroed. */
+int file_text_read(const char *path, size_t max, struct file_text *t,
+                   struct err *err);
+/* Unmaps or frees t's text; t zeroed. */
+void file_text_release(struct file_text *t);
+
 /* 1 when name ends in .yaml, .yml or .json: a manifest file found in a
  * directory (a file given by name is read whatever it is called). */
 int file_is_manifest(const char *name);

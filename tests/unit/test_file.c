@@ -2,7 +2,9 @@
  * test_file.c - validate/file.c: whole files of every size up to the
  * limit and one past it (regular file and stream), an empty file, a
  * missing file and a directory (messages naming the path), stdin ("-")
- * from a pipe; a directory's listing and which names are manifests.
+ * from a pipe; texts kept whole (file_text_read()): a big file mapped
+ * with its NUL, kept when the file grows, a truncated one said and exit
+ * 2; a directory's listing and which names are manifests.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +68,114 @@ static int read_err(const char *path, size_t max, const char *want)
     }
     if (strcmp(err.msg, want)) {
         printf("    message '%s', want '%s'\n", err.msg, want);
+        return 0;
+    }
+    return 1;
+}
+
+/* file_text_read of path: 1 when it holds the n letters of put(),
+ * NUL-terminated, mapped or not as want_mapped says */
+static int text_ok(const char *path, size_t max, size_t n, int want_mapped)
+{
+    struct file_text t;
+    struct err err;
+    size_t i;
+    int ok;
+
+    if (file_text_read(path, max, &t, &err) < 0) {
+        printf("    %s\n", err.msg);
+        return 0;
+    }
+    ok = t.len == n && t.data[n] == '\0' && !t.mapped == !want_mapped
+         && (!t.mapped || t.mapped == n);
+    for (i = 0; ok && i < n; i++)
+        ok = t.data[i] == 'a' + (int)(i % 26);
+    if (!ok)
+        printf("    %s: len %zu mapped %zu, want %zu mapped %d\n", path,
+               t.len, t.mapped, n, want_mapped);
+    file_text_release(&t);
+    return ok && !t.data && !t.len && !t.mapped;
+}
+
+static int text_err(const char *path, size_t max, const char *want)
+{
+    struct file_text t;
+    struct err err;
+
+    if (file_text_read(path, max, &t, &err) == 0) {
+        file_text_release(&t);
+        return 0;
+    }
+    if (t.data || t.len || t.mapped) {
+        printf("    text not zeroed after an error\n");
+        return 0;
+    }
+    if (strcmp(err.msg, want)) {
+        printf("    message '%s', want '%s'\n", err.msg, want);
+        return 0;
+    }
+    return 1;
+}
+
+/* A mapped text keeps its NUL when the file grows afterwards (the last
+ * page is a private copy; the others show the file as it is). */
+static int text_grown_ok(void)
+{
+    const char *path = put("grown", 200000);
+    struct file_text t;
+    struct err err;
+    FILE *f;
+    int ok;
+
+    if (file_text_read(path, 1 << 20, &t, &err) < 0 || !t.mapped)
+        return 0;
+    f = fopen(path, "ab");
+    if (!f)
+        abort();
+    fputs("xxxxxxxx", f);
+    fclose(f);
+    ok = t.len == 200000 && t.data[t.len] == '\0'
+         && t.data[t.len - 1] == 'a' + (int)((200000 - 1) % 26);
+    file_text_release(&t);
+    return ok;
+}
+
+/* A mapped file truncated under the reader: the process says so on
+ * stderr and exits 2, not killed by SIGBUS. */
+static int text_truncated_ok(void)
+{
+    const char *want = "claimcheck: an input file was truncated while it "
+                       "was read\n";
+    char got[200];
+    int fds[2], status;
+    ssize_t n;
+    pid_t pid;
+
+    if (pipe(fds) < 0)
+        abort();
+    pid = fork();
+    if (pid == 0) {
+        const char *path = put("shrinks", 200000);
+        struct file_text t;
+        struct err err;
+        volatile char c;
+        dup2(fds[1], 2);
+        close(fds[0]);
+        if (file_text_read(path, 1 << 20, &t, &err) < 0 || !t.mapped)
+            _exit(3);
+        if (truncate(path, 0) < 0)
+            _exit(4);
+        c = t.data[100000];
+        (void)c;
+        _exit(0);
+    }
+    close(fds[1]);
+    n = read(fds[0], got, sizeof(got) - 1);
+    close(fds[0]);
+    got[n > 0 ? n : 0] = '\0';
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 2 || strcmp(got, want)) {
+        printf("    status %#x, stderr '%s'\n", status, got);
         return 0;
     }
     return 1;
@@ -187,6 +297,32 @@ int main(void)
     }
     /* /dev/null is no regular file: read as a stream */
     CHECK(read_ok("/dev/null", 100, 0));
+    /* texts kept whole: a big regular file mapped, with its NUL; small
+     * ones, stdin-like ones and page-size multiples read */
+    CHECK(text_ok(put("t0", 0), 100, 0, 0));
+    CHECK(text_ok(put("t1", 10), 100, 10, 0));
+    CHECK(text_ok(put("t2", FILE_MAP_MIN - 1), 1 << 20, FILE_MAP_MIN - 1,
+                  0));
+    CHECK(text_ok(put("t3", FILE_MAP_MIN + 1), 1 << 20, FILE_MAP_MIN + 1,
+                  1));
+    CHECK(text_ok(put("t4", 200000), 200000, 200000, 1));
+    CHECK(text_ok(put("t5", 4 * FILE_MAP_MIN), 1 << 20, 4 * FILE_MAP_MIN,
+                  0));
+    CHECK(text_ok("/dev/null", 100, 0, 0));
+    {
+        char want[400];
+        put("t6", 200001);
+        snprintf(path, sizeof(path), "%s/t6", dir);
+        snprintf(want, sizeof(want), "'%s' is larger than the 200000 byte "
+                 "input limit", path);
+        CHECK(text_err(path, 200000, want));
+        snprintf(path, sizeof(path), "%s/none", dir);
+        snprintf(want, sizeof(want), "cannot open '%s': No such file or "
+                 "directory", path);
+        CHECK(text_err(path, 100, want));
+    }
+    CHECK(text_grown_ok());
+    CHECK(text_truncated_ok());
     {
         char cmd[400];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
