@@ -154,7 +154,6 @@ static void on_sigbus(int sig)
 {
     static const char msg[] = "claimcheck: an input file was truncated "
                               "while it was read\n";
-
     ssize_t n;
 
     (void)sig;

@@ -4,7 +4,8 @@
  * the failing expression with file:line, CHECK_STR(a, b) compares strings,
  * CHECK_MSG(cond, fmt, ...) prints its own reason on failure, and
  * CHECK_DONE() prints the closing line `N passed, N failed` and returns the
- * exit status; check_read_file() loads a data file of cases. Header-only
+ * exit status; check_read_file() loads a data file of cases;
+ * check_child() runs what must end the process in a child. Header-only
  * so every test binary stays one file.
  */
 #ifndef CLAIMCHECK_TEST_CHECK_H
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 struct check_counts {
     int passed, failed;
@@ -105,6 +108,36 @@ static inline char *check_read_file(const char *path, size_t *len)
         *len = (size_t)n;
     }
     return s;
+}
+
+/* Runs fn(arg) in a child process with its stderr read into out (at most
+ * size - 1 bytes, NUL-terminated): the child's waitpid() status. A child
+ * whose fn returns exits 0. For what must end the process (a message and
+ * an exit, or a signal). */
+static inline int check_child(void (*fn)(void *), void *arg, char *out,
+                              size_t size)
+{
+    int fds[2], status = -1;
+    ssize_t n;
+    pid_t pid;
+
+    if (pipe(fds) < 0)
+        abort();
+    pid = fork();
+    if (pid < 0)
+        abort();
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        fn(arg);
+        _exit(0);
+    }
+    close(fds[1]);
+    n = read(fds[0], out, size - 1);
+    out[n > 0 ? n : 0] = '\0';
+    close(fds[0]);
+    waitpid(pid, &status, 0);
+    return status;
 }
 
 #endif

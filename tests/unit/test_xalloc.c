@@ -15,34 +15,25 @@
 #include "../../validate/xalloc.h"
 #include "check.h"
 
+static void oom(void *arg)
+{
+    int what = *(const int *)arg;
+
+    if (what == 0)
+        xcalloc(SIZE_MAX / 2, 4);       /* n * size overflows */
+    else if (what == 1)
+        xmalloc(SIZE_MAX - 16);         /* no such memory */
+    else
+        xrealloc(NULL, SIZE_MAX - 16);
+}
+
 /* Runs what in a child with stderr captured: 1 when it died of SIGABRT
  * after printing "claimcheck: out of memory". */
 static int dies_of_oom(int what)
 {
-    char msg[256] = "";
-    int fds[2], status;
-    ssize_t n;
-    pid_t pid;
+    char msg[256];
+    int status = check_child(oom, &what, msg, sizeof(msg));
 
-    if (pipe(fds) < 0)
-        abort();
-    pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], 2);
-        close(fds[0]);
-        if (what == 0)
-            xcalloc(SIZE_MAX / 2, 4);       /* n * size overflows */
-        else if (what == 1)
-            xmalloc(SIZE_MAX - 16);         /* no such memory */
-        else
-            xrealloc(NULL, SIZE_MAX - 16);
-        _exit(0);                           /* returned: wrong */
-    }
-    close(fds[1]);
-    n = read(fds[0], msg, sizeof(msg) - 1);
-    msg[n > 0 ? n : 0] = '\0';
-    close(fds[0]);
-    waitpid(pid, &status, 0);
     return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT
            && strstr(msg, "claimcheck: out of memory (") == msg;
 }
