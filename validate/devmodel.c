@@ -146,64 +146,77 @@ static int read_list_attr(struct arena *a, const struct tnode *v,
     return 0;
 }
 
-/* 1 if an attribute value has none of the fields of a known type (an
- * empty map, or only fields of a newer API). */
-static int no_known_value(const struct tnode *v)
+/* The members of an attribute value (a map of one member, mostly) by
+ * type, read in one pass: the first member of each name, as tree_get()
+ * finds it. */
+enum { AV_INT, AV_BOOL, AV_STRING, AV_VERSION, AV_INTS, AV_BOOLS,
+       AV_STRINGS, AV_VERSIONS, AV_N };
+
+static void attr_members(const struct tnode *v, const struct tnode **x)
 {
-    static const char *const keys[] = {"int", "bool", "string", "version",
-                                       "ints", "bools", "strings",
-                                       "versions"};
-    size_t i;
+    static const char *const keys[AV_N] = {"int", "bool", "string",
+                                           "version", "ints", "bools",
+                                           "strings", "versions"};
+    size_t i, k;
+
+    memset(x, 0, AV_N * sizeof(*x));
+    if (!tree_is_map(v))
+        return;
+    for (i = 0; i < v->n; i++)
+        for (k = 0; k < AV_N; k++)
+            if (!x[k] && v->kids[i]->key[0] == keys[k][0]
+                && strcmp(v->kids[i]->key, keys[k]) == 0) {
+                x[k] = v->kids[i];
+                break;
+            }
+}
+
+/* 1 if an attribute value has none of the fields of a known type (an
+ * empty map, or only fields of a newer API); x: its attr_members(). */
+static int no_known_value(const struct tnode *v, const struct tnode **x)
+{
+    size_t k;
 
     if (!tree_is_map(v))
         return 0;
-    for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-        if (tree_get(v, keys[i]))
+    for (k = 0; k < AV_N; k++)
+        if (x[k])
             return 0;
     return 1;
 }
 
-/* One attribute value {int|bool|string|version|ints|...}; -1 if none. */
-static int read_attr(struct arena *a, const struct tnode *v,
+/* One attribute value {int|bool|string|version|ints|...} (x: its
+ * attr_members()); -1 if none. */
+static int read_attr(struct arena *a, const struct tnode **x,
                      struct cel_attr *out)
 {
-    static const struct {
-        const char *key;
-        enum cel_attr_type type;
-    } lists[] = {{"ints", CEL_ATTR_INTS}, {"bools", CEL_ATTR_BOOLS},
-                 {"strings", CEL_ATTR_STRINGS},
-                 {"versions", CEL_ATTR_VERSIONS}};
-    const struct tnode *x;
+    static const enum cel_attr_type lists[] = {CEL_ATTR_INTS, CEL_ATTR_BOOLS,
+                                               CEL_ATTR_STRINGS,
+                                               CEL_ATTR_VERSIONS};
     size_t i;
 
-    x = tree_get(v, "int");
-    if (x) {
+    if (x[AV_INT]) {
         out->type = CEL_ATTR_INT;
-        return tree_int(x, &out->i);
+        return tree_int(x[AV_INT], &out->i);
     }
-    x = tree_get(v, "bool");
-    if (x && x->kind == T_BOOL) {
+    if (x[AV_BOOL] && x[AV_BOOL]->kind == T_BOOL) {
         out->type = CEL_ATTR_BOOL;
-        out->b = x->boolean;
+        out->b = x[AV_BOOL]->boolean;
         return 0;
     }
-    x = tree_get(v, "string");
-    if (x && tree_text(x)) {
+    if (x[AV_STRING] && tree_text(x[AV_STRING])) {
         out->type = CEL_ATTR_STRING;
-        out->s = tree_text(x);
+        out->s = tree_text(x[AV_STRING]);
         return 0;
     }
-    x = tree_get(v, "version");
-    if (x && tree_text(x)) {
+    if (x[AV_VERSION] && tree_text(x[AV_VERSION])) {
         out->type = CEL_ATTR_VERSION;
-        out->s = tree_text(x);
+        out->s = tree_text(x[AV_VERSION]);
         return 0;
     }
-    for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-        x = tree_get(v, lists[i].key);
-        if (x)
-            return read_list_attr(a, x, lists[i].type, out);
-    }
+    for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+        if (x[AV_INTS + i])
+            return read_list_attr(a, x[AV_INTS + i], lists[i], out);
     return -1;
 }
 
@@ -285,6 +298,14 @@ struct build {
                                    as JSON and YAML): left out */
     const struct tnode *sel_src;    /* the NodeSelector last compiled */
     struct nodesel *sel;            /* ... into this */
+    const struct tnode *place_src;  /* what placed the device before (its
+                                       slice's spec, mostly) */
+    enum dm_place place;            /* ... where */
+    size_t place_node;              /* ... DM_NODE: the node */
+    unsigned slice_gated;           /* the slice's DM_GATED_* bits */
+    int per_device;                 /* ... perDeviceNodeSelection */
+    const char *hash_driver;        /* the driver hashed last */
+    uint64_t driver_hash;           /* ... its hash */
     int drop_lists;                 /* the slice being added is to be
                                        applied (not stored) with
                                        DRAListTypeAttributes off */
@@ -300,6 +321,7 @@ struct build {
     struct dm_device prev;          /* the device added last: its
                                        attributes and capacity are reused
                                        (attr_repeats, device_caps) */
+    const struct tnode *prev_spec;  /* ... the spec of its slice */
     size_t *opool;                  /* per object: its pool entry + 1, 0:
                                        not a slice the model reads */
     long long *ogen;                /* ... and its generation */
@@ -350,10 +372,13 @@ static int same_name(const char *key, const char *driver, const char *dom,
     return strcmp(*id, pid) == 0;
 }
 
-/* Reuses the previous device's k-th attribute for av[k] (key and value
- * already read): the devices of a slice mostly repeat their attributes in
- * the same order, and the same text has the same domain, id, symbol,
- * interned value and hash. 0 if it is not the same. */
+/* Reuses what it can of the previous device's k-th attribute for av[k]
+ * (key and value already read): the devices of a slice mostly repeat
+ * their attributes in the same order, and the same name has the same
+ * domain, id and symbol, the same value too the same interned value and
+ * hash. 0: another name; 1: the name is the same (domain, id and *asym
+ * set), the value is not; 2: both are (*ahash and the interned value
+ * set too). */
 static int attr_repeats(const struct dm_device *prev, const char *driver,
                         size_t k, struct cel_attr *av, unsigned *asym,
                         uint64_t *ahash)
@@ -364,32 +389,50 @@ static int attr_repeats(const struct dm_device *prev, const char *driver,
     if (k >= prev->cel.nattrs || prev->driver != driver)
         return 0;
     p = &prev->cel.attrs[k];
-    if (p->type != av->type
-        || !same_name(av->name, driver, p->domain, p->id, &id))
+    if (!same_name(av->name, driver, p->domain, p->id, &id))
         return 0;
-    switch (av->type) {
-    case CEL_ATTR_INT:
-        if (p->i != av->i)
-            return 0;
-        break;
-    case CEL_ATTR_BOOL:
-        if (p->b != av->b)
-            return 0;
-        break;
-    case CEL_ATTR_STRING:
-    case CEL_ATTR_VERSION:
-        if (strcmp(p->s, av->s) != 0)
-            return 0;
-        av->s = p->s;       /* the interned copy */
-        break;
-    default:
-        return 0;           /* lists: read and hashed afresh */
-    }
     av->domain = p->domain;
     av->id = id;
     *asym = prev->attr_sym[k];
+    if (p->type != av->type)
+        return 1;
+    switch (av->type) {
+    case CEL_ATTR_INT:
+        if (p->i != av->i)
+            return 1;
+        break;
+    case CEL_ATTR_BOOL:
+        if (p->b != av->b)
+            return 1;
+        break;
+    case CEL_ATTR_STRING:
+    case CEL_ATTR_VERSION:
+        if (p->s != av->s && strcmp(p->s, av->s) != 0)
+            return 1;
+        av->s = p->s;       /* the interned copy */
+        break;
+    default:
+        return 1;           /* lists: read and hashed afresh */
+    }
     *ahash = prev->attr_hash[k];
-    return 1;
+    return 2;
+}
+
+/* The symbols of a device's attributes or capacity (n of them, in syms):
+ * the previous device's array when they are the same (a slice's devices
+ * mostly have the same names), else a copy in a. */
+static const unsigned *syms_of(struct arena *a, const unsigned *syms,
+                               size_t n, const unsigned *prev, size_t nprev)
+{
+    unsigned *v;
+
+    if (prev && n == nprev && memcmp(syms, prev, n * sizeof(*syms)) == 0)
+        return prev;
+    if (!n)
+        return NULL;
+    v = arena_alloc_aligned(a, n * sizeof(*v), _Alignof(unsigned));
+    memcpy(v, syms, n * sizeof(*v));
+    return v;
 }
 
 static void device_attrs(struct devmodel *m, struct dm_device *d,
@@ -398,23 +441,26 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
 {
     struct arena *a = m->da;
     struct cel_attr *av;
-    unsigned *asym;
+    unsigned sbuf[64], *asym;
     uint64_t *ahash;
     size_t i, k = 0;
 
     if (!tree_is_map(attrs))
         return;
-    /* one block per device: values, hashes, ids (most to least aligned) */
-    av = arena_alloc(a, attrs->n * (sizeof(*av) + sizeof(*ahash)
-                                    + sizeof(*asym)));
+    /* one block per device: values and hashes; the ids are those of the
+     * device before, mostly (syms_of) */
+    av = arena_alloc(a, attrs->n * (sizeof(*av) + sizeof(*ahash)));
     ahash = (uint64_t *)(av + attrs->n);
-    asym = (unsigned *)(ahash + attrs->n);
+    asym = attrs->n <= sizeof(sbuf) / sizeof(sbuf[0])
+           ? sbuf : xcalloc(attrs->n, sizeof(*asym));
     for (i = 0; i < attrs->n; i++) {
-        const struct tnode *v = attrs->kids[i];
-        if (read_attr(a, v, &av[k]) < 0) {
+        const struct tnode *v = attrs->kids[i], *x[AV_N];
+        int rep;
+        attr_members(v, x);
+        if (read_attr(a, x, &av[k]) < 0) {
             /* no value of a known type ({}): Kubernetes' DeviceMatches
              * fails every selector on the device (getAttributeValue) */
-            if (!d->cel.unsupported && no_known_value(v))
+            if (!d->cel.unsupported && no_known_value(v, x))
                 d->cel.unsupported = v->key;
             continue;
         }
@@ -427,32 +473,70 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
         if (drop_lists && av[k].type >= CEL_ATTR_INTS)
             continue;
         av[k].name = v->key;        /* CEL messages name it so */
-        if (attr_repeats(prev, d->driver, k, &av[k], &asym[k], &ahash[k])) {
+        rep = attr_repeats(prev, d->driver, k, &av[k], &asym[k], &ahash[k]);
+        if (rep == 2) {
             k++;
             continue;
         }
-        split_qualified(m, v->key, d->driver, &av[k].domain, &av[k].id);
+        if (!rep) {
+            split_qualified(m, v->key, d->driver, &av[k].domain, &av[k].id);
+            asym[k] = intern(m, av[k].id);
+        }
         if (av[k].type == CEL_ATTR_STRING || av[k].type == CEL_ATTR_VERSION)
             av[k].s = intern_domain(m, av[k].s, strlen(av[k].s));
-        asym[k] = intern(m, av[k].id);
         ahash[k] = hash_attr(&av[k]);
         k++;
     }
     d->cel.attrs = av;
-    d->attr_sym = asym;
+    d->attr_sym = syms_of(a, asym, k, prev->attr_sym, prev->cel.nattrs);
     d->attr_hash = ahash;
     d->cel.nattrs = k;
+    if (asym != sbuf)
+        free(asym);
     cel_device_prepare(&d->cel);
+}
+
+/* 1 if the capacity of a device is the previous device's again: the
+ * same names and quantities, in the same order, none with a request
+ * policy (a node of its own device) nor one that does not parse (left
+ * out). Then the device shares the previous one's arrays, and the ids and
+ * quantities there, which point into the previous device's slice: only
+ * in the same slice (a model built to be reused may keep the device after
+ * the other slice is gone). */
+static int caps_repeat(const struct dm_device *d, const struct tnode *caps,
+                       const struct dm_device *prev)
+{
+    size_t i;
+
+    if (caps->n != prev->cel.ncaps || prev->driver != d->driver
+        || !caps->n)
+        return 0;
+    for (i = 0; i < caps->n; i++) {
+        const struct tnode *v = caps->kids[i], *val = v;
+        const char *text, *id;
+        if (tree_is_map(v)) {
+            if (tree_get(v, "requestPolicy"))
+                return 0;
+            val = tree_get(v, "value");
+        }
+        text = tree_text(val);
+        if (!text || prev->cap_policy[i]
+            || strcmp(prev->cel.caps[i].quantity, text) != 0
+            || !same_name(v->key, d->driver, prev->cel.caps[i].domain,
+                          prev->cel.caps[i].id, &id))
+            return 0;
+    }
+    return 1;
 }
 
 /* The capacity of a device: values, request policies, hashes. */
 static void device_caps(struct devmodel *m, struct dm_device *d,
                         const struct tnode *caps,
-                        const struct dm_device *prev)
+                        const struct dm_device *prev, int same_slice)
 {
     struct arena *a = m->da;
     struct cel_capacity *cv;
-    unsigned *csym;
+    unsigned sbuf[64], *csym;
     uint64_t *chash;
     struct quantity *cval;
     const struct tnode **cpol;
@@ -460,14 +544,23 @@ static void device_caps(struct devmodel *m, struct dm_device *d,
 
     if (!tree_is_map(caps))
         return;
+    if (same_slice && caps_repeat(d, caps, prev)) {
+        d->cel.caps = prev->cel.caps;
+        d->cap_sym = prev->cap_sym;
+        d->cap_value = prev->cap_value;
+        d->cap_policy = prev->cap_policy;
+        d->cap_hash = prev->cap_hash;
+        d->cel.ncaps = prev->cel.ncaps;
+        return;
+    }
     /* one block per device, as for attributes */
     cval = arena_alloc(a, caps->n * (sizeof(*cval) + sizeof(*cv)
-                                     + sizeof(*chash) + sizeof(*cpol)
-                                     + sizeof(*csym)));
+                                     + sizeof(*chash) + sizeof(*cpol)));
     cv = (struct cel_capacity *)(cval + caps->n);
     chash = (uint64_t *)(cv + caps->n);
     cpol = (const struct tnode **)(chash + caps->n);
-    csym = (unsigned *)(cpol + caps->n);
+    csym = caps->n <= sizeof(sbuf) / sizeof(sbuf[0])
+           ? sbuf : xcalloc(caps->n, sizeof(*csym));
     for (i = 0; i < caps->n; i++) {
         const struct tnode *v = caps->kids[i];
         const struct tnode *val = tree_is_map(v) ? tree_get(v, "value") : v;
@@ -496,11 +589,13 @@ static void device_caps(struct devmodel *m, struct dm_device *d,
         k++;
     }
     d->cel.caps = cv;
-    d->cap_sym = csym;
+    d->cap_sym = syms_of(a, csym, k, prev->cap_sym, prev->cel.ncaps);
     d->cap_value = cval;
     d->cap_policy = cpol;
     d->cap_hash = chash;
     d->cel.ncaps = k;
+    if (csym != sbuf)
+        free(csym);
 }
 
 /* The consumesCounters of a device (counter sets resolved later). */
@@ -526,11 +621,23 @@ static void device_place(struct build *b, struct dm_device *d,
                          const struct tnode *nn)
 {
     struct devmodel *m = b->m;
+    const char *node;
 
-    if (tree_str(tree_get(nn, "nodeName"))) {
+    /* the devices of a slice share its placement: looked up once */
+    if (nn == b->place_src) {
+        d->place = b->place;
+        if (d->place == DM_NODE)
+            d->node_idx = b->place_node;
+        else if (d->place == DM_SELECTOR) {
+            d->node_selector = b->sel_src;
+            d->nodesel = b->sel;
+        }
+        return;
+    }
+    node = tree_str(tree_get(nn, "nodeName"));
+    if (node) {
         d->place = DM_NODE;
-        d->node_idx = node_of(m, &b->nodecap,
-                              tree_str(tree_get(nn, "nodeName")));
+        d->node_idx = node_of(m, &b->nodecap, node);
     } else if (tree_is_map(tree_get(nn, "nodeSelector"))) {
         d->place = DM_SELECTOR;
         d->node_selector = tree_get(nn, "nodeSelector");
@@ -543,6 +650,9 @@ static void device_place(struct build *b, struct dm_device *d,
     } else {
         d->place = DM_ALL;
     }
+    b->place_src = nn;
+    b->place = d->place;
+    b->place_node = d->node_idx;
 }
 
 /* Marks a pool invalid, keeping the first reason (but one about
@@ -564,16 +674,24 @@ static void pool_invalid(struct devmodel *m, size_t pool, const char *why,
  * sharedCounters while DRAPartitionableDevices is off (the pool's
  * completeness still counts it), and isSelectable / allocateDevice refuse
  * a device with bindingConditions or consumesCounters while their feature
- * is off. */
-static unsigned device_gated(const struct dm_device *d, const struct tnode *f,
-                             const struct tnode *spec)
+ * is off. The slice's part (spec) is slice_gated(), f is the device's. */
+static unsigned slice_gated(const struct tnode *spec)
 {
     const struct tnode *sc = tree_get(spec, "sharedCounters");
-    const struct tnode *bc = tree_get(f, "bindingConditions");
-    unsigned g = 0;
 
-    if (d->nconsumes || (tree_is_seq(sc) && sc->n)
+    if ((tree_is_seq(sc) && sc->n)
         || tree_text(tree_get(spec, "perDeviceNodeSelection")))
+        return DM_GATED_PARTITIONABLE;
+    return 0;
+}
+
+static unsigned device_gated(const struct dm_device *d, const struct tnode *f,
+                             unsigned slice)
+{
+    const struct tnode *bc = tree_get(f, "bindingConditions");
+    unsigned g = slice;
+
+    if (d->nconsumes)
         g |= DM_GATED_PARTITIONABLE;
     if (tree_is_seq(bc) && bc->n)
         g |= DM_GATED_BINDING;
@@ -585,7 +703,8 @@ static const char *join_ref(struct arena *a, const char *where,
                             const char *name)
 {
     size_t lw = strlen(where), ln = strlen(name);
-    char *p = arena_alloc(a, lw + ln + 2);    /* zeroed: terminated */
+    char *p = arena_alloc_aligned(a, lw + ln + 2, 1);  /* zeroed:
+                                                           terminated */
 
     memcpy(p, where, lw);
     p[lw] = '/';
@@ -598,10 +717,11 @@ static const char *join_ref(struct arena *a, const char *where,
 static const struct tnode *place_of(const struct tnode *dev,
                                     const struct tnode *spec)
 {
-    const struct tnode *f = tree_get(dev, "basic");
+    const struct tnode *f;
 
     if (!tree_true(tree_get(spec, "perDeviceNodeSelection")))
         return spec;
+    f = tree_get(dev, "basic");
     return tree_is_map(f) ? f : dev;
 }
 
@@ -648,15 +768,21 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
     d->taints = tree_is_seq(tree_get(f, "taints")) ? tree_get(f, "taints")
                                                    : NULL;
     device_attrs(m, d, tree_get(f, "attributes"), b->drop_lists, &b->prev);
-    device_caps(m, d, tree_get(f, "capacity"), &b->prev);
+    device_caps(m, d, tree_get(f, "capacity"), &b->prev,
+                b->prev_spec == spec);
     device_consumes(m->da, d, tree_get(f, "consumesCounters"));
-    d->gated = device_gated(d, f, spec);
-    device_place(b, d, place_of(dev, spec));
-    d->driver_hash = hash_str(1469598103934665603ull, driver)
-                     ^ ((uint64_t)d->multi << 60);
+    d->gated = device_gated(d, f, b->slice_gated);
+    /* (place_of(), with the slice's perDeviceNodeSelection read once) */
+    device_place(b, d, !b->per_device ? spec : f);
+    if (b->hash_driver != driver) {
+        b->hash_driver = driver;
+        b->driver_hash = hash_str(1469598103934665603ull, driver);
+    }
+    d->driver_hash = b->driver_hash ^ ((uint64_t)d->multi << 60);
     d->ref = join_ref(m->da, d->place == DM_NODE ? m->nodes[d->node_idx].name
                                              : d->pool, name);
     b->prev = *d;
+    b->prev_spec = spec;
     m->ndevs++;
 }
 
@@ -777,6 +903,8 @@ static void add_slice(struct build *b, const struct object *o, size_t oi,
         return;
     }
     b->drop_lists = !m->list_attributes && !o->inventory;
+    b->slice_gated = slice_gated(o->spec);
+    b->per_device = tree_true(tree_get(o->spec, "perDeviceNodeSelection"));
     sc = tree_get(o->spec, "sharedCounters");
     if (tree_is_seq(sc) && sc->n) {
         struct dm_pool *pl = &m->pools[p];
