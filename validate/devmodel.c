@@ -82,6 +82,10 @@ static const char *intern_domain(struct devmodel *m, const char *s,
 
     if (n >= sizeof(key))
         return arena_strndup(m->da, s, n);
+    /* a tree string in a model not to be reused is the canonical copy
+     * itself (below): one probe */
+    if (!s[n] && !m->pieces && !m->domains_base.n)
+        return strmap_intern_borrowed(&m->domains, s);
     memcpy(key, s, n);
     key[n] = 0;
     v = devmodel_domain(m, key);
@@ -247,11 +251,20 @@ static struct dm_counter *read_counters(struct arena *a,
 static size_t pool_of(struct devmodel *m, struct strmap *pools,
                       size_t *cap, const char *driver, const char *name)
 {
-    char *key = arena_printf(m->a, "%s\x1f%s", driver, name);
-    void *v = strmap_get(pools, key);
+    char buf[512], *key = buf;  /* "driver\x1fname", kept when added */
+    size_t ld = strlen(driver), ln = strlen(name);
+    void *v;
 
+    if (ld + ln + 2 > sizeof(buf))
+        key = arena_alloc(m->a, ld + ln + 2);
+    memcpy(key, driver, ld);
+    key[ld] = '\x1f';
+    memcpy(key + ld + 1, name, ln + 1);
+    v = strmap_get(pools, key);
     if (v)
         return (size_t)((uintptr_t)v - 1);
+    if (key == buf)
+        key = arena_strdup(m->a, buf);
     if (m->npools == *cap) {
         *cap = *cap ? *cap * 2 : 16;
         m->pools = arena_grow(m->a, m->pools, m->npools, *cap,
@@ -322,6 +335,7 @@ struct build {
                                        attributes and capacity are reused
                                        (attr_repeats, device_caps) */
     const struct tnode *prev_spec;  /* ... the spec of its slice */
+    size_t nslice_objs;             /* ResourceSlice objects given */
     size_t *opool;                  /* per object: its pool entry + 1, 0:
                                        not a slice the model reads */
     long long *ogen;                /* ... and its generation */
@@ -1061,6 +1075,8 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
     size_t i, ndev = 0;
 
     strmap_init(&names, m->a);
+    strmap_reserve(&names, b->nslice_objs);
+    strmap_reserve(&m->pool_index, b->nslice_objs);
     b->dup = arena_alloc(m->a, n + 1);
     b->opool = arena_alloc(m->a, (n + 1) * sizeof(*b->opool));
     b->ogen = arena_alloc(m->a, (n + 1) * sizeof(*b->ogen));
@@ -1197,20 +1213,26 @@ static struct devmodel *build(struct devmodel *m,
                               const struct object *const *objs, size_t n)
 {
     struct build b;
-    size_t i, r = 0, ndev;
+    size_t i, r = 0, ndev, nnode_objs = 0;
 
     memset(&b, 0, sizeof(b));
     b.m = m;
     b.before = before;
     strmap_init(&m->pool_index, m->a);
     strmap_init(&b.seen, m->a);
-    if (before) {       /* about as many nodes and pools: the arrays are
-                           not copied (nor the nodes re-indexed) growing */
-        b.nodecap = before->nnodes + 64;
-        m->nodes = arena_alloc(m->a, b.nodecap * sizeof(*m->nodes));
-        b.poolcap = before->npools + 64;
-        m->pools = arena_alloc(m->a, b.poolcap * sizeof(*m->pools));
+    for (i = 0; i < n; i++) {
+        b.nslice_objs += objs[i]->kind == K_SLICE;
+        nnode_objs += objs[i]->kind == K_NODE;
     }
+    /* the arrays made once, not copied (nor the nodes re-indexed)
+     * growing: about as many nodes and pools as the model before, or at
+     * most a pool per slice and a node per Node and slice (what is not
+     * handed out of an arena is not touched) */
+    b.nodecap = before ? before->nnodes + 64 : nnode_objs + b.nslice_objs + 1;
+    m->nodes = arena_alloc(m->a, b.nodecap * sizeof(*m->nodes));
+    strmap_reserve(&m->node_index, nnode_objs);
+    b.poolcap = before ? before->npools + 64 : b.nslice_objs + 16;
+    m->pools = arena_alloc(m->a, b.poolcap * sizeof(*m->pools));
     add_nodes(&b, objs, n);
     ndev = gather_pools(&b, objs, n);
     if (m->pieces)

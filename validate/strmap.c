@@ -3,6 +3,7 @@
  */
 #include "strmap.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "arena.h"
@@ -24,17 +25,19 @@ void strmap_init(struct strmap *m, struct arena *a)
     m->cap = 0;
 }
 
-static void strmap_grow(struct strmap *m)
+/* The table made cap slots (a power of two, more than it has) */
+static void strmap_resize(struct strmap *m, size_t cap)
 {
     struct strmap_slot *old = m->slots;
     size_t oldcap = m->cap, i;
 
-    m->cap = m->cap ? m->cap * 2 : 64;
+    m->cap = cap;
     /* the first table shares a chunk (most maps stay small); bigger ones
      * get blocks of their own that go back when outgrown: a map of 20,000
      * names kept every smaller table before */
-    m->slots = oldcap ? arena_alloc_block(m->arena, m->cap * sizeof(*m->slots))
-                      : arena_alloc(m->arena, m->cap * sizeof(*m->slots));
+    m->slots = oldcap || cap > 64
+               ? arena_alloc_block(m->arena, m->cap * sizeof(*m->slots))
+               : arena_alloc(m->arena, m->cap * sizeof(*m->slots));
     for (i = 0; i < oldcap; i++) {
         size_t h;
         if (!old[i].key)
@@ -45,6 +48,21 @@ static void strmap_grow(struct strmap *m)
         m->slots[h] = old[i];
     }
     arena_free(m->arena, old, oldcap * sizeof(*old));
+}
+
+static void strmap_grow(struct strmap *m)
+{
+    strmap_resize(m, m->cap ? m->cap * 2 : 64);
+}
+
+void strmap_reserve(struct strmap *m, size_t n)
+{
+    size_t cap = m->cap ? m->cap : 64;
+
+    while ((n + 1) * 2 > cap)
+        cap *= 2;
+    if (cap > m->cap)
+        strmap_resize(m, cap);
 }
 
 /* The slot holding key, created (value NULL; key copied, or borrowed
@@ -82,6 +100,15 @@ void strmap_put_borrowed(struct strmap *m, const char *key, void *value)
 const char *strmap_intern(struct strmap *m, const char *s)
 {
     return strmap_slot(m, s, 1)->key;
+}
+
+const char *strmap_intern_borrowed(struct strmap *m, const char *s)
+{
+    struct strmap_slot *slot = strmap_slot(m, s, 0);
+
+    if (slot->key == s && !slot->value)
+        slot->value = (void *)(uintptr_t)s;
+    return slot->key;
 }
 
 void *strmap_get(const struct strmap *m, const char *key)

@@ -34,5 +34,15 @@ void *strmap_get(const struct strmap *m, const char *key);
 /* The map's own copy of s, made on first use: equal strings interned in
  * one map share one copy (the value stays NULL). */
 const char *strmap_intern(struct strmap *m, const char *s);
+/* The same without the copy (s must live as long as the map, as for
+ * strmap_put_borrowed), and a key added so is its own value: strmap_get()
+ * answers the interned pointer, as for strmap_put_borrowed(m, s, s). One
+ * hash and one probe where strmap_get() and strmap_put_borrowed() take
+ * two. */
+const char *strmap_intern_borrowed(struct strmap *m, const char *s);
+/* Room for n keys in all without growing: a map whose size is known
+ * makes its table once (a growing one makes and touches every smaller
+ * table on the way). */
+void strmap_reserve(struct strmap *m, size_t n);
 
 #endif

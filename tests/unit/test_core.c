@@ -420,6 +420,46 @@ static void test_arena_free(void)
     arena_release(&a);
 }
 
+/* strmap_reserve() makes the table once: no growing (a table made and
+ * touched per doubling) while the keys reserved for are added, and the
+ * same lookups; strmap_intern_borrowed() keeps the first pointer given
+ * for a text, which strmap_get() answers too. */
+static void test_strmap_reserve(void)
+{
+    struct arena a;
+    struct strmap m;
+    const struct strmap_slot *table;
+    size_t i, cap;
+    char key[32];
+    static const char one[] = "same", two[] = "same";
+
+    arena_init(&a, 65536);
+    strmap_init(&m, &a);
+    strmap_reserve(&m, 5000);
+    table = m.slots;
+    cap = m.cap;
+    CHECK(cap >= 2 * 5001 && cap < 4 * 5001);
+    for (i = 0; i < 5000; i++) {
+        snprintf(key, sizeof(key), "k%zu", i);
+        strmap_put(&m, key, &m);
+    }
+    CHECK(m.slots == table && m.cap == cap && m.n == 5000);
+    CHECK(strmap_get(&m, "k0") == &m && strmap_get(&m, "k4999") == &m
+          && !strmap_get(&m, "k5000"));
+    strmap_reserve(&m, 100);            /* smaller: nothing changes */
+    CHECK(m.slots == table && m.cap == cap);
+    strmap_put(&m, "k5000", &a);        /* past it: grows as before */
+    CHECK(strmap_get(&m, "k5000") == &a && strmap_get(&m, "k17") == &m);
+
+    CHECK(strmap_intern_borrowed(&m, one) == one);
+    CHECK(strmap_intern_borrowed(&m, two) == one);
+    CHECK(strmap_get(&m, "same") == one);
+    strmap_put_borrowed(&m, "other", (void *)&a);   /* an entry's value */
+    CHECK(strmap_intern_borrowed(&m, "other") != NULL
+          && strmap_get(&m, "other") == &a);
+    arena_release(&a);
+}
+
 static void test_buf(void)
 {
     struct buf b;
@@ -887,6 +927,7 @@ int main(void)
     test_arena();
     test_arena_meter();
     test_arena_free();
+    test_strmap_reserve();
     test_arena_rollback();
     test_arena_move();
     test_arena_zero();
