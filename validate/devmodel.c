@@ -449,6 +449,22 @@ static const unsigned *syms_of(struct arena *a, const unsigned *syms,
     return v;
 }
 
+/* The versions and lists among a device's attributes: what
+ * cel_device_prepare() looks at. A device whose versions are all the
+ * previous device's (attr_repeats(): the same values at the same places),
+ * as many as the previous one has versions and lists, and which has no
+ * list, binds as the previous one (its CEL_BIND_* flags), without
+ * parsing the versions again. */
+static size_t versions_of(const struct dm_device *d)
+{
+    size_t k, n = 0;
+
+    for (k = 0; k < d->cel.nattrs; k++)
+        n += d->cel.attrs[k].type == CEL_ATTR_VERSION
+             || d->cel.attrs[k].type >= CEL_ATTR_INTS;
+    return n;
+}
+
 static void device_attrs(struct devmodel *m, struct dm_device *d,
                          const struct tnode *attrs, int drop_lists,
                          const struct dm_device *prev)
@@ -457,7 +473,8 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
     struct cel_attr *av;
     unsigned sbuf[64], *asym;
     uint64_t *ahash;
-    size_t i, k = 0;
+    size_t i, k = 0, nver = 0;
+    int fresh = 0;              /* a list, or a version not prev's */
 
     if (!tree_is_map(attrs))
         return;
@@ -488,6 +505,9 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
             continue;
         av[k].name = v->key;        /* CEL messages name it so */
         rep = attr_repeats(prev, d->driver, k, &av[k], &asym[k], &ahash[k]);
+        nver += av[k].type == CEL_ATTR_VERSION;
+        fresh |= av[k].type >= CEL_ATTR_INTS
+                 || (av[k].type == CEL_ATTR_VERSION && rep != 2);
         if (rep == 2) {
             k++;
             continue;
@@ -507,7 +527,10 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
     d->cel.nattrs = k;
     if (asym != sbuf)
         free(asym);
-    cel_device_prepare(&d->cel);
+    if (!fresh && prev->cel.bind && nver == versions_of(prev))
+        d->cel.bind = prev->cel.bind;   /* the same versions, no lists */
+    else
+        cel_device_prepare(&d->cel);
 }
 
 /* 1 if the capacity of a device is the previous device's again: the

@@ -203,6 +203,20 @@ static const char *const repeat_devs[] = {
     "{o.com/mem: {value: 2Gi}}}\n",
     "  - {name: e, attributes: {m: {string: y}, o.com/k: {ints: [2]}, "
     "c: {bool: false}}, capacity: {mem: 2Gi}}\n",
+    /* versions: not semver (CEL_BIND_BADVER), the same again, semver; a
+     * request policy, then the same capacity without one */
+    "  - {name: f, attributes: {m: {string: y}, c: {version: '1.0'}}, "
+    "capacity: {mem: 2Gi}}\n",
+    "  - {name: g, attributes: {m: {string: y}, c: {version: '1.0'}}, "
+    "capacity: {mem: {value: 2Gi, requestPolicy: {default: 1Gi}}}}\n",
+    "  - {name: h, attributes: {m: {string: y}, c: {version: 1.0.0}}, "
+    "capacity: {mem: {value: 2Gi}}}\n",
+    "  - {name: i, attributes: {m: {string: y}, c: {version: 1.0.0}}, "
+    "capacity: {mem: {value: 2Gi}}}\n",
+    "  - {name: j, attributes: {m: {string: y}, c: {versions: ['1.0']}}, "
+    "capacity: {mem: {value: 2Gi}}}\n",
+    "  - {name: k, attributes: {m: {string: y}, c: {version: 1.0.0}}, "
+    "capacity: {mem: {value: 2Gi}}}\n",
 };
 
 /* The devices of a slice mostly repeat the attributes and capacity of the
@@ -229,6 +243,7 @@ static void test_model_repeats(void)
         m1 = inventory_devices(alone);
         d1 = &m1->devs[0];
         CHECK(d->cel.nattrs == d1->cel.nattrs && d->cel.ncaps == d1->cel.ncaps);
+        CHECK(d->cel.bind == d1->cel.bind);     /* versions, lists */
         for (k = 0; k < d->cel.nattrs && k < d1->cel.nattrs; k++) {
             const struct cel_attr *x = &d->cel.attrs[k], *y = &d1->cel.attrs[k];
             CHECK(x->type == y->type && !strcmp(x->id, y->id)
@@ -246,6 +261,9 @@ static void test_model_repeats(void)
                   && !strcmp(x->quantity, y->quantity)
                   && d->cap_hash[k] == d1->cap_hash[k]
                   && !quantity_cmp(&d->cap_value[k], &d1->cap_value[k]));
+            CHECK(!d->cap_policy[k] == !d1->cap_policy[k]
+                  && (uintptr_t)strmap_get(&m->syms, x->id)
+                     == (uintptr_t)d->cap_sym[k] + 1);
         }
         inventory_free(alone);
     }
@@ -265,6 +283,13 @@ static void test_model_repeats(void)
     CHECK(m->devs[1].cel.attrs[0].s == m->devs[0].cel.attrs[0].s);
     CHECK(m->devs[1].attr_hash[0] == m->devs[0].attr_hash[0]
           && m->devs[2].attr_hash[0] != m->devs[0].attr_hash[0]);
+    CHECK((m->devs[5].cel.bind & CEL_BIND_BADVER)
+          && (m->devs[6].cel.bind & CEL_BIND_BADVER)
+          && !(m->devs[7].cel.bind & CEL_BIND_BADVER)
+          && (m->devs[9].cel.bind & (CEL_BIND_BADVER | CEL_BIND_LISTS))
+             == (CEL_BIND_BADVER | CEL_BIND_LISTS)
+          && m->devs[10].cel.bind == CEL_BIND_READY);
+    CHECK(m->devs[6].cap_policy[0] && !m->devs[7].cap_policy[0]);
     inventory_free(inv);
 }
 
