@@ -1263,6 +1263,11 @@ static struct devmodel *build(struct devmodel *m,
     /* one array, sized for every device of every generation (an upper
      * bound): growing it would leave copies behind in the arena */
     b.devcap = ndev ? ndev : 1;
+    /* about a value of its own per device (a uuid, a bus address) is
+     * common: the interned values' table made once (a table that stays
+     * sparse is mapped, few of its pages touched) */
+    if (!m->pieces)
+        strmap_reserve(&m->domains, ndev);
     m->devs = m->pieces ? dm_next_devs(m, b.devcap)
                         : arena_alloc(m->a, b.devcap * sizeof(*m->devs));
     if (before) {
