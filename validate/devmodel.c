@@ -335,6 +335,9 @@ struct build {
                                        attributes and capacity are reused
                                        (attr_repeats, device_caps) */
     const struct tnode *prev_spec;  /* ... the spec of its slice */
+    struct cel_attr *scratch;       /* a device's attributes, read */
+    struct attr_block *blocks;      /* attribute blocks kept (NULL: a
+                                       model to be reused shares none) */
     size_t nslice_objs;             /* ResourceSlice objects given */
     size_t *opool;                  /* per object: its pool entry + 1, 0:
                                        not a slice the model reads */
@@ -465,25 +468,82 @@ static size_t versions_of(const struct dm_device *d)
     return n;
 }
 
-static void device_attrs(struct devmodel *m, struct dm_device *d,
-                         const struct tnode *attrs, int drop_lists,
-                         const struct dm_device *prev)
+/* The attribute block of a device (values, then hashes; n of each), where
+ * the device keeps it: the same block of a device before when one is
+ * bytewise the same (the same names, and values interned: the NICs of
+ * every node, say), else a copy in the model. Only in a model not to be
+ * reused, whose objects all outlive it (the names point into a slice). A
+ * small cache by hash finds them (no table that grows per device). */
+struct attr_block {
+    uint64_t h;
+    const struct cel_attr *av;
+    size_t n;
+};
+
+#define ATTR_BLOCKS 4096        /* cache slots (a power of two) */
+#define ATTR_SCRATCH 64         /* attributes read in scratch memory (the
+                                   API allows 32 per device); more: read
+                                   in place, kept as they are */
+
+static const struct cel_attr *attrs_keep(struct build *b,
+                                         const struct cel_attr *av,
+                                         const uint64_t *ahash, size_t n)
 {
+    struct devmodel *m = b->m;
+    struct attr_block *slot = NULL;
+    struct cel_attr *v;
+    uint64_t h = 1469598103934665603ull;
+    size_t k;
+
+    if (b->blocks) {
+        for (k = 0; k < n; k++)
+            h = (h ^ ahash[k] ^ (uint64_t)(uintptr_t)av[k].name)
+                * 1099511628211ull;
+        slot = &b->blocks[h & (ATTR_BLOCKS - 1)];
+        if (slot->av && slot->h == h && slot->n == n
+            && !memcmp(slot->av, av, n * sizeof(*av))
+            && !memcmp(slot->av + n, ahash, n * sizeof(*ahash)))
+            return slot->av;
+    }
+    v = arena_alloc(m->da, n * (sizeof(*av) + sizeof(*ahash)));
+    memcpy(v, av, n * sizeof(*av));
+    memcpy(v + n, ahash, n * sizeof(*ahash));
+    if (slot) {
+        slot->h = h;
+        slot->av = v;
+        slot->n = n;
+    }
+    return v;
+}
+
+static void device_attrs(struct build *b, struct dm_device *d,
+                         const struct tnode *attrs)
+{
+    struct devmodel *m = b->m;
+    const struct dm_device *prev = &b->prev;
     struct arena *a = m->da;
     struct cel_attr *av;
-    unsigned sbuf[64], *asym;
+    unsigned sbuf[ATTR_SCRATCH], *asym;
     uint64_t *ahash;
     size_t i, k = 0, nver = 0;
     int fresh = 0;              /* a list, or a version not prev's */
+    int scratch;                /* av is b->scratch (then kept) */
 
     if (!tree_is_map(attrs))
         return;
-    /* one block per device: values and hashes; the ids are those of the
-     * device before, mostly (syms_of) */
-    av = arena_alloc(a, attrs->n * (sizeof(*av) + sizeof(*ahash)));
+    /* values and hashes read into scratch memory (zeroed: the padding
+     * too, for attrs_keep()'s comparison), then kept; the ids are those
+     * of the device before, mostly (syms_of) */
+    scratch = attrs->n <= ATTR_SCRATCH;
+    if (scratch) {
+        av = b->scratch;
+        memset(av, 0, attrs->n * (sizeof(*av) + sizeof(*ahash)));
+        asym = sbuf;
+    } else {
+        av = arena_alloc(a, attrs->n * (sizeof(*av) + sizeof(*ahash)));
+        asym = xcalloc(attrs->n, sizeof(*asym));
+    }
     ahash = (uint64_t *)(av + attrs->n);
-    asym = attrs->n <= sizeof(sbuf) / sizeof(sbuf[0])
-           ? sbuf : xcalloc(attrs->n, sizeof(*asym));
     for (i = 0; i < attrs->n; i++) {
         const struct tnode *v = attrs->kids[i], *x[AV_N];
         int rep;
@@ -493,6 +553,7 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
              * fails every selector on the device (getAttributeValue) */
             if (!d->cel.unsupported && no_known_value(v, x))
                 d->cel.unsupported = v->key;
+            memset(&av[k], 0, sizeof(av[k]));
             continue;
         }
         /* With DRAListTypeAttributes off the apiserver strips list values
@@ -501,8 +562,10 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
          * inventory is stored, perhaps while the gate was on: its lists
          * stay, and the scheduler with the gate off fails every selector
          * on the device (compile.go, getAttributeValue). */
-        if (drop_lists && av[k].type >= CEL_ATTR_INTS)
+        if (b->drop_lists && av[k].type >= CEL_ATTR_INTS) {
+            memset(&av[k], 0, sizeof(av[k]));
             continue;
+        }
         av[k].name = v->key;        /* CEL messages name it so */
         rep = attr_repeats(prev, d->driver, k, &av[k], &asym[k], &ahash[k]);
         nver += av[k].type == CEL_ATTR_VERSION;
@@ -521,10 +584,15 @@ static void device_attrs(struct devmodel *m, struct dm_device *d,
         ahash[k] = hash_attr(&av[k]);
         k++;
     }
-    d->cel.attrs = av;
-    d->attr_sym = syms_of(a, asym, k, prev->attr_sym, prev->cel.nattrs);
-    d->attr_hash = ahash;
     d->cel.nattrs = k;
+    if (scratch && k) {
+        d->cel.attrs = attrs_keep(b, av, ahash, k);
+        d->attr_hash = (const uint64_t *)(d->cel.attrs + k);
+    } else if (!scratch) {
+        d->cel.attrs = av;
+        d->attr_hash = ahash;
+    }
+    d->attr_sym = syms_of(a, asym, k, prev->attr_sym, prev->cel.nattrs);
     if (asym != sbuf)
         free(asym);
     if (!fresh && prev->cel.bind && nver == versions_of(prev))
@@ -804,7 +872,7 @@ static void add_device(struct build *b, size_t pool, const struct tnode *dev,
     d->cel.allow_multiple_allocations = d->multi;
     d->taints = tree_is_seq(tree_get(f, "taints")) ? tree_get(f, "taints")
                                                    : NULL;
-    device_attrs(m, d, tree_get(f, "attributes"), b->drop_lists, &b->prev);
+    device_attrs(b, d, tree_get(f, "attributes"));
     device_caps(m, d, tree_get(f, "capacity"), &b->prev,
                 b->prev_spec == spec);
     device_consumes(m->da, d, tree_get(f, "consumesCounters"));
@@ -1256,6 +1324,10 @@ static struct devmodel *build(struct devmodel *m,
     strmap_reserve(&m->node_index, nnode_objs);
     b.poolcap = before ? before->npools + 64 : b.nslice_objs + 16;
     m->pools = arena_alloc(m->a, b.poolcap * sizeof(*m->pools));
+    b.scratch = xmalloc(ATTR_SCRATCH * (sizeof(*b.scratch)
+                                        + sizeof(uint64_t)));
+    if (!m->pieces)
+        b.blocks = xcalloc(ATTR_BLOCKS, sizeof(*b.blocks));
     add_nodes(&b, objs, n);
     ndev = gather_pools(&b, objs, n);
     if (m->pieces)
@@ -1295,6 +1367,8 @@ static struct devmodel *build(struct devmodel *m,
         if (rec)
             rec->n = m->ndevs - rec->first;
     }
+    free(b.scratch);
+    free(b.blocks);
     resolve_devices(&b);
     /* nothing names a node but some devices are network-attached: one
      * stand-in node, so that they can be allocated at all */

@@ -293,6 +293,55 @@ static void test_model_repeats(void)
     inventory_free(inv);
 }
 
+#define NIC_SLICE(name, node, devs)                                       \
+    "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"          \
+    "metadata: {name: " name "}\nspec:\n  driver: nic.example.com\n"      \
+    "  nodeName: " node "\n  pool: {name: " node ", generation: 0, "       \
+    "resourceSliceCount: 1}\n  devices:\n" devs
+
+/* Devices of other slices with the same attributes (names and values)
+ * share one block of them in the model; one value apart, they do not,
+ * and each reads as its own. */
+static void test_model_shared_attrs(void)
+{
+    struct inventory *inv = inv_of(
+        NIC_SLICE("s1", "n1",
+                  "  - {name: nic-0, attributes: {if: {string: e1}, "
+                  "rdma: {bool: true}, speed: {int: 400}}}\n")
+        NIC_SLICE("s2", "n2",
+                  "  - {name: nic-0, attributes: {if: {string: e1}, "
+                  "rdma: {bool: true}, speed: {int: 400}}}\n"
+                  "  - {name: nic-1, attributes: {if: {string: e1}, "
+                  "rdma: {bool: false}, speed: {int: 400}}}\n"
+                  "  - {name: nic-2, attributes: {x: {ints: [1, a]}, "
+                  "if: {string: e1}, rdma: {bool: true}, speed: {int: 400}, "
+                  "y: {}}}\n"));
+    const struct devmodel *m = inventory_devices(inv);
+    const struct cel_attr *at;
+
+    CHECK(m->ndevs == 4);
+    if (m->ndevs != 4) {
+        inventory_free(inv);
+        return;
+    }
+    CHECK(m->devs[0].cel.attrs == m->devs[1].cel.attrs
+          && m->devs[0].attr_hash == m->devs[1].attr_hash);
+    CHECK(m->devs[2].cel.attrs != m->devs[1].cel.attrs
+          && m->devs[2].attr_hash[1] != m->devs[1].attr_hash[1]);
+    /* a value that does not read (a list, half read) and one of no known
+     * type (noted) are left out: the rest is the first block again */
+    CHECK(m->devs[3].cel.attrs == m->devs[0].cel.attrs
+          && m->devs[3].cel.nattrs == 3 && m->devs[3].cel.unsupported
+          && !m->devs[0].cel.unsupported);
+    at = dm_attr(&m->devs[1], "rdma");
+    CHECK(at && at->type == CEL_ATTR_BOOL && at->b == 1);
+    at = dm_attr(&m->devs[2], "rdma");
+    CHECK(at && at->type == CEL_ATTR_BOOL && at->b == 0);
+    at = dm_attr(&m->devs[1], "speed");
+    CHECK(at && at->type == CEL_ATTR_INT && at->i == 400);
+    inventory_free(inv);
+}
+
 static void test_model(void)
 {
     struct inventory *inv = inv_of(shapes_yaml);
@@ -1604,6 +1653,7 @@ static void test_list_match(void)
 int main(void)
 {
     test_model();
+    test_model_shared_attrs();
     test_node_selectors();
     test_counts_and_constraints();
     test_requests_together();
