@@ -338,6 +338,7 @@ struct build {
     struct cel_attr *scratch;       /* a device's attributes, read */
     struct attr_block *blocks;      /* attribute blocks kept (NULL: a
                                        model to be reused shares none) */
+    size_t nblocks;                 /* ... slots (a power of two) */
     size_t nslice_objs;             /* ResourceSlice objects given */
     size_t *opool;                  /* per object: its pool entry + 1, 0:
                                        not a slice the model reads */
@@ -480,7 +481,7 @@ struct attr_block {
     size_t n;
 };
 
-#define ATTR_BLOCKS 4096        /* cache slots (a power of two) */
+#define ATTR_BLOCKS 4096        /* cache slots at most (a power of two) */
 #define ATTR_SCRATCH 64         /* attributes read in scratch memory (the
                                    API allows 32 per device); more: read
                                    in place, kept as they are */
@@ -499,7 +500,7 @@ static const struct cel_attr *attrs_keep(struct build *b,
         for (k = 0; k < n; k++)
             h = (h ^ ahash[k] ^ (uint64_t)(uintptr_t)av[k].name)
                 * 1099511628211ull;
-        slot = &b->blocks[h & (ATTR_BLOCKS - 1)];
+        slot = &b->blocks[h & (b->nblocks - 1)];
         if (slot->av && slot->h == h && slot->n == n
             && !memcmp(slot->av, av, n * sizeof(*av))
             && !memcmp(slot->av + n, ahash, n * sizeof(*ahash)))
@@ -1324,12 +1325,15 @@ static struct devmodel *build(struct devmodel *m,
     strmap_reserve(&m->node_index, nnode_objs);
     b.poolcap = before ? before->npools + 64 : b.nslice_objs + 16;
     m->pools = arena_alloc(m->a, b.poolcap * sizeof(*m->pools));
-    b.scratch = xmalloc(ATTR_SCRATCH * (sizeof(*b.scratch)
-                                        + sizeof(uint64_t)));
-    if (!m->pieces)
-        b.blocks = xcalloc(ATTR_BLOCKS, sizeof(*b.blocks));
     add_nodes(&b, objs, n);
     ndev = gather_pools(&b, objs, n);
+    b.scratch = xmalloc(ATTR_SCRATCH * (sizeof(*b.scratch)
+                                        + sizeof(uint64_t)));
+    if (!m->pieces) {       /* a cache of the devices' size, to a point */
+        for (b.nblocks = 16; b.nblocks < ndev && b.nblocks < ATTR_BLOCKS;)
+            b.nblocks *= 2;
+        b.blocks = xcalloc(b.nblocks, sizeof(*b.blocks));
+    }
     if (m->pieces)
         dm_next_slices(m, before, objs, n, b.opool, &b.reuse);
     /* one array, sized for every device of every generation (an upper
