@@ -4,6 +4,8 @@
  * memo of nodes alike. Split as Kubernetes' structured allocator is:
  *   alloc_select.c       selector results over every device, cached,
  *                        and what else is learnt once per model
+ *   alloc_carry.c        ... those a model built from the one before
+ *                        takes from it for the devices it took
  *   alloc_capacity.c     capacity requests, taints, shared counters
  *   alloc_constraints.c  matchAttribute / distinctAttribute
  *   alloc_pools.c        which devices an alternative can use on a node,
@@ -22,6 +24,7 @@
 #include "arena.h"
 #include "nodeaffinity.h"
 
+struct alloc_carry;
 struct buf;
 
 enum { RELAX_CONS = 1, RELAX_CTR = 2, RELAX_EXCL = 4 };
@@ -182,6 +185,51 @@ struct alloc_kept *alloc_kept_find(const struct alloc_shelf *sh,
  * entries, ALLOC_SOLVED_BYTES: apart from the selector results, which
  * they must not crowd out). */
 struct alloc_shelf alloc_model_solved(const struct devmodel *m);
+
+/* alloc_match.v[i] (and err[i], nyes, nerr) of one result r (1, 0, -1:
+ * error err, kept as given) of n devices, as alloc_eval() sets them. */
+void alloc_match_set(struct arena *a, struct alloc_match *out, size_t i,
+                     int r, const char *err, size_t n);
+/* alloc_eval_cached(), but a result not kept yet is computed from the
+ * results of the model c was made from (alloc_carry_eval) when that model
+ * keeps them (c NULL: alloc_eval_cached()). */
+const struct alloc_match *alloc_eval_cached_from(const struct devmodel *m,
+                                                 const struct cel_env *env,
+                                                 const char *expr,
+                                                 struct arena *a,
+                                                 struct cel_error *err,
+                                                 uint64_t *spent,
+                                                 const struct alloc_carry
+                                                 *c);
+
+/* ==== alloc_carry.c ==== */
+
+/* Which devices of a model m are devices of prev, the model it was built
+ * from: the same slice object in the same place, with the same CEL view
+ * (cel_device: the same pointers into memory both models hold, which no
+ * model writes again), so that a selector reads the same on both. */
+struct alloc_carry;
+
+/* The devices of m that prev has (prev and m alive while it is used), or
+ * NULL when none. */
+struct alloc_carry *alloc_carry_new(const struct devmodel *m,
+                                    const struct devmodel *prev);
+void alloc_carry_free(struct alloc_carry *c);
+/* The model c's devices are taken from (prev). */
+const struct devmodel *alloc_carry_from(const struct alloc_carry *c);
+/* How many devices of m are carried. */
+size_t alloc_carry_count(const struct alloc_carry *c);
+/* The results of prog over every device of m into out (memory from a), as
+ * alloc_eval(a, m, prog, budget, out) computes them, from was (prog's
+ * results over prev, within the budget): a carried device takes its
+ * result, error text copied, and only the others are evaluated. The cost:
+ * was->cost plus that of each device evaluated, an upper bound of the
+ * cost of a full evaluation (devices alike are evaluated once there);
+ * when that bound passes the budget, the full evaluation is made instead
+ * (over_budget exactly when a full evaluation is over). */
+void alloc_carry_eval(struct arena *a, const struct alloc_carry *c,
+                      const struct cel_program *prog, uint64_t budget,
+                      const struct alloc_match *was, struct alloc_match *out);
 
 /* ==== alloc_capacity.c ==== */
 

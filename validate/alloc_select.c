@@ -152,6 +152,12 @@ static void set_result(struct arena *a, struct alloc_match *out, size_t i,
     }
 }
 
+void alloc_match_set(struct arena *a, struct alloc_match *out, size_t i,
+                     int r, const char *err, size_t n)
+{
+    set_result(a, out, i, r, err, n);
+}
+
 void alloc_eval(struct arena *a, const struct devmodel *m,
                 const struct cel_program *prog, uint64_t budget,
                 struct alloc_match *out)
@@ -522,18 +528,45 @@ static void over_budget_error(struct cel_error *err, const struct devmodel *m)
              m->ndevs, (unsigned long long)ALLOC_EVAL_BUDGET);
 }
 
+/* The results kept in m's cache under key, evaluated within the budget,
+ * or NULL (nothing is evaluated). */
+static const struct alloc_match *kept_match(const struct devmodel *m,
+                                            const char *key)
+{
+    const struct selcache *sc = (const struct selcache *)(const void *)
+                                devmodel_ext(m);
+    size_t h = (size_t)hash_text(key), i;
+
+    for (i = 0; sc && i < 16; i++) {
+        const struct cache_entry *e =
+            atomic_load(&sc->slot[(h + i) % ALLOC_SELCACHE]);
+        if (!e)
+            break;
+        if (!strcmp(e->key, key))
+            return e->ok ? &e->match : NULL;
+    }
+    return NULL;
+}
+
 static struct cache_entry *cache_fill(const struct devmodel *m,
                                       const struct cel_env *env,
-                                      const char *key, const char *expr)
+                                      const char *key, const char *expr,
+                                      const struct alloc_carry *c)
 {
     struct cache_entry *e = xcalloc(1, sizeof(*e));
+    const struct alloc_match *was;
     struct cel_program *p;
 
     arena_init(&e->arena, ARENA_TINY_BYTES);
     e->key = arena_strdup(&e->arena, key);
     if (cel_compile(&e->arena, env, expr, strlen(expr), &p, &e->err) == 0) {
         e->ok = 1;
-        alloc_eval(&e->arena, m, p, ALLOC_EVAL_BUDGET, &e->match);
+        was = c ? kept_match(alloc_carry_from(c), key) : NULL;
+        if (was)
+            alloc_carry_eval(&e->arena, c, p, ALLOC_EVAL_BUDGET, was,
+                             &e->match);
+        else
+            alloc_eval(&e->arena, m, p, ALLOC_EVAL_BUDGET, &e->match);
         if (e->match.over_budget) {
             /* deterministic (cost, not time): cached as undetermined */
             e->ok = 0;
@@ -549,6 +582,18 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
                                             struct arena *a,
                                             struct cel_error *err,
                                             uint64_t *spent)
+{
+    return alloc_eval_cached_from(m, env, expr, a, err, spent, NULL);
+}
+
+const struct alloc_match *alloc_eval_cached_from(const struct devmodel *m,
+                                                 const struct cel_env *env,
+                                                 const char *expr,
+                                                 struct arena *a,
+                                                 struct cel_error *err,
+                                                 uint64_t *spent,
+                                                 const struct alloc_carry
+                                                 *c)
 {
     char key[CEL_MAX_EXPR_BYTES + 16];
     struct selcache *sc = selcache_of(m);
@@ -581,7 +626,7 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
         void *cur = atomic_load(slot);
         if (!cur) {
             if (!e) {
-                e = cache_fill(m, env, key, expr);
+                e = cache_fill(m, env, key, expr, c);
                 if (spent)
                     *spent = e->match.cost;
             }
@@ -604,7 +649,8 @@ const struct alloc_match *alloc_eval_cached(const struct devmodel *m,
     }
     if (i == 16) {
         /* no free slot nearby: keep the results in the caller's arena */
-        struct cache_entry *mine = e ? e : cache_fill(m, env, key, expr);
+        struct cache_entry *mine = e ? e
+                                   : cache_fill(m, env, key, expr, c);
         struct alloc_match *mt = NULL;
         if (spent)
             *spent = mine->match.cost;

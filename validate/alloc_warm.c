@@ -4,7 +4,8 @@
  * the first review would otherwise pay for (device kinds, list values,
  * the nodes' label index, the selector results of the DeviceClasses and
  * of the claim templates' requests, and their combination), none of which
- * depends on the request.
+ * depends on the request. A model built from the one before takes the
+ * selector results of the devices it took from there (alloc_carry.c).
  */
 #include "allocate.h"
 
@@ -25,8 +26,8 @@
  * every one compiles, as a request of the class is judged
  * (alt_build). */
 static void warm_list(struct arena *a, const struct devmodel *m,
-                      const struct cel_env *env, const struct classspec *cs,
-                      const struct devreq *r)
+                      const struct cel_env *env, const struct alloc_carry *c,
+                      const struct classspec *cs, const struct devreq *r)
 {
     size_t n = cs->nsel + (r ? r->nsel : 0), i;
     const struct alloc_match **mts = arena_alloc(a, (n + 1) * sizeof(*mts));
@@ -35,8 +36,8 @@ static void warm_list(struct arena *a, const struct devmodel *m,
 
     for (i = 0; i < n; i++) {
         exprs[i] = i < cs->nsel ? cs->sel[i].expr : r->sel[i - cs->nsel].expr;
-        mts[i] = exprs[i] ? alloc_eval_cached(m, env, exprs[i], a, &err,
-                                              NULL) : NULL;
+        mts[i] = exprs[i] ? alloc_eval_cached_from(m, env, exprs[i], a, &err,
+                                                   NULL, c) : NULL;
         if (!mts[i])
             return;     /* a request of this class is not judged */
     }
@@ -47,30 +48,40 @@ static void warm_list(struct arena *a, const struct devmodel *m,
  * alternative's); returns how many. */
 static size_t warm_request(struct arena *a, const struct inventory *inv,
                            const struct devmodel *m,
-                           const struct cel_env *env, const struct devreq *r)
+                           const struct cel_env *env,
+                           const struct alloc_carry *c,
+                           const struct devreq *r)
 {
     const struct object *cls;
     size_t k, n = 0;
 
     for (k = 0; k < r->nsubs; k++)
-        n += warm_request(a, inv, m, env, &r->subs[k]);
+        n += warm_request(a, inv, m, env, c, &r->subs[k]);
     if (r->nsubs || !r->class_name)
         return n;
     cls = inventory_lookup(inv, K_CLASS, "", r->class_name);
     if (cls && cls->cls)
-        warm_list(a, m, env, cls->cls, r);
+        warm_list(a, m, env, c, cls->cls, r);
     return n + 1;
 }
 
 void alloc_model_warm(const struct inventory *inv)
 {
+    alloc_model_warm_next(inv, NULL);
+}
+
+void alloc_model_warm_next(const struct inventory *inv,
+                           const struct devmodel *prev)
+{
     const struct devmodel *m = inventory_devices(inv);
     struct cel_env env = alloc_scheduler_env(!inv->no_list_attributes);
+    struct alloc_carry *c;
     struct arena a;
     size_t i, k, lists = 0;
 
     if (!m || !m->ndevs)
         return;
+    c = alloc_carry_new(m, prev);
     alloc_model_kinds(m);
     alloc_model_lists(m);
     alloc_model_labelled(m, "", "", &k);   /* builds the index */
@@ -78,11 +89,13 @@ void alloc_model_warm(const struct inventory *inv)
     for (i = 0; i < inv->n; i++) {
         const struct object *o = inv->objs[i];
         if (o->kind == K_CLASS && o->cls)
-            warm_list(&a, m, &env, o->cls, NULL);
+            warm_list(&a, m, &env, c, o->cls, NULL);
         for (k = 0; o->kind == K_TEMPLATE && o->claim && k < o->claim->nreqs
                     && lists < WARM_MAX_LISTS; k++)
-            lists += warm_request(&a, inv, m, &env, &o->claim->reqs[k]);
+            lists += warm_request(&a, inv, m, &env, c,
+                                  &o->claim->reqs[k]);
         arena_clear(&a);
     }
     arena_release(&a);
+    alloc_carry_free(c);
 }

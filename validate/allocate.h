@@ -154,6 +154,14 @@ struct cel_env alloc_scheduler_env(int list_attributes);
  * a snapshot is as fast as the next (inventory_prepare calls it before
  * a snapshot is published). Thread-safe; nothing without devices. */
 void alloc_model_warm(const struct inventory *inv);
+/* The same for a snapshot whose model was built from prev's
+ * (devmodel_build_next; prev alive during the call, NULL: none): the
+ * selector results prev keeps are taken for the devices the model took
+ * from prev, only the other devices are evaluated; the results are those
+ * of alloc_model_warm() (their cost an upper bound of its, see
+ * alloc_carry_eval). */
+void alloc_model_warm_next(const struct inventory *inv,
+                           const struct devmodel *prev);
 
 /* What of the above m has learnt (ALLOC_KNOWS_* bits): for tests and
  * benchmarks. */

@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../validate/allocate.h"
 #include "../validate/engine.h"
 #include "../validate/err.h"
+#include "../validate/inventory.h"
 #include "../validate/xalloc.h"
 #include "log.h"
 #include "metrics.h"
@@ -185,7 +187,11 @@ static struct inventory *build(struct inventory *files,
     inventory_add_inventory(inv, files);
     if (fn && fn(cls, inv, err) < 0)
         goto fail;
-    inventory_prepare(inv);     /* the device model, before publishing */
+    /* the device model, before publishing, and what the first review
+     * would learn: prev's results for the devices taken from prev's model
+     * (prev, published, is held by the store meanwhile) */
+    inventory_devices(inv);
+    alloc_model_warm_next(inv, prev ? inventory_devices(prev) : NULL);
     return inv;
 fail:
     inventory_free(inv);
