@@ -70,16 +70,19 @@ struct alloc_carry *alloc_carry_new(const struct devmodel *m,
     c->m = m;
     c->prev = prev;
     c->was = xcalloc(m->ndevs + 1, sizeof(*c->was));
-    c->fresh = xcalloc(m->ndevs + 1, sizeof(*c->fresh));
     for (r = 0; r < m->nslice_recs; r++)
         carry_slice(c, &m->slices[r]);
     for (i = 0; i < m->ndevs; i++)
-        if (!c->was[i])
-            c->fresh[c->nfresh++] = i;
+        c->nfresh += !c->was[i];
     if (c->nfresh == m->ndevs) {    /* nothing to carry */
         alloc_carry_free(c);
         return NULL;
     }
+    /* (sized to what changed: fresh memory costs a page fault a page) */
+    c->fresh = xmalloc((c->nfresh + 1) * sizeof(*c->fresh));
+    for (i = 0, r = 0; i < m->ndevs; i++)
+        if (!c->was[i])
+            c->fresh[r++] = i;
     return c;
 }
 
