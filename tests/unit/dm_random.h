@@ -18,21 +18,10 @@
 #include "../../validate/err.h"
 #include "../../validate/inventory.h"
 #include "../../validate/object.h"
+#include "inv_of.h"
 
 #define NNODES 6
 #define NSLICES 24
-
-static struct inventory *inv_of(const char *yaml)
-{
-    struct inventory *inv = inventory_new();
-    struct err err;
-
-    if (inventory_add_text(inv, "t", yaml, strlen(yaml), &err) < 0) {
-        printf("FAIL inventory: %s\n", err.msg);
-        exit(1);
-    }
-    return inv;
-}
 
 /* ==== random cluster objects ============================================ */
 

@@ -22,20 +22,9 @@
 #include "../../validate/object.h"
 #include "../../validate/tree.h"
 #include "check.h"
+#include "inv_of.h"
 
 static CHECK_INIT;
-
-static struct inventory *inv_of(const char *yaml)
-{
-    struct inventory *inv = inventory_new();
-    struct err err;
-
-    if (inventory_add_text(inv, "t", yaml, strlen(yaml), &err) < 0) {
-        printf("FAIL inventory: %s\n", err.msg);
-        exit(1);
-    }
-    return inv;
-}
 
 static const unsigned char *sel(struct arena *a, const struct devmodel *m,
                                 const char *expr)
