@@ -54,29 +54,44 @@ static int meaningful(const struct tnode *n)
     return 1;
 }
 
+/* The member of map n whose key is the len bytes at key, or NULL: the
+ * path segment compared where it lies, not copied out first. */
+static const struct tnode *member(const struct tnode *n, const char *key,
+                                  size_t len)
+{
+    size_t i, j;
+
+    for (i = 0; i < n->n; i++) {
+        const char *k = n->kids[i]->key;
+        for (j = 0; j < len && k[j] == key[j]; j++)
+            ;
+        if (j == len && k[j] == '\0')
+            return n->kids[i];
+    }
+    return NULL;
+}
+
 /* Calls fn for every node path (see struct gated_field) reaches from n. */
 static void walk(const struct tnode *n, const char *path,
                  void (*fn)(void *arg, const struct tnode *at), void *arg)
 {
     const char *dot = strchr(path, '.');
     size_t len = dot ? (size_t)(dot - path) : strlen(path);
-    char key[64];
     int seq = 0, map = 0;
     const struct tnode *v;
     size_t i;
 
-    if (len >= sizeof(key) || !tree_is_map(n))
+    if (!tree_is_map(n))
         return;
-    memcpy(key, path, len);
-    key[len] = '\0';
-    if (len > 2 && !strcmp(key + len - 2, "[]")) {
+    if (len > 2 && path[len - 2] == '[' && path[len - 1] == ']') {
         seq = 1;
-        key[len - 2] = '\0';
-    } else if (len > 3 && !strcmp(key + len - 3, "[*]")) {
+        len -= 2;
+    } else if (len > 3 && path[len - 3] == '[' && path[len - 2] == '*'
+               && path[len - 1] == ']') {
         map = 1;
-        key[len - 3] = '\0';
+        len -= 3;
     }
-    v = tree_get(n, key);
+    v = member(n, path, len);
     if (!v)
         return;
     if (!seq && !map) {
@@ -312,24 +327,92 @@ static int version_exists(struct check_ctx *cx, const struct object *o)
            && api_version_served(&api_versions[k], cx_target(cx)->minor);
 }
 
-static void check_fields(struct check_ctx *cx, const struct object *o,
-                         enum verdict want)
+/* The gated fields found in one object: feature-gate-disabled walks the
+ * object and keeps them here (run memo "gates.found"), and
+ * feature-gate-prerelease, which runs right after it on the same object,
+ * reads them instead of walking again. Either rule walks by itself when
+ * the other is off: the list serves only the object it names. */
+struct found {
+    const struct object *o;         /* whose fields, or NULL: none kept */
+    const struct tnode *root;
+    size_t n, cap;
+    struct found_field {
+        const struct gated_field *f;
+        const struct tnode *at;
+    } *v;
+};
+
+struct collect {
+    struct arena *a;
+    struct found *fd;
+    const struct gated_field *f;
+};
+
+static void keep_field(void *arg, const struct tnode *at)
+{
+    struct collect *c = arg;
+    struct found *fd = c->fd;
+
+    if (fd->n == fd->cap) {
+        size_t cap = fd->cap ? 2 * fd->cap : 16;
+        struct found_field *v = arena_alloc(c->a, cap * sizeof(*v));
+        if (fd->n)
+            memcpy(v, fd->v, fd->n * sizeof(*v));
+        fd->v = v;
+        fd->cap = cap;
+    }
+    fd->v[fd->n].f = c->f;
+    fd->v[fd->n].at = at;
+    fd->n++;
+}
+
+/* Fills fd with the gated fields of o that reach the checks. */
+static void find_fields(struct check_ctx *cx, const struct object *o,
+                        struct found *fd)
 {
     const struct tnode *root = field_root(o);
     unsigned shape = object_shape(o);
-    struct field_ctx fc;
+    struct collect c;
     size_t i;
 
+    fd->o = o;
+    fd->root = o->root;
+    fd->n = 0;
     if (!root || !version_exists(cx, o))
         return;
-    fc.cx = cx;
-    fc.want = want;
+    c.a = cx_arena(cx);
+    c.fd = fd;
     for (i = 0; i < gated_field_count; i++) {
         const struct gated_field *f = &gated_fields[i];
         if (!(f->kinds & o->kind) || !(f->shapes & shape))
             continue;
-        fc.f = f;
-        walk(root, f->path, on_field, &fc);
+        c.f = f;
+        walk(root, f->path, keep_field, &c);
+    }
+}
+
+static struct found *found_memo(struct check_ctx *cx)
+{
+    struct found **slot = (struct found **)cx_memo(cx, "gates.found");
+
+    if (!*slot) {
+        *slot = arena_alloc(cx_arena(cx), sizeof(**slot));
+        memset(*slot, 0, sizeof(**slot));
+    }
+    return *slot;
+}
+
+static void judge_fields(struct check_ctx *cx, const struct found *fd,
+                         enum verdict want)
+{
+    struct field_ctx fc;
+    size_t i;
+
+    fc.cx = cx;
+    fc.want = want;
+    for (i = 0; i < fd->n; i++) {
+        fc.f = fd->v[i].f;
+        on_field(&fc, fd->v[i].at);
     }
 }
 
@@ -345,14 +428,25 @@ static int admitted(const struct object *o)
 
 void check_feature_gate_disabled(struct check_ctx *cx, const struct object *o)
 {
-    if (!admitted(o))
-        check_fields(cx, o, V_DISABLED);
+    struct found *fd = found_memo(cx);
+
+    fd->o = NULL;
+    if (admitted(o))
+        return;
+    find_fields(cx, o, fd);
+    judge_fields(cx, fd, V_DISABLED);
 }
 
 void check_feature_gate_prerelease(struct check_ctx *cx,
                                    const struct object *o)
 {
-    check_fields(cx, o, V_PRERELEASE);
+    struct found *fd = found_memo(cx);
+
+    /* feature-gate-disabled found them just now, unless it is off */
+    if (fd->o != o || fd->root != o->root)
+        find_fields(cx, o, fd);
+    fd->o = NULL;       /* used: the next object walks again */
+    judge_fields(cx, fd, V_PRERELEASE);
 }
 
 /* ==== API versions ====================================================== */

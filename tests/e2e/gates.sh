@@ -126,6 +126,23 @@ contains "config gates applied" "beta in Kubernetes 1\.33"
 expect_rc "flag beats config" 0 "$bin" lint --no-hints -c "$tmp/cfg133.yaml" -k 1.36 "$tmp/pod.yaml"
 lacks "flag beats config output" "feature-gate"
 
+# the two gate rules share one walk per object (gates.c, "gates.found"):
+# each object gets its own findings, with either rule on alone too
+{ printf -- '---\n'; cat "$tmp/pod.yaml"; printf -- '---\n'
+  sed 's/^  name: p$/  name: q/; /resourceClaims:/,$d; /resources:/,/- name: gpu/d' "$tmp/pod.yaml"
+  printf -- '---\n'; sed 's/^  name: p$/  name: r/' "$tmp/pod.yaml"; } > "$tmp/pods.yaml"
+count() { n=$(grep -cE -- "$2" "$tmp/out"); if [ "$n" = "$3" ]; then ok; else bad "$1: $n lines match /$2/, want $3"; sed 's/^/    /' "$tmp/out" | head -10; fi; }
+expect_rc "pods 1.33 gate on" 0 "$bin" lint --no-hints -k 1.33 -g DynamicResourceAllocation=true "$tmp/pods.yaml"
+count "pods prerelease per field" "warning\[feature-gate-prerelease\]" 4
+count "pods clean pod has none" "pods.yaml:(1[6-9]|2[0-4]):.*feature-gate" 0
+expect_rc "pods prerelease alone" 0 "$bin" lint --no-hints --disable feature-gate-disabled -k 1.33 -g DynamicResourceAllocation=true "$tmp/pods.yaml"
+count "pods prerelease alone per field" "warning\[feature-gate-prerelease\]" 4
+expect_rc "pods disabled alone" 1 "$bin" lint --no-hints --disable feature-gate-prerelease -k 1.33 "$tmp/pods.yaml"
+count "pods disabled alone per field" "error\[feature-gate-disabled\]" 4
+expect_rc "pods both, gate off" 1 "$bin" lint --no-hints -k 1.33 "$tmp/pods.yaml"
+count "pods both, gate off per field" "error\[feature-gate-disabled\]" 4
+lacks "pods both, gate off no prerelease" "feature-gate-prerelease"
+
 cat > "$tmp/claim.yaml" <<'Y'
 apiVersion: resource.k8s.io/v1beta1
 kind: ResourceClaim
