@@ -19,6 +19,36 @@ struct compiled {               /* a selector_program() memo */
     struct cel_error err;
 };
 
+/* The memo key's head, "selector\x1f<minor>\x1f<cc><la>\x1f", into key
+ * (64 bytes); its length. Built by hand in the common case: snprintf costs
+ * more than the memo lookup it serves. */
+static int key_head(char *key, const struct cel_env *env, int kube_minor)
+{
+    static const char head[] = "selector\x1f";
+    char digits[8];
+    int n = (int)sizeof(head) - 1, d = 0;
+    unsigned m = (unsigned)kube_minor;
+
+    if (kube_minor < 0 || kube_minor > 9999
+        || (unsigned)env->consumable_capacity > 1
+        || (unsigned)env->list_attributes > 1)
+        return snprintf(key, 64, "selector\x1f%d\x1f%d%d\x1f", kube_minor,
+                        env->consumable_capacity, env->list_attributes);
+    memcpy(key, head, (size_t)n);
+    do {
+        digits[d++] = (char)('0' + m % 10);
+        m /= 10;
+    } while (m);
+    while (d > 0)
+        key[n++] = digits[--d];
+    key[n++] = '\x1f';
+    key[n++] = (char)('0' + env->consumable_capacity);
+    key[n++] = (char)('0' + env->list_attributes);
+    key[n++] = '\x1f';
+    key[n] = '\0';
+    return n;
+}
+
 const struct cel_program *selector_program(struct check_ctx *cx,
                                            const struct cel_env *env,
                                            int kube_minor, const char *expr,
@@ -31,8 +61,7 @@ const struct cel_program *selector_program(struct check_ctx *cx,
     int n;
 
     /* the text is copied, not printed: selectors come by the thousand */
-    n = snprintf(key, 64, "selector\x1f%d\x1f%d%d\x1f", kube_minor,
-                 env->consumable_capacity, env->list_attributes);
+    n = key_head(key, env, kube_minor);
     if (n > 0 && n < 64 && len < sizeof(key) - (size_t)n) {
         memcpy(key + n, expr, len + 1);
         slot = cx_memo(cx, key);

@@ -8,6 +8,7 @@
  * another driver's attribute domain). Satisfiability against an inventory
  * is in satisfiability.c.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -194,18 +195,34 @@ static int conj_unsat(struct check_ctx *cx, const struct conj *c,
                       unsigned *offset)
 {
     char key[4096];
-    size_t k = 0, i;
+    size_t k = 5, i;
     struct unsat_memo *m;
     void **slot = NULL;
-    int n = snprintf(key, sizeof(key), "unsat");
 
-    for (i = 0; i < c->n && n > 0 && k + (size_t)n < sizeof(key); i++) {
-        k += (size_t)n;
-        n = snprintf(key + k, sizeof(key) - k, "\x1f%p\x1e%s",
-                     (const void *)c->progs[i], c->labels[i]);
+    /* "unsat" then "\x1f<program's address>\x1e<label>" per selector, by
+     * hand: snprintf cost more than the memo lookup */
+    memcpy(key, "unsat", 5);
+    for (i = 0; i < c->n && k < sizeof(key); i++) {
+        uintptr_t p = (uintptr_t)c->progs[i];
+        size_t len = strlen(c->labels[i]);
+        int shift = (int)sizeof(p) * 8 - 4;
+        if (k + 3 + 2 * sizeof(p) + len >= sizeof(key)) {
+            k = sizeof(key);
+            break;
+        }
+        key[k++] = '\x1f';
+        while (shift > 0 && !((p >> shift) & 0xf))
+            shift -= 4;
+        for (; shift >= 0; shift -= 4)
+            key[k++] = "0123456789abcdef"[(p >> shift) & 0xf];
+        key[k++] = '\x1e';
+        memcpy(key + k, c->labels[i], len);
+        k += len;
     }
-    if (n > 0 && k + (size_t)n < sizeof(key))
+    if (k < sizeof(key)) {
+        key[k] = '\0';
         slot = cx_memo(cx, key);
+    }
     if (!slot || !*slot) {
         m = arena_alloc(cx_arena(cx), sizeof(*m));
         m->found = cel_conj_unsat_labels(c->progs, c->labels, c->n, m->why,
