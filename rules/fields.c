@@ -21,6 +21,7 @@
  * without a file) the number is the apiserver's raw JSON, where 2.0 is no
  * integer.
  */
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -275,6 +276,7 @@ static void walk_struct(struct walk *w, const struct tnode *m, unsigned type)
         /* a later row of the same name when this one's shape does not
          * fit (a field whose type changed between minors) */
         while ((size_t)(f - k8s_fields) + 1 < (size_t)t->first + t->n
+               && f[1].name[0] == kid->key[0]
                && !strcmp(f[1].name, kid->key)
                && (*f->wrap ? (*f->wrap == 'L') != (kid->kind == T_SEQ)
                             : (f->leaf == KL_STRUCT) != (kid->kind == T_MAP)))
@@ -398,20 +400,27 @@ static void check_kind(struct check_ctx *cx, const struct object *o)
 {
     struct suggest s;
     const char *exact = NULL;
-    int dra = !strncmp(o->api_version, "resource.k8s.io/", 16);
+    int dra = !strncmp(o->api_version, "resource.k8s.io/", 16), same = 0;
     size_t i;
 
     if (!o->kind_node || kind_of(o))
         return;
     for (i = 0; i < K8S_KIND_COUNT; i++)
-        if (!strcmp(k8s_kinds[i].kind, o->kind_name))
+        if (k8s_kinds[i].kind[0] == o->kind_name[0]
+            && !strcmp(k8s_kinds[i].kind, o->kind_name))
             return;     /* a kind of another version: the api-version rules */
-    /* an unknown kind from here on (rare): only now the distances */
+    /* a kind the tables lack from here on (every kind outside them: a
+     * ConfigMap, a Service): only now the distances. The rows come sorted
+     * by apiVersion, rows of one apiVersion mostly sharing its string. */
     suggest_init(&s, o->kind_name);
     for (i = 0; i < K8S_KIND_COUNT; i++) {
-        if (strcmp(k8s_kinds[i].api_version, o->api_version))
+        if (!i || k8s_kinds[i].api_version != k8s_kinds[i - 1].api_version)
+            same = !strcmp(k8s_kinds[i].api_version, o->api_version);
+        if (!same)
             continue;
-        if (!strcasecmp(k8s_kinds[i].kind, o->kind_name))
+        if (tolower((unsigned char)k8s_kinds[i].kind[0])
+            == tolower((unsigned char)o->kind_name[0])
+            && !strcasecmp(k8s_kinds[i].kind, o->kind_name))
             exact = k8s_kinds[i].kind;
         if (dra)
             suggest_add(&s, k8s_kinds[i].kind);

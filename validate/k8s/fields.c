@@ -44,7 +44,8 @@ const struct k8s_field *k8s_field_find(const struct k8s_type *t,
                                         sizeof(k8s_fields[0]), cmp_field);
 
     /* the first row of the name: its rows for other minors follow it */
-    while (f && f > k8s_fields + t->first && !strcmp(f[-1].name, name))
+    while (f && f > k8s_fields + t->first && f[-1].name[0] == name[0]
+           && !strcmp(f[-1].name, name))
         f--;
     return f;
 }
