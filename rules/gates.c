@@ -63,7 +63,9 @@ static const struct tnode *member(const struct tnode *n, const char *key,
 
     for (i = 0; i < n->n; i++) {
         const char *k = n->kids[i]->key;
-        for (j = 0; j < len && k[j] == key[j]; j++)
+        if (k[0] != key[0])
+            continue;
+        for (j = 1; j < len && k[j] == key[j]; j++)
             ;
         if (j == len && k[j] == '\0')
             return n->kids[i];
