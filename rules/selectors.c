@@ -25,12 +25,11 @@
 
 /* The environment the apiserver validates o's selectors in: the target's
  * features, NewExpressions unless o keeps its stored selectors. */
-static struct cel_env target_env(const struct target *t,
+static struct cel_env target_env(struct check_ctx *cx,
                                  const struct object *o)
 {
-    struct cel_env env;
+    struct cel_env env = *cx_cel_env(cx);
 
-    target_cel_env(t, &env);
     env.stored = o->stored_selectors;
     return env;
 }
@@ -131,7 +130,7 @@ static void invalid_list(struct check_ctx *cx, const struct selector *sel,
 
 void check_selector_invalid(struct check_ctx *cx, const struct object *o)
 {
-    struct cel_env env = target_env(cx_target(cx), o);
+    struct cel_env env = target_env(cx, o);
     size_t i, j;
 
     if (o->cls) {
@@ -306,7 +305,7 @@ static void never_one(struct check_ctx *cx, const struct devreq *r,
 void check_selector_never_matches(struct check_ctx *cx,
                                   const struct object *o)
 {
-    struct cel_env env = target_env(cx_target(cx), o);
+    struct cel_env env = target_env(cx, o);
     size_t i, j;
 
     if (o->cls) {
@@ -427,7 +426,7 @@ static void foreign_request(struct check_ctx *cx, const struct devreq *r,
 void check_selector_foreign_domain(struct check_ctx *cx,
                                    const struct object *o)
 {
-    struct cel_env env = target_env(cx_target(cx), o);
+    struct cel_env env = target_env(cx, o);
     size_t i, j;
 
     if (o->cls) {

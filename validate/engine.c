@@ -16,6 +16,7 @@
 
 #include "arena.h"
 #include "budget.h"
+#include "cel/cel.h"
 #include "clock.h"
 #include "config.h"
 #include "err.h"
@@ -42,6 +43,7 @@ struct engine {
     enum sev *sev;              /* per rule, by index in rules->v */
     enum config_action *act;    /* per rule: the webhook's action */
     struct target target;
+    struct cel_env cel_env;     /* target_cel_env(), once per engine */
 };
 
 struct run_pod {                /* a pod-like document, checked last */
@@ -207,6 +209,7 @@ struct engine *engine_new(const struct config *cfg,
         engine_free(e);
         return NULL;
     }
+    target_cel_env(&e->target, &e->cel_env);
     return e;
 }
 
@@ -492,6 +495,11 @@ struct arena *cx_arena(struct check_ctx *cx)
 const struct target *cx_target(struct check_ctx *cx)
 {
     return &cx->run->e->target;
+}
+
+const struct cel_env *cx_cel_env(struct check_ctx *cx)
+{
+    return &cx->run->e->cel_env;
 }
 
 const struct inventory *cx_inventory(struct check_ctx *cx)

@@ -121,10 +121,14 @@ void report_at(struct check_ctx *cx, const struct tnode *at, unsigned line,
 struct arena;
 struct target;
 struct inventory;
+struct cel_env;
 /* Arena for messages and details: lives as long as the findings. */
 struct arena *cx_arena(struct check_ctx *cx);
 /* Target version, gates and config (device-plugin maps...). */
 const struct target *cx_target(struct check_ctx *cx);
+/* The DRA CEL environment at the target (target_cel_env(), computed once
+ * per engine). */
+const struct cel_env *cx_cel_env(struct check_ctx *cx);
 /* The inventory snapshot, or NULL when none was given. */
 const struct inventory *cx_inventory(struct check_ctx *cx);
 /* An object by kind (one K_* bit), namespace ("" for cluster-scoped) and
