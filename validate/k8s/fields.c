@@ -7,12 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* strcmp's order; a first byte that differs decides without the call */
+static int first_cmp(const char *a, const char *b)
+{
+    if (*a != *b)
+        return (unsigned char)*a - (unsigned char)*b;
+    return strcmp(a, b);
+}
+
 static int cmp_kind(const void *key, const void *elem)
 {
     const struct k8s_kind *k = key, *e = elem;
-    int c = strcmp(k->api_version, e->api_version);
+    int c = first_cmp(k->api_version, e->api_version);
 
-    return c ? c : strcmp(k->kind, e->kind);
+    return c ? c : first_cmp(k->kind, e->kind);
 }
 
 const struct k8s_kind *k8s_kind_find(const char *api_version,
@@ -24,17 +32,9 @@ const struct k8s_kind *k8s_kind_find(const char *api_version,
                    cmp_kind);
 }
 
-/* strcmp's order; most probes differ in the first byte, decided without
- * the call */
 static int cmp_field(const void *key, const void *elem)
 {
-    const unsigned char *k = key;
-    const unsigned char *e =
-        (const unsigned char *)((const struct k8s_field *)elem)->name;
-
-    if (*k != *e)
-        return *k - *e;
-    return strcmp(key, ((const struct k8s_field *)elem)->name);
+    return first_cmp(key, ((const struct k8s_field *)elem)->name);
 }
 
 const struct k8s_field *k8s_field_find(const struct k8s_type *t,
