@@ -36,6 +36,8 @@
 
 #define SUPPRESS_PREFIX "ignore.claimcheck.dev/"
 
+#define KIND_SLOTS 17        /* the 16 K_* bits and K_OTHER */
+
 struct engine {
     struct verdict_cache *verdicts; /* admission verdicts, no inventory */
     const struct config *cfg;
@@ -44,6 +46,10 @@ struct engine {
     enum config_action *act;    /* per rule: the webhook's action */
     struct target target;
     struct cel_env cel_env;     /* target_cel_env(), once per engine */
+    /* per kind bit (0-15, then K_OTHER): the indices of the rules with a
+     * check for that kind, in rule order (check_object's loop) */
+    size_t *by_kind[KIND_SLOTS];
+    size_t nby_kind[KIND_SLOTS];
 };
 
 struct run_pod {                /* a pod-like document, checked last */
@@ -188,6 +194,37 @@ static int engine_resolve(struct engine *e, const struct config *cfg,
     return rc;
 }
 
+/* The by_kind slot of a kind: its bit's number, K_OTHER the last; -1 for
+ * anything else (no bit, several bits). */
+static int kind_slot(unsigned kind)
+{
+    int b;
+
+    if (kind == K_OTHER)
+        return KIND_SLOTS - 1;
+    for (b = 0; b < KIND_SLOTS - 1; b++)
+        if (kind == 1u << b)
+            return b;
+    return -1;
+}
+
+/* Fills e->by_kind: check_object then visits the few rules of an object's
+ * kind, not all of them. */
+static void index_rules(struct engine *e)
+{
+    size_t k;
+    int b;
+
+    for (b = 0; b < KIND_SLOTS; b++) {
+        unsigned bit = b == KIND_SLOTS - 1 ? K_OTHER : 1u << b;
+        e->by_kind[b] = xcalloc(e->rules->n ? e->rules->n : 1,
+                                sizeof(*e->by_kind[b]));
+        for (k = 0; k < e->rules->n; k++)
+            if (e->rules->v[k].check && (e->rules->v[k].kinds & bit))
+                e->by_kind[b][e->nby_kind[b]++] = k;
+    }
+}
+
 struct engine *engine_new(const struct config *cfg,
                           const struct ruleset *rules, struct err *err)
 {
@@ -210,6 +247,7 @@ struct engine *engine_new(const struct config *cfg,
         return NULL;
     }
     target_cel_env(&e->target, &e->cel_env);
+    index_rules(e);
     return e;
 }
 
@@ -241,9 +279,13 @@ const struct ruleset *engine_rules(const struct engine *e)
 
 void engine_free(struct engine *e)
 {
+    int b;
+
     if (!e)
         return;
     verdict_cache_free(e->verdicts);
+    for (b = 0; b < KIND_SLOTS; b++)
+        free(e->by_kind[b]);
     free(e->sev);
     free(e->act);
     free(e);
@@ -1182,12 +1224,14 @@ static void check_suppressions(struct run *r, const struct object *o)
 static void check_object(struct run *r, const struct object *o)
 {
     struct check_ctx cx;
-    size_t k;
+    int slot = kind_slot(o->kind);
+    size_t i, n = slot >= 0 ? r->e->nby_kind[slot] : r->e->rules->n;
 
     cx.run = r;
     cx.obj = o;
     cx.hint = NULL;
-    for (k = 0; k < r->e->rules->n; k++) {
+    for (i = 0; i < n; i++) {
+        size_t k = slot >= 0 ? r->e->by_kind[slot][i] : i;
         const struct rule *rule = &r->e->rules->v[k];
         int live = (rule->flags & RULE_LIVE) != 0;
         if (!rule->check || !(rule->kinds & o->kind))
