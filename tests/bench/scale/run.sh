@@ -137,7 +137,8 @@ for n in $SIZES; do
   echo "   claimcheck lint -i over $CLAIMS claims"
   /usr/bin/time -f '%e %U %S' -o "$d/lint.time" "$T/claimcheck" lint \
     --no-hints -o json -i "$d/inventory" "$d/claims.yaml" >"$d/lint.json"
-  read -r lw lu ls <"$d/lint.time"
+  # (time writes "Command exited with non-zero status 1" first: findings)
+  read -r lw lu ls < <(tail -n 1 "$d/lint.time")
   lint=$(python3 -c "print(round($lw, 2))")
   lintcpu=$(python3 -c "print(round($lu + $ls, 2))")
   rows+=("$(printf '%6s %8s %7.2f %7.2f %7s %9s %9s %8s %8s %8s %8s' "$n" \
