@@ -105,6 +105,11 @@ PY
 }
 
 echo "claimcheck: $bin ($(cd "$top" && git rev-parse --short HEAD 2>/dev/null || echo '?'))"
+if [ ! -x "$bin" ]; then
+  echo "no claimcheck binary at $bin: run make first (or set CLAIMCHECK)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 if [ $check = 0 ]; then
   for mix in dra repo; do measure "$mix" "${N:-20000}" "${RUNS:-5}" "${INSTR:-0}"; done
   measure tiny 900000 "${RUNS:-5}" 0
