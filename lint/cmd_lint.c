@@ -239,6 +239,7 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
     diag_list_init(&diags, &arena);
     run = run_new(eng, inv, &arena, &diags);
     run_inventory_from_input(run, o.input_inv);
+    run_on_read(run, inputs_on_read, &in);
     for (i = 0; i < in.n; i++)
         run_add_text(run, in.v[i].name, in.v[i].text.data,
                      in.v[i].text.len);

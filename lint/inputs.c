@@ -97,6 +97,24 @@ static void add_path(struct inputs *in, struct file_dirs *dirs,
     push(in, path, &text);
 }
 
+void inputs_on_read(void *arg, const char *from, const char *to)
+{
+    struct inputs *in = arg;
+    size_t i, k;
+
+    /* the run reads the texts in order: the input last hit, or the next */
+    for (k = 0; k < in->n; k++) {
+        struct file_text *t;
+        i = (in->reading + k) % in->n;
+        t = &in->v[i].text;
+        if (from >= t->data && from <= t->data + t->len) {
+            in->reading = i;
+            file_text_forget(t, from, to);
+            return;
+        }
+    }
+}
+
 void inputs_add(struct inputs *in, const char *path)
 {
     struct file_dirs dirs = {0};

@@ -5,7 +5,9 @@
  * reached again through a symlink skipped, paths the config's ignorePaths
  * name left out), each read whole (a big regular file mapped, see
  * file_text_read()) through validate/file.c and kept until
- * inputs_release(), because the document trees point into the text.
+ * inputs_release(): a run reads pod-like documents again in
+ * run_check(). While a run reads them, a mapped file's pages that were
+ * read may leave memory (inputs_on_read()).
  */
 #ifndef CLAIMCHECK_INPUTS_H
 #define CLAIMCHECK_INPUTS_H
@@ -25,6 +27,7 @@ struct inputs {                 /* zeroed to start; do not touch v/cap */
     struct input *v;
     size_t n, cap;
     int failed;                 /* a path could not be read */
+    size_t reading;             /* inputs_on_read(): the input last hit */
     const struct pathignore *ignore;    /* set to leave paths out, or NULL */
 };
 
@@ -39,6 +42,11 @@ void inputs_add(struct inputs *in, const char *path);
 void inputs_add_text(struct inputs *in, const char *name, const char *data,
                      size_t len);
 void inputs_release(struct inputs *in);
+/* A run's run_on_read() function for runs given in's texts (arg: in):
+ * the input holding [from, to) lets what was read go from memory
+ * (file_text_forget()), so a linted file costs its pages only while they
+ * are read. */
+void inputs_on_read(void *arg, const char *from, const char *to);
 struct inventory;
 struct err;
 /* Adds the objects of every input to inv (inventory_add_texts(): files

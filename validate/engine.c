@@ -88,6 +88,8 @@ struct run {
     struct strmap memo;         /* cx_memo(): rule families' run caches */
     struct strmap strings;      /* kept trees' keys and scalars, shared */
     struct run_cleanup *cleanups;   /* cx_at_run_end(), run last first */
+    run_read_fn *on_read;       /* run_on_read() */
+    void *on_read_arg;
     struct work_budget *budget; /* admission's (budget.h), NULL = none */
     enum input_inventory input_inv; /* run_inventory_from_input() */
     int input_used;             /* ... and some check used them */
@@ -1142,6 +1144,19 @@ static void note_pod(struct run *r, const struct ychunk *c, const char *file,
     p->index = index;
 }
 
+void run_on_read(struct run *r, run_read_fn *fn, void *arg)
+{
+    r->on_read = fn;
+    r->on_read_arg = arg;
+}
+
+/* the document of chunk c read: said to run_on_read()'s function */
+static void chunk_read(const struct run *r, const struct ychunk *c)
+{
+    if (r->on_read && c->text)
+        r->on_read(r->on_read_arg, c->text, c->text + c->len);
+}
+
 void run_add_text(struct run *r, const char *file, const char *data,
                   size_t len)
 {
@@ -1162,8 +1177,10 @@ void run_add_text(struct run *r, const char *file, const char *data,
             add_doc(r, KEEP_COPY, file, &sd, i);
             continue;
         }
-        if (is_template(c->text, c->len))
+        if (is_template(c->text, c->len)) {
+            chunk_read(r, c);
             continue;           /* unrendered: skipped quietly */
+        }
         /* helm template: the document's `# Source:` names its file */
         src = c->error ? NULL : stream_helm_source(r->arena, &sd.chunk);
         kind = chunk_kind(c->text, c->len, &klen);
@@ -1173,6 +1190,7 @@ void run_add_text(struct run *r, const char *file, const char *data,
         else    /* a kind no rule knows is read and dropped: scratch */
             add_doc(r, kind && !k ? KEEP_COPY : KEEP_LOADED,
                     src ? src : file, &sd, i);
+        chunk_read(r, c);
     }
     arena_release(&tmp);
 }
@@ -1269,6 +1287,7 @@ void run_check(struct run *r)
         memset(&sd, 0, sizeof(sd));
         sd.chunk = r->pods[i].chunk;
         add_doc(r, CHECK_NOW, r->pods[i].file, &sd, r->pods[i].index);
+        chunk_read(r, &sd.chunk);
     }
     arena_free(r->arena, r->pods, r->cappods * sizeof(*r->pods));
     r->pods = NULL;

@@ -236,6 +236,25 @@ int file_text_read(const char *path, size_t max, struct file_text *t,
     return 0;
 }
 
+void file_text_forget(struct file_text *t, const char *from, const char *to)
+{
+    long pagesz = sysconf(_SC_PAGESIZE);   /* map_text()'s page */
+    size_t page = pagesz > 0 ? (size_t)pagesz : 4096, f, e;
+
+    if (!t->mapped || from < t->data || to < from || to > t->data + t->len)
+        return;
+    f = (size_t)(from - t->data);
+    /* to <= the NUL: its page, a private copy, is never reached */
+    e = (size_t)(to - t->data) & ~(page - 1);
+    if (f < t->forget_from)             /* a new pass */
+        t->forget_from = f & ~(page - 1);
+    if (e <= t->forget_from || e - t->forget_from < FILE_FORGET_BYTES)
+        return;
+    (void)madvise((char *)(uintptr_t)t->data + t->forget_from,
+                  e - t->forget_from, MADV_DONTNEED);
+    t->forget_from = e;
+}
+
 void file_text_release(struct file_text *t)
 {
     if (t->mapped)

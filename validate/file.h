@@ -48,12 +48,24 @@ struct file_text {
     const char *data;
     size_t len;                 /* without the NUL */
     size_t mapped;              /* bytes mapped; 0: malloc'ed */
+    size_t forget_from;         /* file_text_forget()'s: not let go yet */
 };
 /* Reads or maps path ("-": standard input) under the limit max, with
  * file_read()'s messages. Returns 0, or -1 with *err filled and *t
  * zeroed. */
 int file_text_read(const char *path, size_t max, struct file_text *t,
                    struct err *err);
+/* The reader is done with t's bytes [from, to) for now (from and to
+ * point into t->data): a mapped text lets the whole pages before to go
+ * from memory, once FILE_FORGET_BYTES have gathered since the last time
+ * (a call reaching back before that starts a new pass), which keeps a
+ * linted file's peak memory to what the run keeps instead of the whole
+ * file. A page read again comes back from the page cache, as the file's
+ * bytes: nothing is lost but the time of a page fault. The page with the
+ * NUL (written: a private copy) never goes. A read text is left alone. */
+#define FILE_FORGET_BYTES (256 * 1024)
+void file_text_forget(struct file_text *t, const char *from,
+                      const char *to);
 /* Unmaps or frees t's text; t zeroed. */
 void file_text_release(struct file_text *t);
 

@@ -36,6 +36,15 @@ struct run *run_new(const struct engine *e, const struct inventory *inv,
  * costs the run what it keeps and a few words per pod-like document. */
 void run_add_text(struct run *r, const char *file, const char *data,
                   size_t len);
+/* fn(arg, from, to) is called once the run has read the document at
+ * [from, to) of a text given to run_add_text(): as it is cut there, and
+ * again for a pod-like one when run_check() has read it. A hint that the
+ * text before it may leave memory (the linter lets a mapped file's pages
+ * go, file_text_forget()): the run reads a text forwards, twice at most,
+ * and what it keeps does not point into it. fn must not change the
+ * text. NULL (a new run's): no calls. */
+typedef void run_read_fn(void *arg, const char *from, const char *to);
+void run_on_read(struct run *r, run_read_fn *fn, void *arg);
 /* Adds one already-loaded document root (webhook). */
 void run_add_root(struct run *r, const struct tnode *root, const char *file,
                   unsigned doc_index, const char *default_ns);

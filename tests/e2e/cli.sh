@@ -271,6 +271,15 @@ expect_rc "--disable unknown" 2 "$bin" lint --disable no-such-rule "$tmp/error.y
 expect_rc "stdin" 1 sh -c "\"$bin\" lint --no-hints < \"$tmp/error.yaml\""; contains "stdin" "^-:12:9: error\[extended-resource-limits\] Pod ml/cuda"
 expect_rc "stdin dash" 1 sh -c "\"$bin\" lint - < \"$tmp/error.yaml\""
 expect_rc "stdin not a terminal, no PATH" 1 sh -c "cat \"$tmp/error.yaml\" | \"$bin\" lint"
+# a big file (mapped; its pages let go as they are read, the pods' read
+# again in run_check) says what the same stream on stdin (read) says
+for f in "$top"/tests/rules/*/fail-*.yaml; do printf -- '---\n'; cat "$f"; printf '\n'; done >"$tmp/one.yaml"
+for _ in 1 2 3 4 5 6 7 8 9 10; do cat "$tmp/one.yaml"; done >"$tmp/big.yaml"
+"$bin" lint --no-hints "$tmp/big.yaml" 2>&1 | sed "s|^$tmp/big.yaml:|-:|" >"$tmp/big.file"
+"$bin" lint --no-hints - <"$tmp/big.yaml" >"$tmp/big.stdin" 2>&1
+if [ "$(wc -c <"$tmp/big.yaml")" -gt 1000000 ] && [ "$(wc -l <"$tmp/big.stdin")" -gt 10000 ] \
+   && cmp -s "$tmp/big.file" "$tmp/big.stdin"; then ok; else
+  bad "a big file and the same on stdin: different findings"; diff "$tmp/big.file" "$tmp/big.stdin" | head -5; fi
 # no PATH on a terminal: usage on stderr and exit 2 instead of waiting;
 # script(1) gives the command a pty (its stdin is a terminal)
 if command -v script >/dev/null 2>&1; then

@@ -4,11 +4,13 @@
  * missing file and a directory (messages naming the path), stdin ("-")
  * from a pipe; texts kept whole (file_text_read()): a big file mapped
  * with its NUL, kept when the file grows, a truncated one said and exit
- * 2; a directory's listing and which names are manifests.
+ * 2, its pages let go as it is read (file_text_forget()) and read again
+ * unchanged; a directory's listing and which names are manifests.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -137,6 +139,121 @@ static int text_grown_ok(void)
     ok = t.len == 200000 && t.data[t.len] == '\0'
          && t.data[t.len - 1] == 'a' + (int)((200000 - 1) % 26);
     file_text_release(&t);
+    return ok;
+}
+
+/* KiB of the mapping at p resident (its smaps "Rss:"), or -1 */
+static long mapping_rss(const void *p)
+{
+    char line[256], want[32];
+    FILE *f = fopen("/proc/self/smaps", "r");
+    long kb = -1;
+    int in = 0;
+
+    if (!f)
+        return -1;
+    snprintf(want, sizeof(want), "%lx-", (unsigned long)p);
+    while (fgets(line, sizeof(line), f)) {
+        if (strchr(line, '-') && strchr(line, ' ') > strchr(line, '-'))
+            in = !strncmp(line, want, strlen(want));
+        else if (in && !strncmp(line, "Rss:", 4)) {
+            kb = strtol(line + 4, NULL, 10);
+            break;
+        }
+    }
+    fclose(f);
+    return in ? kb : -1;
+}
+
+/* 1 when t holds the n letters of put() and its NUL */
+static int letters_ok(const struct file_text *t, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (t->data[i] != 'a' + (int)(i % 26))
+            return 0;
+    return t->len == n && t->data[n] == '\0';
+}
+
+/* file_text_forget(): the pages before the point read leave memory once
+ * FILE_FORGET_BYTES have gathered (not before), come back unchanged when
+ * read again, and go again on a new pass; the page with the NUL stays
+ * (the file grown meanwhile: a page read again would show its bytes); a
+ * text that was read, not mapped, is left alone (its pages are the only
+ * copy). */
+static int text_forget_ok(void)
+{
+    const size_t n = 1000000;
+    const char *path = put("forget", n);
+    struct file_text t;
+    struct err err;
+    long full, rss;
+    char *heap;
+    FILE *f;
+    int ok = 1;
+
+    if (file_text_read(path, 1 << 21, &t, &err) < 0 || !t.mapped)
+        return 0;
+    full = mapping_rss(t.data);
+    if (full < 900) {           /* MAP_POPULATE: about 977 KiB */
+        printf("    %ld KiB resident after the read\n", full);
+        file_text_release(&t);
+        return 0;
+    }
+    f = fopen(path, "ab");
+    if (!f)
+        abort();
+    fputs("xxxxxxxx", f);
+    fclose(f);
+    file_text_forget(&t, t.data, t.data + FILE_FORGET_BYTES - 1);
+    if (mapping_rss(t.data) != full) {
+        printf("    pages went before %d bytes gathered\n",
+               FILE_FORGET_BYTES);
+        ok = 0;
+    }
+    file_text_forget(&t, t.data + FILE_FORGET_BYTES - 1,
+                     t.data + FILE_FORGET_BYTES + 4096);
+    rss = mapping_rss(t.data);
+    if (rss > full - FILE_FORGET_BYTES / 1024 + 4) {
+        printf("    %ld KiB resident after a forget of 256 KiB (of %ld)\n",
+               rss, full);
+        ok = 0;
+    }
+    file_text_forget(&t, t.data + FILE_FORGET_BYTES + 4096, t.data + n);
+    rss = mapping_rss(t.data);
+    if (rss > 8) {
+        printf("    %ld KiB resident after a forget of all\n", rss);
+        ok = 0;
+    }
+    ok &= letters_ok(&t, n);                    /* read again */
+    if (mapping_rss(t.data) < 900) {
+        printf("    not resident again after the read\n");
+        ok = 0;
+    }
+    file_text_forget(&t, t.data + 10, t.data + n);  /* a new pass */
+    rss = mapping_rss(t.data);
+    if (rss > 8) {
+        printf("    %ld KiB resident after the second pass\n", rss);
+        ok = 0;
+    }
+    ok &= letters_ok(&t, n);
+    file_text_release(&t);
+    /* a read text (a big one is mapped from malloc, page-aligned here):
+     * its bytes are the only copy */
+    heap = mmap(NULL, n + 1, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (heap == MAP_FAILED)
+        abort();
+    memset(heap, 'a', n);
+    heap[n] = '\0';
+    t.data = heap;
+    t.len = n;
+    t.mapped = 0;
+    t.forget_from = 0;
+    file_text_forget(&t, heap, heap + n);
+    ok &= heap[0] == 'a' && heap[n / 2] == 'a' && heap[n - 1] == 'a';
+    munmap(heap, n + 1);
     return ok;
 }
 
@@ -314,6 +431,7 @@ int main(void)
         CHECK(text_err(path, 100, want));
     }
     CHECK(text_grown_ok());
+    CHECK(text_forget_ok());
     CHECK(text_truncated_ok());
     {
         char cmd[400];

@@ -5,7 +5,10 @@
  * objects stay where they were loaded, their strings shared
  * (strmap_intern), and documents of their kinds that are not kept are
  * rolled back (arena_rollback); the splitter yields the chunks one at a
- * time. Sizes are the arenas' own counts: deterministic, no timing.
+ * time; run_on_read() hears of every document as it is read, pod-like
+ * ones again in run_check(), and nothing the run keeps points into the
+ * text (the linter lets a read file's pages go). Sizes are the arenas' own
+ * counts: deterministic, no timing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +163,132 @@ static void test_kept_in_place(const struct engine *e)
     CHECK(nd_alone == 1 && nd == 1);
 }
 
+/* run_on_read()'s calls, as offsets into the text */
+struct reads {
+    const char *text;
+    size_t n, from[16], to[16];
+};
+
+static void on_read(void *arg, const char *from, const char *to)
+{
+    struct reads *r = arg;
+
+    if (r->n < 16) {
+        r->from[r->n] = (size_t)(from - r->text);
+        r->to[r->n] = (size_t)(to - r->text);
+    }
+    r->n++;
+}
+
+/* The findings of diag list l as one text (rule, object, place,
+ * message, details), in arena a */
+static const char *findings(struct arena *a, const struct diag_list *l)
+{
+    struct buf b;
+    const char *s;
+    size_t i, k;
+
+    buf_init(&b, LIMIT_FILE_BYTES);
+    for (i = 0; i < l->n; i++) {
+        const struct diag *d = &l->v[i];
+        buf_addf(&b, "%s %s/%s %s/%s %s %s:%u:%u:%u %s\n", d->rule->id,
+                 d->api_version, d->kind, d->ns, d->name, d->path, d->file,
+                 d->doc_index, d->line, d->col, d->msg);
+        for (k = 0; k < d->ndetails; k++)
+            buf_addf(&b, "  %s\n", d->details[k]);
+    }
+    s = arena_strndup(a, b.p ? b.p : "", b.len);
+    buf_release(&b);
+    return s;
+}
+
+/* A stream's documents as run_on_read() hears of them: each once as it
+ * is cut, in order, [from, to) its text; the pod-like ones again, in
+ * order, when run_check() has read them. Then every byte of the text is
+ * overwritten: what the run reports must be what it reported before
+ * (nothing it keeps points into the text). */
+static void test_read_hints(const struct engine *e)
+{
+    static const char *const docs[] = {
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\n"
+        "spec:\n  containers:\n  - name: c\n    image: x\n    resources: "
+        "{claims: [{name: g, request: nope}]}\n  resourceClaims:\n  - "
+        "{name: g, resourceClaimName: c0}\n",
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+        "metadata: {name: c0, namespace: ml}\nspec:\n  devices:\n"
+        "    requests:\n    - name: gpu\n      exactly:\n"
+        "        deviceClassName: gpu.example.com\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: {{ .x }}}\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, "
+        "namespace: ml}\nspec:\n  template:\n    spec:\n      containers:"
+        "\n      - {name: c, image: x, resources: {limits: "
+        "{nvidia.com/gpu: 1}}}\n      resourceClaims:\n      - {name: g, "
+        "resourceClaimName: c0}\n",
+    };
+    static const int podlike[] = {0, 4};
+    size_t at[6], i, len = 0;
+    struct reads rd;
+    struct arena a;
+    struct diag_list l;
+    struct run *r;
+    struct buf b;
+    const char *before = "";
+    char *text;
+    int pass;
+
+    buf_init(&b, LIMIT_FILE_BYTES);
+    for (i = 0; i < 5; i++) {
+        buf_adds(&b, "---\n");
+        at[i] = b.len;
+        buf_adds(&b, docs[i]);
+    }
+    at[5] = b.len;
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    for (pass = 0; pass < 2; pass++) {
+        text = malloc(b.len + 1);
+        memcpy(text, b.p, b.len + 1);
+        len = b.len;
+        memset(&rd, 0, sizeof(rd));
+        rd.text = text;
+        diag_list_init(&l, &a);
+        r = run_new(e, NULL, &a, &l);
+        run_on_read(r, on_read, &rd);
+        run_add_text(r, "s.yaml", text, len);
+        CHECK_MSG(rd.n == 5, "%zu documents heard of before run_check, "
+                  "want 5", rd.n);
+        for (i = 0; i < 5 && i < rd.n; i++)
+            CHECK_MSG(rd.from[i] <= at[i] && rd.from[i] + 4 >= at[i]
+                      && rd.to[i] == at[i + 1] - (i < 4 ? 4 : 0),
+                      "document %zu heard of at [%zu, %zu), it is at "
+                      "[%zu, %zu)", i, rd.from[i], rd.to[i], at[i],
+                      at[i + 1]);
+        run_check(r);
+        CHECK_MSG(rd.n == 7, "%zu reads heard of in all, want 7", rd.n);
+        for (i = 0; i < 2 && 5 + i < rd.n; i++)
+            CHECK_MSG(rd.from[5 + i] == rd.from[podlike[i]]
+                      && rd.to[5 + i] == rd.to[podlike[i]],
+                      "read %zu of run_check is not pod-like document %d",
+                      i, podlike[i]);
+        if (pass == 1)
+            memset(text, 'x', len);     /* every read done */
+        if (pass == 0) {
+            before = findings(&a, &l);
+            /* the pod's claim is read from the kept claim */
+            CHECK_MSG(l.n == 2 && strstr(before, "it defines 'gpu'")
+                      && strstr(before, "pod-claim-unused"),
+                      "%zu findings, want the unknown request and the "
+                      "unused claim:\n%s", l.n, before);
+        } else {
+            CHECK_STR(findings(&a, &l), before);
+        }
+        run_free(r);
+        free(text);
+    }
+    arena_release(&a);
+    buf_release(&b);
+}
+
 static const struct tnode *first_root(struct arena *a, const char *text)
 {
     struct ydocs d;
@@ -269,6 +398,7 @@ int main(void)
     CHECK(e != NULL);
     test_stream_memory(e);
     test_kept_in_place(e);
+    test_read_hints(e);
     test_clone();
     test_split();
     engine_free(e);
