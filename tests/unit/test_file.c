@@ -119,6 +119,17 @@ static int text_err(const char *path, size_t max, const char *want)
     return 1;
 }
 
+/* Appends 8 bytes to the file at path */
+static void grow(const char *path)
+{
+    FILE *f = fopen(path, "ab");
+
+    if (!f)
+        abort();
+    fputs("xxxxxxxx", f);
+    fclose(f);
+}
+
 /* A mapped text keeps its NUL when the file grows afterwards (the last
  * page is a private copy; the others show the file as it is). */
 static int text_grown_ok(void)
@@ -126,16 +137,11 @@ static int text_grown_ok(void)
     const char *path = put("grown", 200000);
     struct file_text t;
     struct err err;
-    FILE *f;
     int ok;
 
     if (file_text_read(path, 1 << 20, &t, &err) < 0 || !t.mapped)
         return 0;
-    f = fopen(path, "ab");
-    if (!f)
-        abort();
-    fputs("xxxxxxxx", f);
-    fclose(f);
+    grow(path);
     ok = t.len == 200000 && t.data[t.len] == '\0'
          && t.data[t.len - 1] == 'a' + (int)((200000 - 1) % 26);
     file_text_release(&t);
@@ -190,7 +196,6 @@ static int text_forget_ok(void)
     struct err err;
     long full, rss;
     char *heap;
-    FILE *f;
     int ok = 1;
 
     if (file_text_read(path, 1 << 21, &t, &err) < 0 || !t.mapped)
@@ -201,11 +206,7 @@ static int text_forget_ok(void)
         file_text_release(&t);
         return 0;
     }
-    f = fopen(path, "ab");
-    if (!f)
-        abort();
-    fputs("xxxxxxxx", f);
-    fclose(f);
+    grow(path);
     file_text_forget(&t, t.data, t.data + FILE_FORGET_BYTES - 1);
     if (mapping_rss(t.data) != full) {
         printf("    pages went before %d bytes gathered\n",
