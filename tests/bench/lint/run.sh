@@ -35,14 +35,15 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck disable=SC2046
 cc -O2 -o "$work/yaml_events" "$top/tests/bench/lint/yaml_events.c" \
   $(pkg-config --cflags --libs yaml-0.1) || { echo "0 passed, 1 failed"; exit 1; }
+cc -O2 -o "$work/runstat" "$top/tests/bench/lint/runstat.c" || { echo "0 passed, 1 failed"; exit 1; }
 have_vg=0
 command -v valgrind >/dev/null 2>&1 && have_vg=1
 pass=0; fail=0; skip=0
 
-# one CMD...: "cpu wall rss_kb" of one run (cpu = user + sys seconds)
+# one CMD...: "cpu wall rss_kb" of one run (cpu = user + sys seconds, to
+# the microsecond: runstat.c)
 one() {
-  /usr/bin/time -f '%U %S %e %M' -o "$work/t" "$@" >/dev/null 2>&1
-  awk '{printf "%.3f %.3f %d\n", $1 + $2, $3, $4}' "$work/t"
+  "$work/runstat" "$@"
 }
 # instructions CMD...: instructions executed (callgrind's count)
 instructions() {
