@@ -238,14 +238,20 @@ int file_text_read(const char *path, size_t max, struct file_text *t,
 
 void file_text_forget(struct file_text *t, const char *from, const char *to)
 {
-    long pagesz = sysconf(_SC_PAGESIZE);   /* map_text()'s page */
-    size_t page = pagesz > 0 ? (size_t)pagesz : 4096, f, e;
+    long pagesz;
+    size_t page, f, e;
 
     if (!t->mapped || from < t->data || to < from || to > t->data + t->len)
         return;
     f = (size_t)(from - t->data);
+    e = (size_t)(to - t->data);
+    /* called per document: most calls end here */
+    if (f >= t->forget_from && e < t->forget_from + FILE_FORGET_BYTES)
+        return;
+    pagesz = sysconf(_SC_PAGESIZE);     /* map_text()'s page */
+    page = pagesz > 0 ? (size_t)pagesz : 4096;
     /* to <= the NUL: its page, a private copy, is never reached */
-    e = (size_t)(to - t->data) & ~(page - 1);
+    e &= ~(page - 1);
     if (f < t->forget_from)             /* a new pass */
         t->forget_from = f & ~(page - 1);
     if (e <= t->forget_from || e - t->forget_from < FILE_FORGET_BYTES)
