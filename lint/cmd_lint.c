@@ -226,6 +226,7 @@ int cmd_lint(const struct cli *cli, int argc, char **argv)
             cli_error("inventory: %s", err.msg);
         goto out;
     }
+    inputs_release(&invin);     /* parsed: the inventory holds no text */
     if (inv)
         inventory_set_list_attributes(inv, engine_list_attributes(eng));
     pathignore_init(&ignore, &o.cfg, o.config_path);

@@ -80,7 +80,8 @@ int engine_check_update(const struct engine *e, const struct inventory *inv,
 struct inventory *inventory_new(void);
 /* Adds every object of a YAML/JSON text (multi-document, List). Parse errors
  * are failures here (-1 + err naming file:line:col). inventory_add_texts()
- * with one file. */
+ * with one file. The text and the file name may go once it returns:
+ * nothing points into them. */
 int inventory_add_text(struct inventory *inv, const char *file,
                        const char *data, size_t len, struct err *err);
 /* The same for n files, parsed on two threads that take the files in
