@@ -392,6 +392,7 @@ int cmd_match(const struct cli *cli, int argc, char **argv)
         cli_error("%s", err.msg);
         goto out;
     }
+    inputs_release(&texts);     /* parsed: the inventory holds no text */
     m = inventory_devices(inv);
     if (o.cls) {
         cls = inventory_lookup(inv, K_CLASS, "", o.cls);
