@@ -18,8 +18,10 @@
 #   - instructions of the lint <= 1.9x the bare parse's, dra and repo at
 #     2,000 / 4,000 documents (callgrind: exact, but blind to page faults
 #     and to clearing cold memory, which is where the time had gone);
-#   - CPU time (user + sys, median of 3) of the lint <= 4.5x the bare
-#     parse's, dra and repo at 20,000 documents: what instructions miss;
+#   - CPU time (user + sys, median of 3) of the lint <= 3.0x the bare
+#     parse's, dra and repo at 20,000 documents: what instructions miss
+#     (1.6x measured; 2.2-2.5x on a slower virtual machine, where a page
+#     fault cost 19 us, before inputs' pages were let go as read);
 #   - peak RSS <= 2.6x the file size for dra and repo at 20,000 documents,
 #     <= 1.7x for tiny at 300,000 (12 MB): a mapped input's pages leave
 #     memory as they are read (2.0x / 1.3x since; 3.0x / 2.2x before).
@@ -131,7 +133,7 @@ for spec in dra:20000:3:2.6 repo:20000:3:2.6 tiny:300000:1:1.7; do
   IFS=: read -r mix n times rss <<<"$spec"
   measure "$mix" "$n" "$times" 0
   if [ "$times" -gt 1 ]; then
-    guard "$mix: lint CPU <= 4.5x the bare parse's ($R_CPU)" "$R_CPU <= 4.5"
+    guard "$mix: lint CPU <= 3.0x the bare parse's ($R_CPU)" "$R_CPU <= 3.0"
   fi
   guard "$mix: peak RSS <= ${rss}x the file size ($R_RSS)" "$R_RSS <= $rss"
 done
