@@ -33,10 +33,10 @@ int file_read(const char *path, size_t max, char **data, size_t *len,
  * linter's inputs: a run reads pod-like documents a second time). A
  * regular file of FILE_MAP_MIN bytes or more is mapped read-only, not
  * read: reading a big file into fresh memory costs a page fault per
- * 4 KiB (issue 17); the mapping shares the page cache. Smaller files, stdin, pipes and files
- * whose size is a multiple of the page size (no room for the NUL) are
- * read as file_read() reads them. data is NUL-terminated either way and
- * must not be written.
+ * 4 KiB (issue 17); the mapping shares the page cache. Smaller files,
+ * stdin, pipes and files whose size is a multiple of the page size (no
+ * room for the NUL) are read as file_read() reads them. data is
+ * NUL-terminated either way and must not be written.
  *
  * A mapped file that is truncated while mapped leaves pages with nothing
  * behind them: reading one raises SIGBUS, and the handler a mapping
