@@ -28,6 +28,8 @@ void membudget_init(struct membudget *b, size_t limit)
 {
     b->limit = limit;
     atomic_init(&b->used, 0);
+    atomic_init(&b->trims_due, 0);
+    atomic_init(&b->large, 0);
 }
 
 int membudget_take(struct membudget *b, size_t n)
@@ -51,13 +53,37 @@ size_t membudget_used(struct membudget *b)
     return atomic_load(&b->used);
 }
 
+static void trim(void)
+{
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
+
 void membudget_after(struct membudget *b, size_t held)
 {
-    (void)b;
-#if defined(__GLIBC__)
-    if (held >= MEMBUDGET_TRIM_BYTES)
-        malloc_trim(0);
-#else
-    (void)held;
-#endif
+    if (held < MEMBUDGET_TRIM_BYTES)
+        return;
+    trim();
+    atomic_store(&b->large, 1);
+    atomic_store(&b->trims_due, MEMBUDGET_IDLE_TRIMS);
+}
+
+void membudget_closed(struct membudget *b)
+{
+    if (atomic_load(&b->large))
+        atomic_store(&b->trims_due, MEMBUDGET_IDLE_TRIMS);
+}
+
+int membudget_idle(struct membudget *b, size_t connections)
+{
+    int due = atomic_load(&b->trims_due);
+
+    if (due <= 0 || atomic_load(&b->used) != 0
+        || !atomic_compare_exchange_strong(&b->trims_due, &due, due - 1))
+        return 0;
+    trim();
+    if (due == 1 && connections == 0)   /* the last: all is let go */
+        atomic_store(&b->large, 0);
+    return 1;
 }

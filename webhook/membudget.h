@@ -30,6 +30,9 @@
 struct membudget {
     size_t limit;               /* 0: no budget (only counted) */
     atomic_size_t used;         /* bodies + metered arenas, bytes */
+    atomic_int trims_due;       /* membudget_idle()'s trims to come */
+    atomic_int large;           /* large requests since the last trims
+                                   with no connection open */
 };
 
 /* Process-wide malloc settings for a server that handles multi-MiB
@@ -42,7 +45,22 @@ int membudget_take(struct membudget *b, size_t n);
 void membudget_give(struct membudget *b, size_t n);
 size_t membudget_used(struct membudget *b);
 /* A request that held `held` bytes has ended: returns free memory to the
- * system when that was a large one. */
+ * system when that was a large one (and leaves MEMBUDGET_IDLE_TRIMS trims
+ * to membudget_idle()). */
 void membudget_after(struct membudget *b, size_t held);
+/* Called now and then (the server's tick, every 100 ms) with the number
+ * of connections open: once nothing is held after large requests, free
+ * memory goes back to the system again, MEMBUDGET_IDLE_TRIMS times at
+ * most (3 s at the server's tick). A large request's own trim runs as it
+ * ends, while other requests may still hold theirs, and libmicrohttpd
+ * frees a connection's buffers some time after it closes: after a burst
+ * of 64 concurrent 3 MiB reviews the process kept 80-150 MB until the
+ * next large one (2 trims were not always enough; 10, a second, were in
+ * 5 runs out of 6, the sixth on a busy machine). 1 when it trimmed. */
+#define MEMBUDGET_IDLE_TRIMS 30
+int membudget_idle(struct membudget *b, size_t connections);
+/* A connection has closed: after large requests, its buffers are trimmed
+ * away when idle (membudget_idle() again). */
+void membudget_closed(struct membudget *b);
 
 #endif

@@ -698,6 +698,7 @@ static void on_connection(void *cls, struct MHD_Connection *c,
         tls_bind_connection(s->tls, socket_context);
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
         atomic_fetch_sub(&s->connections, 1);
+        membudget_closed(&s->mem);
     }
 }
 
@@ -877,6 +878,7 @@ size_t server_in_flight(struct server *s)
 void server_tick(struct server *s)
 {
     log_batch_flush(s->log);
+    membudget_idle(&s->mem, atomic_load(&s->connections));
 }
 
 void server_free(struct server *s)

@@ -499,6 +499,25 @@ static void test_membudget(void)
     membudget_init(&b, 0);                      /* no budget: counted */
     CHECK(membudget_take(&b, 1u << 30) == 0);
     CHECK(membudget_used(&b) == 1u << 30);
+    /* trims when idle after large requests: not while anything is held,
+     * MEMBUDGET_IDLE_TRIMS times, again when a connection closes (until
+     * the trims ran with none open), none after small requests only */
+    membudget_closed(&b);
+    CHECK(membudget_idle(&b, 0) == 0);          /* no large request yet */
+    membudget_after(&b, MEMBUDGET_TRIM_BYTES);
+    CHECK(membudget_idle(&b, 3) == 0);          /* 1 GiB still held */
+    membudget_give(&b, 1u << 30);
+    for (i = 0; i < MEMBUDGET_IDLE_TRIMS; i++)
+        CHECK(membudget_idle(&b, 3) == 1);
+    CHECK(membudget_idle(&b, 3) == 0);
+    membudget_closed(&b);                       /* 3 open: 2 after */
+    for (i = 0; i < MEMBUDGET_IDLE_TRIMS; i++)
+        CHECK(membudget_idle(&b, 0) == 1);
+    CHECK(membudget_idle(&b, 0) == 0);
+    membudget_closed(&b);                       /* trimmed with none open */
+    CHECK(membudget_idle(&b, 0) == 0);
+    membudget_after(&b, MEMBUDGET_TRIM_BYTES - 1);
+    CHECK(membudget_idle(&b, 0) == 0);
 }
 
 /* invstore_set_files() over several files (parsed through
