@@ -248,39 +248,53 @@ struct resolved {
     int boolean;
 };
 
-/* resolve.go's exact map: case-sensitive, these spellings only */
+/* resolve.go's exact map: case-sensitive, these spellings only. Rows
+ * with the same first byte stand together: map_from finds them. */
 static const struct {
     const char *spelling;
     enum rtag tag;
     int sign;           /* R_BOOL: the value; R_FLOAT: 0 NaN, +1, -1 Inf */
 } resolve_table[] = {
-    {"y", R_BOOL, 1}, {"Y", R_BOOL, 1}, {"yes", R_BOOL, 1},
-    {"Yes", R_BOOL, 1}, {"YES", R_BOOL, 1}, {"true", R_BOOL, 1},
-    {"True", R_BOOL, 1}, {"TRUE", R_BOOL, 1}, {"on", R_BOOL, 1},
-    {"On", R_BOOL, 1}, {"ON", R_BOOL, 1},
-    {"n", R_BOOL, 0}, {"N", R_BOOL, 0}, {"no", R_BOOL, 0},
-    {"No", R_BOOL, 0}, {"NO", R_BOOL, 0}, {"false", R_BOOL, 0},
-    {"False", R_BOOL, 0}, {"FALSE", R_BOOL, 0}, {"off", R_BOOL, 0},
+    {"y", R_BOOL, 1}, {"yes", R_BOOL, 1},                       /* 0 */
+    {"Y", R_BOOL, 1}, {"Yes", R_BOOL, 1}, {"YES", R_BOOL, 1},   /* 2 */
+    {"true", R_BOOL, 1},                                        /* 5 */
+    {"True", R_BOOL, 1}, {"TRUE", R_BOOL, 1},                   /* 6 */
+    {"on", R_BOOL, 1}, {"off", R_BOOL, 0},                      /* 8 */
+    {"On", R_BOOL, 1}, {"ON", R_BOOL, 1},                       /* 10 */
     {"Off", R_BOOL, 0}, {"OFF", R_BOOL, 0},
-    {"", R_NULL, 0}, {"~", R_NULL, 0}, {"null", R_NULL, 0},
+    {"n", R_BOOL, 0}, {"no", R_BOOL, 0}, {"null", R_NULL, 0},   /* 14 */
+    {"N", R_BOOL, 0}, {"No", R_BOOL, 0}, {"NO", R_BOOL, 0},     /* 17 */
     {"Null", R_NULL, 0}, {"NULL", R_NULL, 0},
+    {"false", R_BOOL, 0},                                       /* 22 */
+    {"False", R_BOOL, 0}, {"FALSE", R_BOOL, 0},                 /* 23 */
+    {"", R_NULL, 0},                                            /* 25 */
+    {"~", R_NULL, 0},                                           /* 26 */
     {".nan", R_FLOAT, 0}, {".NaN", R_FLOAT, 0}, {".NAN", R_FLOAT, 0},
     {".inf", R_FLOAT, 1}, {".Inf", R_FLOAT, 1}, {".INF", R_FLOAT, 1},
     {"+.inf", R_FLOAT, 1}, {"+.Inf", R_FLOAT, 1}, {"+.INF", R_FLOAT, 1},
     {"-.inf", R_FLOAT, -1}, {"-.Inf", R_FLOAT, -1}, {"-.INF", R_FLOAT, -1},
 };
 
+/* 1 + the row where the spellings that start with a byte begin (0: none
+ * does): a scalar is resolved per node, and most keys and values start
+ * with a byte no spelling has or share it with a few rows only */
+static const unsigned char map_from[128] = {
+    ['y'] = 1, ['Y'] = 3, ['t'] = 6, ['T'] = 7, ['o'] = 9, ['O'] = 11,
+    ['n'] = 15, ['N'] = 18, ['f'] = 23, ['F'] = 24, ['\0'] = 26,
+    ['~'] = 27, ['.'] = 28, ['+'] = 34, ['-'] = 37,
+};
+
 static int resolve_map(const char *s, struct resolved *r)
 {
+    const size_t rows = sizeof(resolve_table) / sizeof(resolve_table[0]);
+    unsigned char c = (unsigned char)s[0];
     size_t i;
 
-    if (strnlen(s, 6) > 5)
+    if (c >= sizeof(map_from) || !map_from[c] || strnlen(s, 6) > 5)
         return 0;       /* longer than every spelling of the map */
-    for (i = 0; i < sizeof(resolve_table) / sizeof(resolve_table[0]); i++) {
-        /* the first byte first: most keys and values start with one no
-         * spelling has, and a scalar is resolved per node */
-        if (resolve_table[i].spelling[0] != s[0]
-            || strcmp(s, resolve_table[i].spelling))
+    for (i = map_from[c] - 1u;
+         i < rows && resolve_table[i].spelling[0] == s[0]; i++) {
+        if (strcmp(s, resolve_table[i].spelling))
             continue;
         r->tag = resolve_table[i].tag;
         r->boolean = resolve_table[i].sign;
@@ -485,6 +499,29 @@ static int is_timestamp(const char *s)
            && p[5] <= '9' && p[6] == '\0';
 }
 
+/* resolve.go's hint of a text's first byte: 'N' (empty), 'S' (sign), 'D'
+ * (digit), 'M' (the first byte of a spelling in the map), '.', or 0 for a
+ * plain string (most keys and values: decided here, with no call) */
+static char resolve_hint(char c)
+{
+    if (c >= '0' && c <= '9')
+        return 'D';
+    switch (c) {
+    case '\0':
+        return 'N';
+    case '+':
+    case '-':
+        return 'S';
+    case '.':
+        return '.';
+    case 'y': case 'Y': case 'n': case 'N': case 't': case 'T':
+    case 'f': case 'F': case 'o': case 'O': case '~':
+        return 'M';
+    default:
+        return 0;
+    }
+}
+
 /* resolve.go's resolve(tag, in) for a resolvable tag: what the text is.
  * want: the explicit tag (-1: none; R_STR: "!!str") */
 static void resolve_text(const char *in, int want, struct resolved *r)
@@ -496,15 +533,13 @@ static void resolve_text(const char *in, int want, struct resolved *r)
     r->tag = R_STR;
     if (want == (int)R_STR)
         return;
-    hint = !*in ? 'N' : (*in == '+' || *in == '-') ? 'S'
-           : (*in >= '0' && *in <= '9') ? 'D'
-           : strchr("yYnNtTfFoO~", *in) ? 'M' : *in == '.' ? '.' : 0;
+    hint = resolve_hint(*in);
     if (!hint)
         return;         /* a string: what tree_resolve() reads is set */
     memset(r, 0, sizeof(*r));
     r->tag = R_STR;
-    if (resolve_map(in, r))
-        return;
+    if (hint != 'D' && resolve_map(in, r))
+        return;         /* (no spelling starts with a digit) */
     if (hint == '.') {
         double f;
         if (dot_float(in, clean, sizeof(clean))

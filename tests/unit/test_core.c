@@ -559,6 +559,72 @@ static void test_scalars(void)
     arena_release(&a);
 }
 
+/* Every spelling of go-yaml v2's resolve map, and texts that only look
+ * like one (another case, a byte more or less): tree.c finds the map's
+ * rows by their first byte, so a row it cannot reach shows here */
+static void test_resolve_spellings(void)
+{
+    static const char *const yes[] = {"y", "Y", "yes", "Yes", "YES",
+        "true", "True", "TRUE", "on", "On", "ON"};
+    static const char *const no[] = {"n", "N", "no", "No", "NO", "false",
+        "False", "FALSE", "off", "Off", "OFF"};
+    static const char *const nulls[] = {"~", "null", "Null", "NULL"};
+    static const char *const floats[] = {".nan", ".NaN", ".NAN", ".inf",
+        ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf",
+        "-.INF"};
+    static const char *const strs[] = {"yES", "yeS", "tRUE", "oN", "oFF",
+        "nO", "nULL", "fALSE", ".NaNa", ".iNF", "+.nan", "-.nan", "+inf",
+        "ye", "yess", "tru", "nul", "nulls", "of", "offf", "~~", "o", "t",
+        "f", "F", "T", "O", "name", "type", "node", "Never", "ok", "+",
+        "-x", ".", "falsy", "Falsey", "x", "\xc3\xa9"};
+    struct arena a;
+    struct ydocs d;
+    const struct tnode *r;
+    char text[64];
+    size_t i;
+
+    arena_init(&a, 4096);
+    for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        snprintf(text, sizeof(text), "v: %s\n%s: 1\n", yes[i], yes[i]);
+        d = load(&a, text);
+        r = d.v[0].root;
+        CHECK(r->kids[0]->kind == T_BOOL && tree_true(r->kids[0]));
+        CHECK_STR(r->kids[1]->key, "true");
+    }
+    for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+        snprintf(text, sizeof(text), "v: %s\n%s: 1\n", no[i], no[i]);
+        d = load(&a, text);
+        r = d.v[0].root;
+        CHECK(r->kids[0]->kind == T_BOOL && !tree_true(r->kids[0]));
+        CHECK_STR(r->kids[1]->key, "false");
+    }
+    for (i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++) {
+        snprintf(text, sizeof(text), "v: %s\n", nulls[i]);
+        d = load(&a, text);
+        CHECK(d.v[0].root->kids[0]->kind == T_NULL);
+    }
+    d = load(&a, "v:\n");
+    CHECK(d.v[0].root->kids[0]->kind == T_NULL);
+    for (i = 0; i < sizeof(floats) / sizeof(floats[0]); i++) {
+        snprintf(text, sizeof(text), "%s: 1\n", floats[i]);
+        d = load(&a, text);     /* a value has no JSON form: as a key */
+        CHECK(d.v[0].root->kids[0]->key != NULL);
+        CHECK_STR(d.v[0].root->kids[0]->key,
+                  floats[i][1] == 'n' || floats[i][1] == 'N' ? ".nan"
+                  : floats[i][0] == '-' ? "-.inf" : ".inf");
+    }
+    for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+        snprintf(text, sizeof(text), "v: %s\n", strs[i]);
+        d = load(&a, text);
+        CHECK(d.v[0].root != NULL);
+        if (!d.v[0].root)
+            continue;
+        CHECK(d.v[0].root->kids[0]->kind == T_STR);
+        CHECK_STR(tree_str(d.v[0].root->kids[0]), strs[i]);
+    }
+    arena_release(&a);
+}
+
 static void test_positions_and_paths(void)
 {
     struct arena a;
@@ -946,6 +1012,7 @@ int main(void)
     test_inventory_texts(1);
     test_buf();
     test_scalars();
+    test_resolve_spellings();
     test_positions_and_paths();
     test_documents();
     test_limits();
