@@ -429,6 +429,56 @@ static void test_arena_free(void)
     arena_release(&a);
 }
 
+/* Keys that differ in one byte only, anywhere in an eight-byte word or
+ * in the tail after the last whole word, all found again and spread over
+ * the table: a hash whose low bits (which pick the slot) missed some
+ * bytes would pile such keys into long probe runs. */
+static void test_strmap_spread(void)
+{
+    struct arena a;
+    struct strmap m;
+    char key[48];
+    size_t len, pos, v, i, n = 0, moved = 0, found = 0;
+
+    arena_init(&a, 65536);
+    strmap_init(&m, &a);
+    for (len = 1; len <= 40; len++)
+        for (pos = 0; pos < len; pos++)
+            for (v = 0; v < 16; v++) {
+                memset(key, 'x', len);
+                key[len] = '\0';
+                key[pos] = (char)('A' + v);
+                strmap_put(&m, key, (void *)(uintptr_t)(len * 1000 + pos));
+                n++;
+            }
+    CHECK(m.n == n);
+    for (len = 1; len <= 40; len++)
+        for (pos = 0; pos < len; pos++)
+            for (v = 0; v < 16; v++) {
+                memset(key, 'x', len);
+                key[len] = '\0';
+                key[pos] = (char)('A' + v);
+                found += strmap_get(&m, key)
+                         == (void *)(uintptr_t)(len * 1000 + pos);
+            }
+    CHECK(found == n);
+    memset(key, 'x', 40);
+    key[40] = '\0';
+    CHECK(strmap_get(&m, key) == NULL);
+    key[39] = '\0';
+    CHECK(strmap_get(&m, key) == NULL);
+    /* how far each key sits from its home slot (load <= 1/2) */
+    for (i = 0; i < m.cap; i++) {
+        size_t home;
+        if (!m.slots[i].key)
+            continue;
+        home = m.slots[i].hash & (m.cap - 1);
+        moved += (i - home) & (m.cap - 1);
+    }
+    CHECK(moved < n);
+    arena_release(&a);
+}
+
 /* strmap_reserve() makes the table once: no growing (a table made and
  * touched per doubling) while the keys reserved for are added, and the
  * same lookups; strmap_intern_borrowed() keeps the first pointer given
@@ -1003,6 +1053,7 @@ int main(void)
     test_arena_meter();
     test_arena_free();
     test_strmap_reserve();
+    test_strmap_spread();
     test_arena_rollback();
     test_arena_move();
     test_arena_zero();
