@@ -63,6 +63,13 @@ struct name_list {             /* input objects sharing kind and name */
     struct name_list *next;
 };
 
+#define MEMO_RECENT 8   /* cx_memo()'s keys found by address */
+
+struct memo_entry {             /* a cx_memo() slot and its key */
+    void *value;
+    char text[];                /* the memo map's key (borrowed) */
+};
+
 struct run {
     const struct engine *e;
     const struct inventory *inv;
@@ -86,6 +93,11 @@ struct run {
     size_t nchecked, capchecked;
     int checked_heap;           /* checked was malloc'ed (note_checked) */
     struct strmap memo;         /* cx_memo(): rule families' run caches */
+    struct memo_recent {        /* ... its last keys, by address */
+        const char *key;        /* the caller's pointer */
+        struct memo_entry *e;
+    } memo_recent[MEMO_RECENT];
+    unsigned memo_next;         /* the entry replaced next */
     struct strmap strings;      /* kept trees' keys and scalars, shared */
     struct run_cleanup *cleanups;   /* cx_at_run_end(), run last first */
     run_read_fn *on_read;       /* run_on_read() */
@@ -784,13 +796,34 @@ void run_each(const struct run *r, unsigned kinds,
 void **cx_memo(struct check_ctx *cx, const char *key)
 {
     struct run *r = cx->run;
-    void **slot = strmap_get(&r->memo, key);
+    struct memo_recent *m;
+    struct memo_entry *e;
+    size_t i, len;
 
-    if (!slot) {
-        slot = arena_alloc(r->arena, sizeof(*slot));
-        strmap_put(&r->memo, key, slot);
+    /* families ask for their fixed keys per object, each from the same
+     * string: found again by its address and the text still there (a
+     * key built in a buffer comes from one address with other texts),
+     * without hashing it (issue 17: four lookups an object) */
+    for (i = 0; i < MEMO_RECENT; i++) {
+        m = &r->memo_recent[i];
+        if (m->key == key && strcmp(m->e->text, key) == 0)
+            return &m->e->value;
     }
-    return slot;
+    e = strmap_get(&r->memo, key);
+    if (!e) {
+        len = strlen(key);
+        e = arena_alloc(r->arena, sizeof(*e) + len + 1);
+        memcpy(e->text, key, len + 1);
+        strmap_put_borrowed(&r->memo, e->text, e);
+    }
+    /* a buffer's address keeps one entry, whatever its texts */
+    for (i = 0; i < MEMO_RECENT && r->memo_recent[i].key != key; i++)
+        ;
+    m = &r->memo_recent[i < MEMO_RECENT ? i
+                                        : r->memo_next++ % MEMO_RECENT];
+    m->key = key;
+    m->e = e;
+    return &e->value;
 }
 
 /* fn(arg) runs when the run is freed: for memory a family keeps outside

@@ -21,6 +21,7 @@
 #include "../../validate/diag.h"
 #include "../../validate/engine.h"
 #include "../../validate/err.h"
+#include "../../validate/kinds.h"
 #include "../../validate/limits.h"
 #include "../../validate/load_yaml.h"
 #include "../../validate/run.h"
@@ -387,6 +388,95 @@ static void test_split(void)
     split_same("a: 1");
 }
 
+/* cx_memo() finds its recent keys by address, then text: a key written
+ * into one buffer with other texts gets each text's own slot, a fixed key
+ * its one slot, also after more keys than it keeps recent. */
+static int memo_checks, memo_bad;
+
+static void memo_rule(struct check_ctx *cx, const struct object *o)
+{
+    static const char *const fixed[] = {"m.a", "m.b", "m.c", "m.d", "m.e",
+        "m.f", "m.g", "m.h", "m.i", "m.j", "m.k", "m.l"};
+    static char one[] = "one", two[] = "two";
+    char buf[32];
+    void **a, **b, **f[12];
+    size_t i;
+
+    (void)o;
+    memo_checks++;
+    snprintf(buf, sizeof(buf), "buf.one");
+    a = cx_memo(cx, buf);
+    snprintf(buf, sizeof(buf), "buf.two");
+    b = cx_memo(cx, buf);
+    memo_bad += a == b;
+    if (!*a)
+        *a = one;
+    if (!*b)
+        *b = two;
+    for (i = 0; i < 12; i++) {
+        f[i] = cx_memo(cx, fixed[i]);
+        if (!*f[i])
+            *f[i] = f[i];
+    }
+    for (i = 0; i < 12; i++)
+        memo_bad += cx_memo(cx, fixed[i]) != f[i] || *f[i] != f[i];
+    snprintf(buf, sizeof(buf), "buf.one");
+    memo_bad += cx_memo(cx, buf) != a || *a != one;
+    snprintf(buf, sizeof(buf), "buf.two");
+    memo_bad += cx_memo(cx, buf) != b || *b != two;
+    memo_bad += cx_memo(cx, "buf.one") != a;       /* another address */
+    memo_bad += cx_memo(cx, fixed[0]) == a;
+}
+
+/* The built-in rules and memo_rule (rows sorted by id) */
+static void test_memo(const struct config *cfg)
+{
+    static const struct rule memo = {"memo-test", CAT_INPUT, SEV_ERROR, 0,
+        K_OTHER, memo_rule, 0, "memo", NULL, NULL, NULL, NULL};
+    static const char doc[] = "---\napiVersion: v1\nkind: ConfigMap\n"
+        "metadata: {name: c%d}\n";
+    struct rule *v = calloc(rules_builtin.n + 1, sizeof(*v));
+    struct ruleset rs;
+    struct err err;
+    struct engine *e;
+    struct arena a;
+    struct diag_list l;
+    struct run *r;
+    size_t len, i, k = 0;
+    char *text;
+
+    if (!v)
+        return;
+    for (i = 0; i < rules_builtin.n; i++) {
+        if (k == i && strcmp(rules_builtin.v[i].id, memo.id) > 0)
+            v[k++] = memo;
+        v[k++] = rules_builtin.v[i];
+    }
+    if (k == i)
+        v[k++] = memo;
+    rs.v = v;
+    rs.n = k;
+    e = engine_new(cfg, &rs, &err);
+    CHECK(e != NULL);
+    if (!e) {
+        free(v);
+        return;
+    }
+    text = stream(doc, 3, &len);
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    diag_list_init(&l, &a);
+    r = run_new(e, NULL, &a, &l);
+    run_add_text(r, "s.yaml", text, len);
+    run_check(r);
+    run_free(r);
+    arena_release(&a);
+    free(text);
+    engine_free(e);
+    free(v);
+    CHECK(memo_checks == 3);
+    CHECK_MSG(memo_bad == 0, "%d cx_memo() answers were wrong", memo_bad);
+}
+
 int main(void)
 {
     struct config cfg;
@@ -401,6 +491,7 @@ int main(void)
     test_read_hints(e);
     test_clone();
     test_split();
+    test_memo(&cfg);
     engine_free(e);
     config_release(&cfg);
     return CHECK_DONE();
