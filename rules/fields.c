@@ -393,31 +393,43 @@ void check_unknown_field(struct check_ctx *cx, const struct object *o)
     f->o = NULL;        /* used: the next object walks again */
 }
 
+/* The table rows of apiVersion v: [*lo, the answer). The rows come
+ * sorted by apiVersion (k8s_kind_find() searches them so too). */
+static size_t kind_rows(const char *v, size_t *lo)
+{
+    size_t a = 0, b = K8S_KIND_COUNT;
+
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (strcmp(k8s_kinds[mid].api_version, v) < 0)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *lo = a;
+    while (b < K8S_KIND_COUNT && !strcmp(k8s_kinds[b].api_version, v))
+        b++;
+    return b;
+}
+
 /* A kind kubectl cannot map: one that differs from a kind of the tables
  * only in case (kinds are case-sensitive; no two differ so), or, in
- * resource.k8s.io where the tables have every kind, any unknown one. */
+ * resource.k8s.io where the tables have every kind, any unknown one. Only
+ * the rows of the object's apiVersion are compared (a stream's ConfigMaps
+ * and Services come here one after another: issue 17), and only when they
+ * give a finding, every row for the kind written exactly. */
 static void check_kind(struct check_ctx *cx, const struct object *o)
 {
     struct suggest s;
     const char *exact = NULL;
-    int dra = !strncmp(o->api_version, "resource.k8s.io/", 16), same = 0;
-    size_t i;
+    int dra = !strncmp(o->api_version, "resource.k8s.io/", 16);
+    size_t i, lo, hi;
 
     if (!o->kind_node || kind_of(o))
         return;
-    for (i = 0; i < K8S_KIND_COUNT; i++)
-        if (k8s_kinds[i].kind[0] == o->kind_name[0]
-            && !strcmp(k8s_kinds[i].kind, o->kind_name))
-            return;     /* a kind of another version: the api-version rules */
-    /* a kind the tables lack from here on (every kind outside them: a
-     * ConfigMap, a Service): only now the distances. The rows come sorted
-     * by apiVersion, rows of one apiVersion mostly sharing its string. */
     suggest_init(&s, o->kind_name);
-    for (i = 0; i < K8S_KIND_COUNT; i++) {
-        if (!i || k8s_kinds[i].api_version != k8s_kinds[i - 1].api_version)
-            same = !strcmp(k8s_kinds[i].api_version, o->api_version);
-        if (!same)
-            continue;
+    hi = kind_rows(o->api_version, &lo);
+    for (i = lo; i < hi; i++) {
         if (tolower((unsigned char)k8s_kinds[i].kind[0])
             == tolower((unsigned char)o->kind_name[0])
             && !strcasecmp(k8s_kinds[i].kind, o->kind_name))
@@ -425,11 +437,17 @@ static void check_kind(struct check_ctx *cx, const struct object *o)
         if (dra)
             suggest_add(&s, k8s_kinds[i].kind);
     }
+    if (!exact && !(dra && suggest_best(&s)))
+        return;
+    for (i = 0; i < K8S_KIND_COUNT; i++)
+        if (k8s_kinds[i].kind[0] == o->kind_name[0]
+            && !strcmp(k8s_kinds[i].kind, o->kind_name))
+            return;     /* a kind of another version: the api-version rules */
     if (exact)
         report(cx, o->kind_node, "no kind '%s' in %s: kinds are "
                "case-sensitive (did you mean '%s'?)", o->kind_name,
                o->api_version, exact);
-    else if (dra && suggest_best(&s))
+    else
         report(cx, o->kind_node, "no kind '%s' in %s (did you mean '%s'?)",
                o->kind_name, o->api_version, suggest_best(&s));
 }
