@@ -36,10 +36,19 @@
 
 /* ==== building state ==================================================== */
 
+/* The first frames and their first kids live on parse_chunk()'s stack:
+ * most documents are shallow and small, and a malloc and free per frame
+ * and document was a tenth of the loader's own work on a stream of tiny
+ * documents (issue 17) */
+#define INLINE_FRAMES 16
+#define INLINE_KIDS 8
+
 struct frame {
     struct tnode *node;         /* the map or sequence being built */
-    struct tnode **kids;        /* malloc'd scratch, copied into the arena */
+    struct tnode **kids;        /* scratch, copied into the arena: the
+                                   frame's inline kids or malloc'd */
     size_t n, cap;
+    int inline_kids;            /* kids are the inline ones (not freed) */
     int want_key;               /* map: next scalar is a key */
     const char *key;            /* map: pending key */
     unsigned key_line, key_col;
@@ -58,8 +67,11 @@ struct builder {
     struct strmap *strs;        /* shared copies of strings, or NULL */
     unsigned line_off;          /* lines before this chunk */
     unsigned col_off;           /* columns before it on its first line */
-    struct frame *st;           /* frame stack */
+    struct frame *st;           /* frame stack: st0 or malloc'd */
     size_t depth, stcap;
+    size_t used;                /* frames set up (the deepest reached) */
+    struct frame *st0;          /* INLINE_FRAMES frames ... */
+    struct tnode *(*kids0)[INLINE_KIDS];   /* ... and their first kids */
     struct anchor *anchors;
     size_t nanchors, capanchors;
     size_t nodes;               /* nodes built from the text */
@@ -128,7 +140,14 @@ static void frame_push_kid(struct frame *f, struct tnode *kid)
 {
     if (f->n == f->cap) {
         f->cap = f->cap ? f->cap * 2 : 8;
-        f->kids = xrealloc(f->kids, f->cap * sizeof(*f->kids));
+        if (f->inline_kids) {   /* outgrown: to the heap */
+            struct tnode **p = xrealloc(NULL, f->cap * sizeof(*f->kids));
+            memcpy(p, f->kids, f->n * sizeof(*f->kids));
+            f->kids = p;
+            f->inline_kids = 0;
+        } else {
+            f->kids = xrealloc(f->kids, f->cap * sizeof(*f->kids));
+        }
     }
     f->kids[f->n++] = kid;
     if (f->hash && f->node->kind == T_MAP) {
@@ -302,12 +321,23 @@ static void push_frame(struct builder *b, struct tnode *n)
     struct frame *f;
 
     if (b->depth == b->stcap) {
-        size_t old = b->stcap;
-        b->stcap = b->stcap ? b->stcap * 2 : 16;
-        b->st = xrealloc(b->st, b->stcap * sizeof(*b->st));
-        memset(b->st + old, 0, (b->stcap - old) * sizeof(*b->st));
+        struct frame *st = xrealloc(NULL, b->stcap * 2 * sizeof(*b->st));
+        memcpy(st, b->st, b->stcap * sizeof(*b->st));
+        if (b->st != b->st0)
+            free(b->st);
+        b->st = st;
+        b->stcap *= 2;
     }
-    f = &b->st[b->depth++];
+    f = &b->st[b->depth];
+    if (b->depth == b->used) {  /* first time this deep: scratch */
+        f->inline_kids = b->depth < INLINE_FRAMES;
+        f->kids = f->inline_kids ? b->kids0[b->depth] : NULL;
+        f->cap = f->inline_kids ? INLINE_KIDS : 0;
+        f->hash = NULL;
+        f->hcap = 0;
+        b->used++;
+    }
+    b->depth++;
     f->node = n;
     f->n = 0;
     f->want_key = n->kind == T_MAP;
@@ -562,10 +592,15 @@ static void parse_chunk(struct arena *a, struct strmap *strs,
     yaml_parser_t p;
     yaml_event_t ev;
     struct builder b;
+    struct frame st0[INLINE_FRAMES];
+    struct tnode *kids0[INLINE_FRAMES][INLINE_KIDS];
     int done = 0, utf16;
     size_t i, bad;
 
     memset(&b, 0, sizeof(b));
+    b.st = b.st0 = st0;
+    b.stcap = INLINE_FRAMES;
+    b.kids0 = kids0;
     b.a = a;
     b.strs = strs;
     b.line_off = line_off;
@@ -645,11 +680,13 @@ static void parse_chunk(struct arena *a, struct strmap *strs,
         yaml_event_delete(&ev);
     }
     yaml_parser_delete(&p);
-    for (i = 0; i < b.stcap; i++) {
-        free(b.st[i].kids);
+    for (i = 0; i < b.used; i++) {
+        if (!b.st[i].inline_kids)
+            free(b.st[i].kids);
         free(b.st[i].hash);
     }
-    free(b.st);
+    if (b.st != st0)
+        free(b.st);
     free(b.anchors);
     if (b.error) {
         doc->error = b.error;

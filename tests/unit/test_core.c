@@ -675,6 +675,66 @@ static void test_resolve_spellings(void)
     arena_release(&a);
 }
 
+/* Maps and sequences deeper and wider than the loader's inline scratch
+ * (16 frames of 8 kids on the stack, then the heap), twice in one stream
+ * (the scratch of the first document is reused by nothing): every member
+ * in its place, in source order, with its value. */
+static void test_deep_wide(void)
+{
+    struct arena a;
+    struct buf b;
+    struct ydocs d;
+    const struct tnode *m;
+    int depth, k, doc, ok;
+
+    arena_init(&a, 65536);
+    buf_init(&b, 1 << 20);
+    for (doc = 0; doc < 2; doc++) {
+        buf_adds(&b, "---\n");
+        for (depth = 0; depth < 40; depth++) {
+            for (k = 0; k < 20; k++)
+                buf_addf(&b, "%*sk%d: %d\n", depth * 2, "", k,
+                         depth * 100 + k);
+            buf_addf(&b, "%*ss: [", depth * 2, "");
+            for (k = 0; k < 12; k++)
+                buf_addf(&b, "%s%d", k ? ", " : "", k + depth);
+            buf_addf(&b, "]\n%*snext:\n", depth * 2, "");
+        }
+        buf_addf(&b, "%*send: 1\n", depth * 2, "");
+    }
+    load_yaml(&a, b.p, b.len, &d);
+    CHECK(d.n == 2);
+    for (doc = 0; doc < (int)d.n; doc++) {
+        ok = 1;
+        m = d.v[doc].root;
+        for (depth = 0; depth < 40 && ok; depth++) {
+            ok = m && m->kind == T_MAP && m->n == 22;
+            for (k = 0; k < 20 && ok; k++) {
+                char key[16];
+                long long v;
+                snprintf(key, sizeof(key), "k%d", k);
+                ok = !strcmp(m->kids[k]->key, key)
+                     && tree_int(m->kids[k], &v) == 0
+                     && v == depth * 100 + k;
+            }
+            ok = ok && !strcmp(m->kids[20]->key, "s")
+                 && m->kids[20]->kind == T_SEQ && m->kids[20]->n == 12;
+            for (k = 0; k < 12 && ok; k++) {
+                long long v;
+                ok = tree_int(m->kids[20]->kids[k], &v) == 0
+                     && v == k + depth;
+            }
+            ok = ok && !strcmp(m->kids[21]->key, "next");
+            m = ok ? m->kids[21] : NULL;
+        }
+        CHECK_MSG(ok, "document %d: level %d differs", doc, depth - 1);
+        CHECK(m && m->kind == T_MAP && m->n == 1
+              && !strcmp(m->kids[0]->key, "end"));
+    }
+    buf_release(&b);
+    arena_release(&a);
+}
+
 static void test_positions_and_paths(void)
 {
     struct arena a;
@@ -1064,6 +1124,7 @@ int main(void)
     test_buf();
     test_scalars();
     test_resolve_spellings();
+    test_deep_wide();
     test_positions_and_paths();
     test_documents();
     test_limits();
