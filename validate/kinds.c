@@ -54,8 +54,13 @@ const struct kind_info *kind_by_name(const char *name, size_t len)
 {
     size_t i;
 
+    if (!len)
+        return NULL;    /* (name[0] may be past the text) */
+    /* the first byte first: called per document, mostly for kinds that
+     * share it with one row at most (issue 17) */
     for (i = 0; i < kind_count; i++)
-        if (strlen(kind_table[i].name) == len
+        if (kind_table[i].name[0] == name[0]
+            && strlen(kind_table[i].name) == len
             && memcmp(kind_table[i].name, name, len) == 0)
             return &kind_table[i];
     return NULL;

@@ -994,6 +994,12 @@ static void test_kinds(void)
     }
     CHECK_MSG(seen == K_ALL, "bits without a row: 0x%x", K_ALL & ~seen);
     CHECK(kind_by_name("Pods", 4) == NULL && kind_by_name("Po", 2) == NULL);
+    /* a name is len bytes of a longer text, not a C string */
+    CHECK(kind_by_name("PodX", 3) == kind_by_bit(K_POD)
+          && kind_by_name("ResourceClaimTemplate", 13)
+             == kind_by_bit(K_CLAIM)
+          && kind_by_name("", 0) == NULL && kind_by_name("Cron", 4) == NULL
+          && kind_by_name("pod", 3) == NULL);
     CHECK(!strcmp(kind_bit_name(0), "object"));
     CHECK(kind_group_ok(kind_by_bit(K_DEPLOYMENT), "extensions")
           && !kind_group_ok(kind_by_bit(K_DEPLOYMENT), "app")
