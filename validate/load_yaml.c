@@ -434,7 +434,9 @@ static void on_scalar(struct builder *b, const yaml_event_t *ev)
     /* quoted: not plain, or made a string by its tag ("!", !!str) */
     n->quoted = !plain || (tag && (!strcmp(tag, "!")
                                    || !strcmp(tag, YAML_STR_TAG)));
-    if (tree_resolve(b->a, n, tag, plain, &why) < 0) {
+    if (plain && !tag && tree_plain_is_str(*n->str)) {
+        n->kind = T_STR;        /* what tree_resolve() would say, sooner */
+    } else if (tree_resolve(b->a, n, tag, plain, &why) < 0) {
         fail(b, line, col, why);
         return;
     }

@@ -522,6 +522,11 @@ static char resolve_hint(char c)
     }
 }
 
+int tree_plain_is_str(char c)
+{
+    return !resolve_hint(c);
+}
+
 /* resolve.go's resolve(tag, in) for a resolvable tag: what the text is.
  * want: the explicit tag (-1: none; R_STR: "!!str") */
 static void resolve_text(const char *in, int want, struct resolved *r)

@@ -127,6 +127,12 @@ struct tnode **tree_kids_new(struct arena *a, size_t n);
  * fails the document: "cannot decode !!str `abc` as a !!int"). */
 int tree_resolve(struct arena *a, struct tnode *n, const char *tag, int plain,
                  const char **why);
+/* 1 when a plain scalar (unquoted, no tag) whose text starts with byte c
+ * is a string whatever follows: go-yaml v2 looks further only at texts
+ * that start with a digit, a sign, '.', '~' or a letter of yes/no/true/
+ * false/on/off/null (or are empty). tree_resolve() would make it T_STR
+ * and nothing else: a loader may skip the call (most keys and values). */
+int tree_plain_is_str(char c);
 /* The JSON object key sigs.k8s.io/yaml makes of a resolved key scalar:
  * strings as they are, integers in decimal, floats with float32 precision
  * (1.0 -> "1", 3.14159265359 -> "3.1415927"), booleans "true"/"false".

@@ -672,6 +672,12 @@ static void test_resolve_spellings(void)
         CHECK(d.v[0].root->kids[0]->kind == T_STR);
         CHECK_STR(tree_str(d.v[0].root->kids[0]), strs[i]);
     }
+    /* a tag decides, whatever the first byte says */
+    d = load(&a, "v: !!int abc\n");
+    CHECK(d.n == 1 && d.v[0].error != NULL);
+    d = load(&a, "v: !!binary aGk=\n");
+    CHECK(d.n == 1 && d.v[0].root
+          && !strcmp(tree_str(d.v[0].root->kids[0]), "hi"));
     arena_release(&a);
 }
 
