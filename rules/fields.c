@@ -407,7 +407,11 @@ static size_t kind_rows(const char *v, size_t *lo)
             b = mid;
     }
     *lo = a;
-    while (b < K8S_KIND_COUNT && !strcmp(k8s_kinds[b].api_version, v))
+    /* its rows mostly share one string: compared by address first */
+    while (b < K8S_KIND_COUNT
+           && ((b > a && k8s_kinds[b].api_version
+                         == k8s_kinds[b - 1].api_version)
+               || !strcmp(k8s_kinds[b].api_version, v)))
         b++;
     return b;
 }
