@@ -896,15 +896,23 @@ int run_parse_errors(const struct run *r)
     return r->parse_errors;
 }
 
+/* prev when it reads s, else s interned in the run's strings */
+static const char *same_or_interned(struct run *r, const char *prev,
+                                    const char *s)
+{
+    return prev && strcmp(prev, s) == 0 ? prev
+                                        : strmap_intern(&r->strings, s);
+}
+
 /* copy: strings of scratch objects die with the next document (the
- * identity parts that repeat are interned, the name is copied). The first
- * 64 entries are in the run's arena (an admission run has one object);
- * past them the list moves to malloc: a pod per line of a big stream
- * makes it long, and an arena would keep every smaller copy it grew out
- * of. */
+ * identity parts that repeat are the previous entry's or interned, the
+ * name is copied). The first 64 entries are in the run's arena (an
+ * admission run has one object); past them the list moves to malloc: a
+ * pod per line of a big stream makes it long, and an arena would keep
+ * every smaller copy it grew out of. */
 static void note_checked(struct run *r, const struct object *o, int copy)
 {
-    struct run_obj *c;
+    struct run_obj *c, *prev;
 
     if (r->nchecked == r->capchecked) {
         size_t cap = r->capchecked ? r->capchecked * 2 : 64;
@@ -922,11 +930,21 @@ static void note_checked(struct run *r, const struct object *o, int copy)
     }
     c = &r->checked[r->nchecked++];
     c->file = o->file;
-    c->api_version = copy ? strmap_intern(&r->strings, o->api_version)
-                          : o->api_version;
-    c->kind = copy ? strmap_intern(&r->strings, o->kind_name) : o->kind_name;
-    c->ns = copy ? strmap_intern(&r->strings, o->ns) : o->ns;
-    c->name = copy ? arena_strdup(r->arena, o->name) : o->name;
+    if (!copy) {
+        c->api_version = o->api_version;
+        c->kind = o->kind_name;
+        c->ns = o->ns;
+        c->name = o->name;
+        return;
+    }
+    /* a stream's pods mostly share these with the one before (whose
+     * strings live as long as the run) */
+    prev = r->nchecked > 1 ? c - 1 : NULL;
+    c->api_version = same_or_interned(r, prev ? prev->api_version : NULL,
+                                      o->api_version);
+    c->kind = same_or_interned(r, prev ? prev->kind : NULL, o->kind_name);
+    c->ns = same_or_interned(r, prev ? prev->ns : NULL, o->ns);
+    c->name = arena_strdup(r->arena, o->name);
 }
 
 static void add_object(struct run *r, struct object *o)

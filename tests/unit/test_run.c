@@ -477,6 +477,55 @@ static void test_memo(const struct config *cfg)
     CHECK_MSG(memo_bad == 0, "%d cx_memo() answers were wrong", memo_bad);
 }
 
+/* The identities of checked pods outlive their documents: each one's
+ * apiVersion, kind and namespace read as written, whether or not the one
+ * before had the same (they are shared when it had). */
+static void test_checked_identities(const struct engine *e)
+{
+    static const char *const docs[][4] = {
+        {"v1", "Pod", "a", "p0"}, {"v1", "Pod", "a", "p1"},
+        {"apps/v1", "Deployment", "a", "d2"}, {"v1", "Pod", "b", "p3"},
+        {"batch/v1", "Job", "", "j4"}, {"batch/v1", "Job", "", "j5"},
+        {"v1", "Pod", "b", "p6"}, {"v1", "Pod", "a", "p7"},
+    };
+    const size_t n = sizeof(docs) / sizeof(docs[0]);
+    const struct run_obj *objs;
+    struct arena a;
+    struct diag_list l;
+    struct buf b;
+    struct run *r;
+    size_t i, got, bad = 0;
+
+    buf_init(&b, 1 << 16);
+    for (i = 0; i < n; i++) {
+        buf_addf(&b, "---\napiVersion: %s\nkind: %s\nmetadata:\n  name: %s\n",
+                 docs[i][0], docs[i][1], docs[i][3]);
+        if (*docs[i][2])
+            buf_addf(&b, "  namespace: %s\n", docs[i][2]);
+        if (strcmp(docs[i][1], "Pod"))
+            buf_adds(&b, "spec:\n  template:\n    spec:\n      containers:"
+                     " [{name: c, image: x}]\n");
+        else
+            buf_adds(&b, "spec:\n  containers: [{name: c, image: x}]\n");
+    }
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    diag_list_init(&l, &a);
+    r = run_new(e, NULL, &a, &l);
+    run_add_text(r, "s.yaml", b.p, b.len);
+    run_check(r);
+    objs = run_checked(r, &got);
+    CHECK(got == n);
+    for (i = 0; i < got && i < n; i++)
+        bad += strcmp(objs[i].api_version, docs[i][0])
+               || strcmp(objs[i].kind, docs[i][1])
+               || strcmp(objs[i].ns, docs[i][2])
+               || strcmp(objs[i].name, docs[i][3]);
+    CHECK_MSG(bad == 0, "%zu identities read otherwise", bad);
+    run_free(r);
+    arena_release(&a);
+    buf_release(&b);
+}
+
 int main(void)
 {
     struct config cfg;
@@ -492,6 +541,7 @@ int main(void)
     test_clone();
     test_split();
     test_memo(&cfg);
+    test_checked_identities(e);
     engine_free(e);
     config_release(&cfg);
     return CHECK_DONE();
