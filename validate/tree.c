@@ -294,7 +294,9 @@ static int resolve_map(const char *s, struct resolved *r)
         return 0;       /* longer than every spelling of the map */
     for (i = map_from[c] - 1u;
          i < rows && resolve_table[i].spelling[0] == s[0]; i++) {
-        if (strcmp(s, resolve_table[i].spelling))
+        /* the second byte too before the call: "name" and "null" */
+        if ((s[0] && resolve_table[i].spelling[1] != s[1])
+            || strcmp(s, resolve_table[i].spelling))
             continue;
         r->tag = resolve_table[i].tag;
         r->boolean = resolve_table[i].sign;
