@@ -43,14 +43,12 @@ static void carry_slice(struct alloc_carry *c, const struct dm_slice *s)
 {
     const struct devmodel *m = c->m, *prev = c->prev;
     const struct dm_slice *ps;
-    void *v;
-    size_t k;
+    size_t k, r = dm_slice_record(prev, s->obj);
 
-    v = *s->obj->name ? strmap_get(&prev->slice_index, s->obj->name) : NULL;
-    if (!v)
+    if (r == SIZE_MAX)
         return;
-    ps = &prev->slices[(uintptr_t)v - 1];
-    if (ps->obj != s->obj || ps->n != s->n)
+    ps = &prev->slices[r];
+    if (ps->n != s->n)
         return;
     for (k = 0; k < s->n; k++)
         if (same_view(&m->devs[s->first + k].cel,

@@ -160,7 +160,9 @@ struct devmodel {
     size_t npieces;
     struct dm_slice *slices;    /* ... its slices, in object order */
     size_t nslice_recs;
-    struct strmap slice_index;  /* ... slice name -> index + 1 */
+    uint32_t *rec_of;           /* ... its objects' records: a table by
+                                   object address (dm_slice_record) */
+    size_t rec_mask;            /* ... its slots - 1 */
     size_t *pool_nslices;       /* ... per pool entry: slices of its
                                    driver and name (every generation) */
     const size_t *symcount;     /* ... per sym: the devices that have it
@@ -221,6 +223,10 @@ struct dm_ext {
 int dm_pool_incomplete(const struct dm_pool *p);
 /* 1 if the allocator may use the pool's devices: complete and valid. */
 int dm_pool_usable(const struct dm_pool *p);
+/* The index in m->slices of the record of object o (a model built to be
+ * reused, whose objects are alive: the same address is the same object,
+ * which never changes), or SIZE_MAX. By address, no string hashed. */
+size_t dm_slice_record(const struct devmodel *m, const struct object *o);
 /* The pool of that driver and name, or NULL. */
 const struct dm_pool *devmodel_pool(const struct devmodel *m,
                                     const char *driver, const char *name);

@@ -118,7 +118,6 @@ const struct devmodel *dm_next_begin(struct devmodel *m,
     }
     m->pieces[m->npieces++] = own;
     m->da = &own->a;
-    strmap_init(&m->slice_index, m->a);
     if (prev)
         seed(m, prev);
     else                /* the chain's first: shared by the models after */
@@ -126,19 +125,57 @@ const struct devmodel *dm_next_begin(struct devmodel *m,
     return prev;
 }
 
+/* The slot of object o in a table of mask + 1 slots (a power of two) */
+static size_t rec_slot(const struct object *o, size_t mask)
+{
+    return (size_t)(((uint64_t)(uintptr_t)o >> 4) * 0x9e3779b97f4a7c15ull
+                    >> 32) & mask;
+}
+
+size_t dm_slice_record(const struct devmodel *m, const struct object *o)
+{
+    size_t s;
+    uint32_t v;
+
+    if (!m->rec_of)
+        return SIZE_MAX;
+    for (s = rec_slot(o, m->rec_mask); (v = m->rec_of[s]) != 0;
+         s = (s + 1) & m->rec_mask)
+        if (m->slices[v - 1].obj == o)
+            return v - 1;
+    return SIZE_MAX;
+}
+
+/* m's table of its records by object address (the first record of an
+ * object given twice) */
+static void index_records(struct devmodel *m)
+{
+    size_t cap = 16, r, s;
+
+    if (m->nslice_recs >= UINT32_MAX / 2)
+        return;             /* (no table: nothing found in m) */
+    while (cap < 2 * m->nslice_recs)
+        cap *= 2;
+    m->rec_of = arena_alloc(m->a, cap * sizeof(*m->rec_of));
+    m->rec_mask = cap - 1;
+    for (r = 0; r < m->nslice_recs; r++) {
+        const struct object *o = m->slices[r].obj;
+        for (s = rec_slot(o, m->rec_mask); m->rec_of[s]
+             && m->slices[m->rec_of[s] - 1].obj != o;
+             s = (s + 1) & m->rec_mask)
+            ;
+        if (!m->rec_of[s])
+            m->rec_of[s] = (uint32_t)(r + 1);
+    }
+}
+
 /* 1 if slice o, the ord-th of its pool, is that pool's ord-th in before
  * too (*at: its record there, whose pool0 is that pool). */
 static int same_slice(const struct devmodel *before, const struct object *o,
                       size_t ord, size_t *at)
 {
-    void *v = *o->name ? strmap_get(&before->slice_index, o->name) : NULL;
-    const struct dm_slice *pr;
-
-    if (!v)
-        return 0;
-    *at = (uintptr_t)v - 1;
-    pr = &before->slices[*at];
-    return pr->obj == o && pr->ord == ord;
+    *at = dm_slice_record(before, o);
+    return *at != SIZE_MAX && before->slices[*at].ord == ord;
 }
 
 void dm_next_slices(struct devmodel *m, const struct devmodel *before,
@@ -171,9 +208,6 @@ void dm_next_slices(struct devmodel *m, const struct devmodel *before,
         rec->ord = cnt[p]++;
         rec->pool = SIZE_MAX;
         rec->pool0 = p;
-        if (*objs[i]->name)
-            strmap_put_borrowed(&m->slice_index, objs[i]->name,
-                                (void *)(uintptr_t)(r + 1));
         if (ok && ok[p] && !same_slice(before, objs[i], rec->ord,
                                        &reuse->rec[r]))
             ok[p] = 0;
@@ -181,6 +215,7 @@ void dm_next_slices(struct devmodel *m, const struct devmodel *before,
             was[p] = before->slices[reuse->rec[r]].pool0;
         r++;
     }
+    index_records(m);
     if (!before)
         return;
     /* and the pool has no other slice there (every pool has one here,
