@@ -3,7 +3,10 @@
  * the one before (test_devmodel_next.c, test_warm_next.c): Nodes and
  * ResourceSlices of a few pools (every placement, counters, taints,
  * attributes of every kind), and a cluster of them changed one step at a
- * time. Header-only: each test binary stays one file.
+ * time: slices added, replaced, deleted, put back (the same object again,
+ * after a model without it), listed in another order, one listed twice,
+ * now and then a name another slice has, or every slice new at once.
+ * Header-only: each test binary stays one file.
  */
 #ifndef CLAIMCHECK_TEST_DM_RANDOM_H
 #define CLAIMCHECK_TEST_DM_RANDOM_H
@@ -22,6 +25,7 @@
 
 #define NNODES 6
 #define NSLICES 24
+#define NOBJS (NNODES + NSLICES + 1)  /* (one slice listed twice) */
 
 /* ==== random cluster objects ============================================ */
 
@@ -120,9 +124,10 @@ static struct inventory *slice_obj(int slot)
     unsigned pool = pick(8), place = pick(6), n = pick(4), i;
     int counters = !pick(5);
 
+    /* now and then another slot's name: one of the two is left out */
     put(&t, "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
-            "metadata: {name: s%d}\nspec:\n  driver: %s\n", slot,
-        drivers[pool % 2]);
+            "metadata: {name: s%d}\nspec:\n  driver: %s\n",
+        pick(10) ? slot : (int)pick(NSLICES), drivers[pool % 2]);
     put(&t, "  pool: {name: p%u, generation: %u, resourceSliceCount: %u}\n",
         pool, pick(3), 1 + pick(2));
     if (place <= 2)
@@ -151,32 +156,91 @@ static struct inventory *slice_obj(int slot)
 struct cluster {
     struct inventory *nodes[NNODES];
     struct inventory *slices[NSLICES];     /* NULL: none in the slot */
-    struct inventory *gone[NNODES + NSLICES];  /* replaced this step */
+    struct inventory *gone[512];   /* replaced this step */
     size_t ngone;
+    struct inventory *parked;   /* a slice deleted, kept to be put back */
+    unsigned rot;               /* the slot listed first */
+    unsigned twice;             /* a slot listed twice + 1, 0: none */
+    int twice_first;            /* ... the second time before the slices */
 };
 
+/* The objects: Nodes, then the slices from slot rot on (one twice). */
 static size_t cluster_objs(const struct cluster *c,
                            const struct object **objs)
 {
+    const struct inventory *tw = c->twice ? c->slices[c->twice - 1] : NULL;
     size_t i, n = 0;
 
     for (i = 0; i < NNODES; i++)
         objs[n++] = c->nodes[i]->objs[0];
+    if (tw && c->twice_first)
+        objs[n++] = tw->objs[0];
     for (i = 0; i < NSLICES; i++)
-        if (c->slices[i])
-            objs[n++] = c->slices[i]->objs[0];
+        if (c->slices[(i + c->rot) % NSLICES])
+            objs[n++] = c->slices[(i + c->rot) % NSLICES]->objs[0];
+    if (tw && !c->twice_first)
+        objs[n++] = tw->objs[0];
     return n;
 }
 
-/* One change: a slice added, updated or deleted, a Node's labels, or
- * (rarely) several slices at once. */
+/* inv goes after the step (the model before may still point into it) */
+static void retire(struct cluster *c, struct inventory *inv)
+{
+    if (c->ngone == sizeof(c->gone) / sizeof(c->gone[0])) {
+        printf("FAIL too many objects replaced in one step\n");
+        exit(1);
+    }
+    c->gone[c->ngone++] = inv;
+}
+
+/* The parked slice back in an empty slot (the same object as before it
+ * was deleted). */
+static void unpark(struct cluster *c, unsigned k)
+{
+    if (!c->parked || c->slices[k])
+        return;
+    c->slices[k] = c->parked;
+    c->parked = NULL;
+}
+
+/* One change: a slice added, updated or deleted (or kept to be put back),
+ * a Node's labels, or (rarely) several slices at once, every slice, the
+ * order, which slice is listed twice. */
 static void change(struct cluster *c)
 {
-    unsigned op = pick(10), k = pick(NSLICES), i;
+    unsigned op = pick(14), k = pick(NSLICES), i;
 
+    if (op == 10) {
+        unpark(c, k);
+        return;
+    }
+    if (op == 11) {
+        c->rot = pick(NSLICES);
+        return;
+    }
+    if (op == 12) {
+        c->twice = pick(3) ? 0 : k + 1;
+        c->twice_first = (int)pick(2);
+        return;
+    }
+    if (op == 13 && !pick(4)) {
+        for (i = 0; i < NSLICES; i++) {
+            if (c->slices[i])
+                retire(c, c->slices[i]);
+            c->slices[i] = pick(4) ? slice_obj((int)i) : NULL;
+        }
+        return;
+    }
+    if (op == 13)
+        return;
+    if (op == 2 && c->slices[k] && !c->parked && pick(2)) {
+        c->parked = c->slices[k];
+        c->slices[k] = NULL;
+        return;
+    }
     if (op == 0) {
         k = pick(NNODES);
-        c->gone[c->ngone++] = c->nodes[k];
+        retire(c, c->nodes[k]);
         c->nodes[k] = node_obj((int)k);
         return;
     }
@@ -186,7 +250,7 @@ static void change(struct cluster *c)
         return;
     }
     if (c->slices[k])
-        c->gone[c->ngone++] = c->slices[k];
+        retire(c, c->slices[k]);
     c->slices[k] = op == 2 ? NULL : slice_obj((int)k);
 }
 

@@ -194,7 +194,7 @@ static int same_model(const struct devmodel *mi, const struct devmodel *mf)
 
 static void test_sequences(void)
 {
-    const struct object *objs[NNODES + NSLICES];
+    const struct object *objs[NOBJS];
     struct cluster c;
     struct devmodel *prev, *inc, *full;
     size_t i, n, steps_reused = 0, reused = 0, held = 0;
@@ -234,6 +234,7 @@ static void test_sequences(void)
             inventory_free(c.nodes[i]);
         for (i = 0; i < NSLICES; i++)
             inventory_free(c.slices[i]);
+        inventory_free(c.parked);
     }
     /* the comparisons mean something only where devices were taken */
     CHECK(steps_reused > STEPS * 2);

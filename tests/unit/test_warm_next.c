@@ -91,6 +91,7 @@ static void free_cluster(struct cluster *c)
         inventory_free(c->nodes[i]);
     for (i = 0; i < NSLICES; i++)
         inventory_free(c->slices[i]);
+    inventory_free(c->parked);
 }
 
 /* The end of a step: the model before, the objects replaced and what the
@@ -130,7 +131,7 @@ static void new_cluster(struct cluster *c)
  * them) from the one before, against a full model's. */
 static void test_sequences(void)
 {
-    const struct object *objs[NNODES + NSLICES];
+    const struct object *objs[NOBJS];
     struct cluster c;
     struct devmodel *prev, *inc, *full;
     size_t i, k, n, carried = 0, steps_carried = 0;
@@ -183,7 +184,7 @@ static void test_sequences(void)
  * and the same results below it. */
 static void test_budget(void)
 {
-    const struct object *objs[NNODES + NSLICES];
+    const struct object *objs[NOBJS];
     struct cluster c;
     struct devmodel *prev, *inc;
     size_t i, k, n, over = 0, within = 0;
