@@ -342,7 +342,8 @@ struct build {
     size_t nslice_objs;             /* ResourceSlice objects given */
     size_t *opool;                  /* per object: its pool entry + 1, 0:
                                        not a slice the model reads */
-    long long *ogen;                /* ... and its generation */
+    const struct dm_facts **facts;  /* ... what was read of it, or its
+                                       record's in the model before */
     /* a model to be reused (m->pieces; devmodel_next.c) */
     const struct devmodel *before;  /* the model reused, or NULL */
     struct dm_next_reuse reuse;     /* ... what is taken from it */
@@ -984,19 +985,17 @@ static void add_slice(struct build *b, const struct object *o, size_t oi,
                       struct dm_slice *rec, const struct dm_slice *again)
 {
     struct devmodel *m = b->m;
-    const struct tnode *pool = slice_pool(o), *devs, *sc;
-    const char *driver = tree_str(tree_get(o->spec, "driver"));
-    const char *pname = tree_str(tree_get(pool, "name"));
-    const char *node = tree_str(tree_get(o->spec, "nodeName"));
-    long long gen = 0;
+    const struct tnode *devs, *sc;
+    const struct dm_facts *f = b->facts[oi];
+    long long gen;
     size_t p, i;
 
-    if (!driver || !pname)
+    if (!b->opool[oi])      /* (no driver or pool name) */
         return;
-    tree_int(tree_get(pool, "generation"), &gen);
+    gen = f->gen;
     p = b->opool[oi] - 1;
     if (gen != m->pools[p].generation) {
-        struct oldgen *g = node ? older_used(b, p, node, gen) : NULL;
+        struct oldgen *g = f->node ? older_used(b, p, f->node, gen) : NULL;
         if (!g)
             return;
         p = older_entry(b, g);
@@ -1092,8 +1091,7 @@ static void add_nodes(struct build *b, const struct object *const *objs,
  * generation) and the newest generation per (pool, node); slices not
  * bound to one node (allNodes, a node selector, per-device selection)
  * count as targeting every node. */
-static void older_scan(struct build *b, const struct object *const *objs,
-                       size_t n)
+static void older_scan(struct build *b, size_t n)
 {
     struct devmodel *m = b->m;
     unsigned char *older = arena_alloc(m->a, m->npools + 1);
@@ -1108,20 +1106,20 @@ static void older_scan(struct build *b, const struct object *const *objs,
      * them (older_used() is asked about those only) */
     for (i = 0; i < n; i++)
         if (b->opool[i]
-            && b->ogen[i] < m->pools[b->opool[i] - 1].generation)
+            && b->facts[i]->gen < m->pools[b->opool[i] - 1].generation)
             older[b->opool[i] - 1] = 1;
     for (i = 0; i < n; i++) {
-        const struct object *o = objs[i];
-        const struct tnode *pool = slice_pool(o), *sc;
+        const struct dm_facts *f = b->facts[i];
         const char *node;
         const char *key;
-        long long gen = b->ogen[i], cnt = 1, *newest;
+        long long gen, cnt, *newest;
         struct oldgen *g;
         size_t p = b->opool[i] - 1;
         if (!b->opool[i] || !older[p])
             continue;
-        node = tree_str(tree_get(o->spec, "nodeName"));
-        tree_int(tree_get(pool, "resourceSliceCount"), &cnt);
+        node = f->node;
+        gen = f->gen;
+        cnt = f->count;
         if (!node) {
             if (gen > b->shared_gen[p])
                 b->shared_gen[p] = gen;
@@ -1151,64 +1149,159 @@ static void older_scan(struct build *b, const struct object *const *objs,
             strmap_put(&b->older, key, g);
         }
         g->seen++;
-        sc = tree_get(o->spec, "sharedCounters");
-        g->counters |= tree_is_seq(sc) && sc->n > 0;
+        g->counters |= f->counters;
     }
+}
+
+/* What the build reads of slice o before its devices. */
+static void read_facts(const struct object *o, struct dm_facts *f)
+{
+    const struct tnode *pool = slice_pool(o), *devs, *sc;
+
+    memset(f, 0, sizeof(*f));
+    f->driver = tree_str(tree_get(o->spec, "driver"));
+    f->pname = tree_str(tree_get(pool, "name"));
+    f->node = tree_str(tree_get(o->spec, "nodeName"));
+    f->count = 1;
+    tree_int(tree_get(pool, "generation"), &f->gen);
+    tree_int(tree_get(pool, "resourceSliceCount"), &f->count);
+    devs = tree_get(o->spec, "devices");
+    f->ndev = tree_is_seq(devs) ? devs->n : 0;
+    sc = tree_get(o->spec, "sharedCounters");
+    f->counters = tree_is_seq(sc) && sc->n > 0;
+}
+
+/* The record of the model before whose facts f are. */
+static const struct dm_slice *facts_rec(const struct dm_facts *f)
+{
+    return (const struct dm_slice *)(const void *)
+           ((const char *)f - offsetof(struct dm_slice, f));
+}
+
+/* Slice objects not the model before's that b->dup is decided for by
+ * comparing names (dups_few); with more, by a map of names. */
+#define DM_FEW 16
+
+/* The slice objects that are records of the model before (b->facts: their
+ * facts there; once each: an object given twice is the record once) and,
+ * when the others are few, b->dup: only they can repeat a name (the
+ * records' names are distinct there), each compared with every slice's.
+ * 0 if they are too many (b->dup left to dups_by_name). */
+static int dups_few(struct build *b, const struct object *const *objs,
+                    size_t n)
+{
+    const struct devmodel *before = b->before;
+    unsigned char *hit = arena_alloc(b->m->a, before->nslice_recs + 1);
+    size_t i, j, r, u[DM_FEW], nu = 0;
+    int few = 1;
+
+    for (i = 0; i < n; i++) {
+        if (objs[i]->kind != K_SLICE)
+            continue;
+        r = dm_slice_record(before, objs[i]);
+        if (r != SIZE_MAX && !hit[r]) {
+            hit[r] = 1;
+            b->facts[i] = &before->slices[r].f;
+        } else if (nu < DM_FEW) {
+            u[nu++] = i;
+        } else {
+            few = 0;
+        }
+    }
+    for (r = 0; few && r < nu; r++) {
+        const char *name = objs[u[r]]->name;
+        for (j = 0; *name && j < n; j++)
+            if (j != u[r] && objs[j]->kind == K_SLICE
+                && objs[j]->name[0] == name[0]
+                && !strcmp(objs[j]->name, name)) {
+                if (j < u[r])
+                    b->dup[u[r]] = 1;
+                else if (b->facts[j])
+                    b->dup[j] = 1;
+            }
+    }
+    return few;
+}
+
+/* b->dup: a slice whose name an earlier one has. */
+static void dups_by_name(struct build *b, const struct object *const *objs,
+                         size_t n)
+{
+    struct strmap names;        /* slice names seen */
+    size_t i;
+
+    strmap_init(&names, b->m->a);
+    strmap_reserve(&names, b->nslice_objs);
+    for (i = 0; i < n; i++) {
+        const struct object *o = objs[i];
+        if (o->kind != K_SLICE || !*o->name)
+            continue;
+        if (strmap_get(&names, o->name))
+            b->dup[i] = 1;
+        else
+            strmap_put_borrowed(&names, o->name, (void *)1);
+    }
+}
+
+/* The pool entry of slice i: from its record's in the model before
+ * (again: per pool entry there, its entry here + 1, found once), else by
+ * its driver and pool name. */
+static size_t slice_pool_entry(struct build *b, size_t i, size_t *again)
+{
+    const struct dm_facts *f = b->facts[i];
+    size_t *e = again ? &again[facts_rec(f)->pool0] : NULL;
+
+    if (e && *e)
+        return *e - 1;
+    i = pool_of(b->m, &b->m->pool_index, &b->poolcap, f->driver, f->pname);
+    if (e)
+        *e = i + 1;
+    return i;
 }
 
 /* The newest generation of every pool and its slice count (a slice name
  * seen before is the same object again: b->dup); returns the devices of
- * all generations (an upper bound for the array). */
+ * all generations (an upper bound for the array). What is read of a
+ * slice the model before has a record of is taken from there. */
 static size_t gather_pools(struct build *b, const struct object *const *objs,
                            size_t n)
 {
     struct devmodel *m = b->m;
-    struct strmap names;        /* slice names seen */
-    size_t i, ndev = 0;
+    size_t i, ndev = 0, *again = NULL;
 
-    strmap_init(&names, m->a);
-    strmap_reserve(&names, b->nslice_objs);
     strmap_reserve(&m->pool_index, b->nslice_objs);
     b->dup = arena_alloc(m->a, n + 1);
     b->opool = arena_alloc(m->a, (n + 1) * sizeof(*b->opool));
-    b->ogen = arena_alloc(m->a, (n + 1) * sizeof(*b->ogen));
-
+    b->facts = arena_alloc(m->a, (n + 1) * sizeof(*b->facts));
+    if (!b->before || !dups_few(b, objs, n))
+        dups_by_name(b, objs, n);
+    if (b->before)
+        again = arena_alloc(m->a, (b->before->npools + 1) * sizeof(*again));
     for (i = 0; i < n; i++) {
-        const struct object *o = objs[i];
-        const struct tnode *pool;
-        const char *driver, *pname;
-        long long gen = 0, cnt = 1;
+        const struct dm_facts *f = b->facts[i];
+        int known = f != NULL;      /* (a record of the model before) */
         size_t p;
-        if (o->kind != K_SLICE)
+        if (objs[i]->kind != K_SLICE || b->dup[i])
             continue;
-        if (*o->name) {
-            if (strmap_get(&names, o->name)) {
-                b->dup[i] = 1;
+        if (!f) {
+            struct dm_facts *nf = arena_alloc(m->a, sizeof(*nf));
+            read_facts(objs[i], nf);
+            b->facts[i] = f = nf;
+            if (!f->driver || !f->pname)
                 continue;
-            }
-            strmap_put_borrowed(&names, o->name, (void *)1);
         }
-        pool = slice_pool(o);
-        driver = tree_str(tree_get(o->spec, "driver"));
-        pname = tree_str(tree_get(pool, "name"));
-        if (!driver || !pname)
-            continue;
-        tree_int(tree_get(pool, "generation"), &gen);
-        tree_int(tree_get(pool, "resourceSliceCount"), &cnt);
-        p = pool_of(m, &m->pool_index, &b->poolcap, driver, pname);
+        p = slice_pool_entry(b, i, known ? again : NULL);
         b->opool[i] = p + 1;
-        b->ogen[i] = gen;
-        if (gen > m->pools[p].generation) {
-            m->pools[p].generation = gen;
+        if (f->gen > m->pools[p].generation) {
+            m->pools[p].generation = f->gen;
             m->pools[p].slices_seen = 0;
-            m->pools[p].slice_count = cnt;
+            m->pools[p].slice_count = f->count;
         }
-        if (gen == m->pools[p].generation)
+        if (f->gen == m->pools[p].generation)
             m->pools[p].slices_seen++;
-        if (tree_is_seq(tree_get(o->spec, "devices")))
-            ndev += tree_get(o->spec, "devices")->n;
+        ndev += f->ndev;
     }
-    older_scan(b, objs, n);
+    older_scan(b, n);
     for (i = 0; i < m->npools; i++)
         if (dm_pool_incomplete(&m->pools[i]))
             m->nincomplete++;
@@ -1335,7 +1428,7 @@ static struct devmodel *build(struct devmodel *m,
         b.blocks = xcalloc(b.nblocks, sizeof(*b.blocks));
     }
     if (m->pieces)
-        dm_next_slices(m, before, objs, n, b.opool, &b.reuse);
+        dm_next_slices(m, before, objs, n, b.opool, b.facts, &b.reuse);
     /* one array, sized for every device of every generation (an upper
      * bound): growing it would leave copies behind in the arena */
     b.devcap = ndev ? ndev : 1;

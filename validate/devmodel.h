@@ -136,9 +136,21 @@ struct dm_piece {
                                    next one (struct dm_devblock) */
 };
 
+/* What the build reads of a ResourceSlice before its devices (its tree
+ * strings): a model built from another takes them from its record of the
+ * same object, which never changes (devmodel.c gather_pools). */
+struct dm_facts {
+    const char *driver, *pname; /* spec.driver, spec.pool.name */
+    const char *node;           /* spec.nodeName, or NULL */
+    long long gen, count;       /* pool generation, resourceSliceCount */
+    size_t ndev;                /* devices listed (0: not a sequence) */
+    int counters;               /* it has sharedCounters */
+};
+
 /* One ResourceSlice of a model that can be reused (devmodel_build_next) */
 struct dm_slice {
     const struct object *obj;
+    struct dm_facts f;          /* what gather_pools read of it */
     size_t ord;                 /* its place among its pool's slices */
     size_t pool;                /* the pool entry of its devices, or
                                    SIZE_MAX: no device of it is used */

@@ -180,7 +180,8 @@ static int same_slice(const struct devmodel *before, const struct object *o,
 
 void dm_next_slices(struct devmodel *m, const struct devmodel *before,
                     const struct object *const *objs, size_t n,
-                    const size_t *opool, struct dm_next_reuse *reuse)
+                    const size_t *opool, const struct dm_facts *const *facts,
+                    struct dm_next_reuse *reuse)
 {
     size_t i, p, r = 0, np = m->npools;
     unsigned char *ok = NULL;
@@ -205,6 +206,7 @@ void dm_next_slices(struct devmodel *m, const struct devmodel *before,
             continue;
         p = opool[i] - 1;
         rec->obj = objs[i];
+        rec->f = *facts[i];
         rec->ord = cnt[p]++;
         rec->pool = SIZE_MAX;
         rec->pool0 = p;

@@ -26,11 +26,13 @@ struct dm_next_reuse {
 const struct devmodel *dm_next_begin(struct devmodel *m,
                                      const struct devmodel *prev);
 /* The records of m's slices (opool: per object, its pool entry + 1, 0:
- * not a slice of the model), in object order, each pool's slices counted;
- * with before, which pools are the same slices in the same order there. */
+ * not a slice of the model; facts: per object of those, what was read of
+ * it), in object order, each pool's slices counted; with before, which
+ * pools are the same slices in the same order there. */
 void dm_next_slices(struct devmodel *m, const struct devmodel *before,
                     const struct object *const *objs, size_t n,
-                    const size_t *opool, struct dm_next_reuse *reuse);
+                    const size_t *opool, const struct dm_facts *const *facts,
+                    struct dm_next_reuse *reuse);
 /* After the build: its piece is let go if nothing was built in it; how
  * many devices have each interned id (with before: its counts, less the
  * devices of its slices not taken (taken: per record of before), plus
