@@ -941,14 +941,20 @@ static size_t older_entry(struct build *b, struct oldgen *g)
 }
 
 /* The index in m of node k of the model reused, whose name d (taken from
- * it, of slice o) names: the name as o spells it (the model reused may
- * hold the name of a slice gone since). */
+ * it, of slice rec) names: the name as the slice spells it (the model
+ * reused may hold the name of a slice gone since), its nodeName (a fact
+ * of its record) unless the devices are placed one by one. */
 static size_t node_again(struct build *b, size_t k, const struct dm_device *d,
-                         const struct object *o)
+                         const struct dm_slice *rec)
 {
-    if (!b->node_again[k])
-        b->node_again[k] = node_of(b->m, &b->nodecap, tree_str(tree_get(
-                               place_of(d->node, o->spec), "nodeName"))) + 1;
+    const char *name = rec->f.node;
+
+    if (b->node_again[k])
+        return b->node_again[k] - 1;
+    if (rec->f.per_device)
+        name = tree_str(tree_get(place_of(d->node, rec->obj->spec),
+                                 "nodeName"));
+    b->node_again[k] = node_of(b->m, &b->nodecap, name) + 1;
     return b->node_again[k] - 1;
 }
 
@@ -973,7 +979,7 @@ static void reuse_slice(struct build *b, const struct dm_slice *rec,
         d->pool_idx = p;
         d->pool = m->pools[p].name;
         if (d->place == DM_NODE)
-            d->node_idx = node_again(b, d->node_idx, d, rec->obj);
+            d->node_idx = node_again(b, d->node_idx, d, rec);
         b->dev_reused[m->ndevs++] = 1;
     }
     m->reused += rec->n;
@@ -1009,7 +1015,7 @@ static void add_slice(struct build *b, const struct object *o, size_t oi,
     }
     b->drop_lists = !m->list_attributes && !o->inventory;
     b->slice_gated = slice_gated(o->spec);
-    b->per_device = tree_true(tree_get(o->spec, "perDeviceNodeSelection"));
+    b->per_device = f->per_device;
     sc = tree_get(o->spec, "sharedCounters");
     if (tree_is_seq(sc) && sc->n) {
         struct dm_pool *pl = &m->pools[p];
@@ -1169,6 +1175,7 @@ static void read_facts(const struct object *o, struct dm_facts *f)
     f->ndev = tree_is_seq(devs) ? devs->n : 0;
     sc = tree_get(o->spec, "sharedCounters");
     f->counters = tree_is_seq(sc) && sc->n > 0;
+    f->per_device = tree_true(tree_get(o->spec, "perDeviceNodeSelection"));
 }
 
 /* The record of the model before whose facts f are. */

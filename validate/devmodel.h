@@ -145,6 +145,7 @@ struct dm_facts {
     long long gen, count;       /* pool generation, resourceSliceCount */
     size_t ndev;                /* devices listed (0: not a sequence) */
     int counters;               /* it has sharedCounters */
+    int per_device;             /* perDeviceNodeSelection */
 };
 
 /* One ResourceSlice of a model that can be reused (devmodel_build_next) */
