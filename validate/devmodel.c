@@ -1344,42 +1344,114 @@ static void consumes_check(struct devmodel *m, const struct dm_device *d,
     }
 }
 
+/* Counter sets by index for device i, checked (a device taken from the
+ * model before was resolved and checked there, against the same sets). */
+static void resolve_consumes(struct devmodel *m, size_t i)
+{
+    struct dm_device *d = &m->devs[i];
+    const struct dm_pool *pl = &m->pools[d->pool_idx];
+    size_t j, k;
+
+    for (j = 0; j < d->nconsumes; j++) {
+        for (k = 0; k < pl->nsets; k++)
+            if (d->consumes[j].set_name
+                && !strcmp(pl->sets[k].name, d->consumes[j].set_name))
+                d->consumes[j].set = k;
+        consumes_check(m, d, &d->consumes[j]);
+    }
+}
+
+/* Devices first .. first + n placed alike (all on one node, or none on
+ * one): the node's count, or m->shared. */
+static void place_run(struct build *b, size_t first, size_t n)
+{
+    struct devmodel *m = b->m;
+    const struct dm_device *d = &m->devs[first];
+    size_t i;
+
+    if (d->place == DM_NODE) {
+        m->nodes[d->node_idx].nlocal += n;
+        return;
+    }
+    if (m->nshared + n > b->sharedcap) {
+        size_t cap = b->sharedcap ? b->sharedcap * 2 : 16;
+        while (cap < m->nshared + n)
+            cap *= 2;
+        m->shared = arena_grow(m->a, m->shared, m->nshared, cap,
+                               sizeof(*m->shared));
+        b->sharedcap = cap;
+    }
+    for (i = 0; i < n; i++)
+        m->shared[m->nshared++] = first + i;
+}
+
+/* The runs of devices placed alike, in device order: a slice's devices
+ * share its placement unless placed one by one (a model to be reused has
+ * its slices' records; else device by device). */
+static void for_runs(struct build *b, void (*fn)(struct build *b,
+                                                 size_t first, size_t n))
+{
+    struct devmodel *m = b->m;
+    size_t r, k;
+
+    if (!m->pieces) {
+        for (k = 0; k < m->ndevs; k++)
+            fn(b, k, 1);
+        return;
+    }
+    for (r = 0; r < m->nslice_recs; r++) {
+        const struct dm_slice *s = &m->slices[r];
+        if (!s->n)
+            continue;
+        if (!s->f.per_device) {
+            fn(b, s->first, s->n);
+            continue;
+        }
+        for (k = 0; k < s->n; k++)
+            fn(b, s->first + k, 1);
+    }
+}
+
 /* Counter sets by index; devices that are not node-local in m->shared;
  * pools whose devices consume counters they do not define are invalid. */
 static void resolve_devices(struct build *b)
 {
     struct devmodel *m = b->m;
-    size_t i, j, k;
+    size_t i, r;
 
-    for (i = 0; i < m->ndevs; i++) {
-        struct dm_device *d = &m->devs[i];
-        const struct dm_pool *pl = &m->pools[d->pool_idx];
-        /* (a device taken from the model before: resolved and checked
-         * there, against the same counter sets) */
-        for (j = 0; (!b->dev_reused || !b->dev_reused[i])
-                    && j < d->nconsumes; j++) {
-            for (k = 0; k < pl->nsets; k++)
-                if (d->consumes[j].set_name
-                    && !strcmp(pl->sets[k].name, d->consumes[j].set_name))
-                    d->consumes[j].set = k;
-            consumes_check(m, d, &d->consumes[j]);
-        }
-        if (d->place == DM_NODE) {
-            m->nodes[d->node_idx].nlocal++;
-            continue;
-        }
-        if (m->nshared == b->sharedcap) {
-            b->sharedcap = b->sharedcap ? b->sharedcap * 2 : 16;
-            m->shared = arena_grow(m->a, m->shared, m->nshared, b->sharedcap,
-                                   sizeof(*m->shared));
-        }
-        m->shared[m->nshared++] = i;
+    if (!m->pieces)
+        for (i = 0; i < m->ndevs; i++)
+            resolve_consumes(m, i);
+    for (r = 0; m->pieces && r < m->nslice_recs; r++) {
+        const struct dm_slice *s = &m->slices[r];
+        /* (a slice's devices are all taken, or all built) */
+        for (i = 0; i < s->n && !(b->dev_reused
+                                   && b->dev_reused[s->first]); i++)
+            resolve_consumes(m, s->first + i);
     }
+    for_runs(b, place_run);
+}
+
+/* Devices first .. first + n placed alike, in their node's list. */
+static void index_run(struct build *b, size_t first, size_t n)
+{
+    struct devmodel *m = b->m;
+    struct dm_node *nd;
+    size_t i;
+
+    if (m->devs[first].place != DM_NODE)
+        return;
+    nd = &m->nodes[m->devs[first].node_idx];
+    for (i = 0; i < n; i++)
+        nd->local[nd->nlocal++] = first + i;
+    if (nd->nlocal > m->max_local)
+        m->max_local = nd->nlocal;
 }
 
 /* Every node's list of local devices. */
-static void index_nodes(struct devmodel *m)
+static void index_nodes(struct build *b)
 {
+    struct devmodel *m = b->m;
     size_t i;
 
     for (i = 0; i < m->nnodes; i++) {
@@ -1387,15 +1459,7 @@ static void index_nodes(struct devmodel *m)
                                         * sizeof(size_t));
         m->nodes[i].nlocal = 0;
     }
-    for (i = 0; i < m->ndevs; i++) {
-        struct dm_node *nd;
-        if (m->devs[i].place != DM_NODE)
-            continue;
-        nd = &m->nodes[m->devs[i].node_idx];
-        nd->local[nd->nlocal++] = i;
-        if (nd->nlocal > m->max_local)
-            m->max_local = nd->nlocal;
-    }
+    for_runs(b, index_run);
 }
 
 /* The model m of objs; before: the model to reuse pools from (m->pieces
@@ -1479,7 +1543,7 @@ static struct devmodel *build(struct devmodel *m,
     if (!m->nnodes && m->nshared)
         node_of(m, &b.nodecap, "(any node)");
     m->symidx = xcalloc(m->nsyms + 1, sizeof(*m->symidx));
-    index_nodes(m);
+    index_nodes(&b);
     if (m->pieces)
         dm_next_finish(m, before, b.taken, b.dev_reused);
     return m;
