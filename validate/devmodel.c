@@ -247,35 +247,56 @@ static struct dm_counter *read_counters(struct arena *a,
     return c;
 }
 
-/* The pool of a slice, created on first sight. */
-static size_t pool_of(struct devmodel *m, struct strmap *pools,
-                      size_t *cap, const char *driver, const char *name)
+/* "driver\x1fname" in buf (n bytes) or, longer, in a. */
+static char *pool_key(struct arena *a, char *buf, size_t n,
+                      const char *driver, const char *name)
 {
-    char buf[512], *key = buf;  /* "driver\x1fname", kept when added */
     size_t ld = strlen(driver), ln = strlen(name);
-    void *v;
+    char *key = buf;
 
-    if (ld + ln + 2 > sizeof(buf))
-        key = arena_alloc(m->a, ld + ln + 2);
+    if (ld + ln + 2 > n)
+        key = arena_alloc(a, ld + ln + 2);
     memcpy(key, driver, ld);
     key[ld] = '\x1f';
     memcpy(key + ld + 1, name, ln + 1);
-    v = strmap_get(pools, key);
-    if (v)
-        return (size_t)((uintptr_t)v - 1);
-    if (key == buf)
-        key = arena_strdup(m->a, buf);
+    return key;
+}
+
+/* A new pool entry (driver interned; key: its pool_index key, kept). */
+static size_t pool_add(struct devmodel *m, size_t *cap, const char *driver,
+                       const char *name, const char *key)
+{
     if (m->npools == *cap) {
         *cap = *cap ? *cap * 2 : 16;
         m->pools = arena_grow(m->a, m->pools, m->npools, *cap,
                               sizeof(*m->pools));
     }
     memset(&m->pools[m->npools], 0, sizeof(m->pools[0]));
-    m->pools[m->npools].driver = intern_domain(m, driver, strlen(driver));
+    m->pools[m->npools].driver = driver;
     m->pools[m->npools].name = name;
+    m->pools[m->npools].key = key;
     m->pools[m->npools].generation = -1;
-    strmap_put_borrowed(pools, key, (void *)(uintptr_t)(m->npools + 1));
     return m->npools++;
+}
+
+/* The pool of a slice, created on first sight (its key kept where the
+ * map pools lives). */
+static size_t pool_of(struct devmodel *m, struct strmap *pools,
+                      size_t *cap, const char *driver, const char *name)
+{
+    char buf[512], *key = pool_key(pools->arena, buf, sizeof(buf), driver,
+                                   name);
+    void *v = strmap_get(pools, key);
+    size_t p;
+
+    if (v)
+        return (size_t)((uintptr_t)v - 1);
+    if (key == buf)
+        key = arena_strdup(pools->arena, buf);
+    p = pool_add(m, cap, intern_domain(m, driver, strlen(driver)), name,
+                 key);
+    strmap_put_borrowed(pools, key, (void *)(uintptr_t)(p + 1));
+    return p;
 }
 
 static size_t node_of(struct devmodel *m, size_t *cap, const char *name)
@@ -306,6 +327,7 @@ struct build {
     struct devmodel *m;
     size_t devcap, nodecap, poolcap, sharedcap;
     struct strmap seen;         /* driver\x1fpool\x1fdevice */
+    struct strmap fresh;        /* pools the model before has not */
     unsigned char *dup;         /* per object: a slice whose name an
                                    earlier one has (one object twice, e.g.
                                    as JSON and YAML): left out */
@@ -1250,20 +1272,67 @@ static void dups_by_name(struct build *b, const struct object *const *objs,
     }
 }
 
-/* The pool entry of slice i: from its record's in the model before
- * (again: per pool entry there, its entry here + 1, found once), else by
- * its driver and pool name. */
-static size_t slice_pool_entry(struct build *b, size_t i, size_t *again)
+/* Pool entry q of the model before, here (again: per entry there, its
+ * entry here + 1): made on first sight, named as the slice seen first
+ * spells it (pname), with the same driver and key (interned, and in the
+ * pieces this model holds: nothing hashed). */
+static size_t pool_again(struct build *b, size_t q, size_t *again,
+                         const char *pname)
+{
+    const struct dm_pool *pq = &b->before->pools[q];
+    struct devmodel *m = b->m;
+
+    if (!again[q])
+        again[q] = pool_add(m, &b->poolcap, pq->driver, pname, pq->key) + 1;
+    return again[q] - 1;
+}
+
+/* The pool entry of slice i: in a model built from another (again), that
+ * one's entry of its record, or of its driver and pool name, again; else
+ * (or one the other has not: b->fresh) by driver and pool name. */
+static size_t slice_pool_entry(struct build *b, size_t i, int known,
+                               size_t *again)
 {
     const struct dm_facts *f = b->facts[i];
-    size_t *e = again ? &again[facts_rec(f)->pool0] : NULL;
+    struct devmodel *m = b->m;
+    char buf[512], *key;
+    void *v;
 
-    if (e && *e)
-        return *e - 1;
-    i = pool_of(b->m, &b->m->pool_index, &b->poolcap, f->driver, f->pname);
-    if (e)
-        *e = i + 1;
-    return i;
+    if (!again)
+        return pool_of(m, &m->pool_index, &b->poolcap, f->driver, f->pname);
+    if (known)
+        return pool_again(b, facts_rec(f)->pool0, again, f->pname);
+    key = pool_key(m->a, buf, sizeof(buf), f->driver, f->pname);
+    v = strmap_get(&b->before->pool_index, key);
+    if (v)
+        return pool_again(b, (size_t)((uintptr_t)v - 1), again, f->pname);
+    return pool_of(m, &b->fresh, &b->poolcap, f->driver, f->pname);
+}
+
+/* The pool index of a model built from another: the other's table when
+ * the pools are its pools in its order and the table is in a piece (read
+ * only from then on); else one of its own, in its piece when the pools
+ * are the same (for the models after to share), in its arena when they
+ * changed (they may change again: no piece grows by a table a change). */
+static void index_pools(struct build *b, const size_t *again)
+{
+    struct devmodel *m = b->m;
+    size_t i, np = m->npools;
+    int same = np == b->before->pool_index.n && !b->fresh.n;
+
+    for (i = 0; same && i < np; i++)
+        same = again[i] == i + 1;
+    m->pool_index_kept = same;
+    if (same && b->before->pool_index_kept) {
+        m->pool_index = b->before->pool_index;
+        m->pool_index.arena = m->da;
+        return;
+    }
+    strmap_init(&m->pool_index, same ? m->da : m->a);
+    strmap_reserve(&m->pool_index, np);
+    for (i = 0; i < np; i++)
+        strmap_put_borrowed(&m->pool_index, m->pools[i].key,
+                            (void *)(uintptr_t)(i + 1));
 }
 
 /* The newest generation of every pool and its slice count (a slice name
@@ -1276,14 +1345,17 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
     struct devmodel *m = b->m;
     size_t i, ndev = 0, *again = NULL;
 
-    strmap_reserve(&m->pool_index, b->nslice_objs);
+    if (!b->before)
+        strmap_reserve(&m->pool_index, b->nslice_objs);
     b->dup = arena_alloc(m->a, n + 1);
     b->opool = arena_alloc(m->a, (n + 1) * sizeof(*b->opool));
     b->facts = arena_alloc(m->a, (n + 1) * sizeof(*b->facts));
     if (!b->before || !dups_few(b, objs, n))
         dups_by_name(b, objs, n);
-    if (b->before)
+    if (b->before) {
         again = arena_alloc(m->a, (b->before->npools + 1) * sizeof(*again));
+        strmap_init(&b->fresh, m->da);
+    }
     for (i = 0; i < n; i++) {
         const struct dm_facts *f = b->facts[i];
         int known = f != NULL;      /* (a record of the model before) */
@@ -1297,7 +1369,7 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
             if (!f->driver || !f->pname)
                 continue;
         }
-        p = slice_pool_entry(b, i, known ? again : NULL);
+        p = slice_pool_entry(b, i, known, again);
         b->opool[i] = p + 1;
         if (f->gen > m->pools[p].generation) {
             m->pools[p].generation = f->gen;
@@ -1308,6 +1380,8 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
             m->pools[p].slices_seen++;
         ndev += f->ndev;
     }
+    if (again)
+        index_pools(b, again);
     older_scan(b, n);
     for (i = 0; i < m->npools; i++)
         if (dm_pool_incomplete(&m->pools[i]))
@@ -1474,7 +1548,8 @@ static struct devmodel *build(struct devmodel *m,
     memset(&b, 0, sizeof(b));
     b.m = m;
     b.before = before;
-    strmap_init(&m->pool_index, m->a);
+    strmap_init(&m->pool_index, m->da);
+    m->pool_index_kept = m->pieces != NULL;
     strmap_init(&b.seen, m->a);
     for (i = 0; i < n; i++) {
         b.nslice_objs += objs[i]->kind == K_SLICE;

@@ -53,6 +53,8 @@ struct dm_consume {             /* a consumesCounters entry of a device */
 
 struct dm_pool {
     const char *driver, *name;
+    const char *key;            /* "driver\x1fname": its pool_index key
+                                   (NULL: an older generation's entry) */
     long long generation;       /* the newest (older: the one it holds) */
     long long slice_count;      /* resourceSliceCount of that generation */
     size_t slices_seen;         /* slices of that generation */
@@ -194,6 +196,9 @@ struct devmodel {
     struct dm_pool *pools;
     size_t npools;
     struct strmap pool_index;   /* "driver\x1fname" -> index + 1 */
+    int pool_index_kept;        /* ... the table is in a piece: a model
+                                   built from this one with the same
+                                   pools shares it */
     size_t nincomplete;         /* pools with slices missing */
     size_t nslices;             /* slices used (newest generations) */
     struct strmap syms;         /* attribute / capacity id -> index + 1 */

@@ -250,6 +250,7 @@ void dm_next_finish(struct devmodel *m, const struct devmodel *before,
         piece_unref(own);
         m->npieces--;
         m->da = m->a;
+        m->pool_index.arena = m->a;     /* (a table shared, read only) */
     }
     m->symcount = count;
     if (!before) {
