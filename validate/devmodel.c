@@ -1435,16 +1435,16 @@ static void resolve_consumes(struct devmodel *m, size_t i)
     }
 }
 
-/* Devices first .. first + n placed alike (all on one node, or none on
- * one): the node's count, or m->shared. */
-static void place_run(struct build *b, size_t first, size_t n)
+/* Devices first .. first + n placed alike (all on node node, or, not
+ * DM_NODE, none on one): the node's count, or m->shared. */
+static void place_run(struct build *b, size_t first, size_t n,
+                      enum dm_place place, size_t node)
 {
     struct devmodel *m = b->m;
-    const struct dm_device *d = &m->devs[first];
     size_t i;
 
-    if (d->place == DM_NODE) {
-        m->nodes[d->node_idx].nlocal += n;
+    if (place == DM_NODE) {
+        m->nodes[node].nlocal += n;
         return;
     }
     if (m->nshared + n > b->sharedcap) {
@@ -1459,18 +1459,29 @@ static void place_run(struct build *b, size_t first, size_t n)
         m->shared[m->nshared++] = first + i;
 }
 
+typedef void run_fn(struct build *b, size_t first, size_t n,
+                    enum dm_place place, size_t node);
+
+/* Device k alone */
+static void dev_run(struct build *b, run_fn *fn, size_t k)
+{
+    const struct dm_device *d = &b->m->devs[k];
+
+    fn(b, k, 1, d->place, d->node_idx);
+}
+
 /* The runs of devices placed alike, in device order: a slice's devices
- * share its placement unless placed one by one (a model to be reused has
- * its slices' records; else device by device). */
-static void for_runs(struct build *b, void (*fn)(struct build *b,
-                                                 size_t first, size_t n))
+ * share its placement (its record's: no device read) unless placed one
+ * by one (a model to be reused has its slices' records; else device by
+ * device). */
+static void for_runs(struct build *b, run_fn *fn)
 {
     struct devmodel *m = b->m;
     size_t r, k;
 
     if (!m->pieces) {
         for (k = 0; k < m->ndevs; k++)
-            fn(b, k, 1);
+            dev_run(b, fn, k);
         return;
     }
     for (r = 0; r < m->nslice_recs; r++) {
@@ -1478,11 +1489,11 @@ static void for_runs(struct build *b, void (*fn)(struct build *b,
         if (!s->n)
             continue;
         if (!s->f.per_device) {
-            fn(b, s->first, s->n);
+            fn(b, s->first, s->n, s->place, s->node);
             continue;
         }
         for (k = 0; k < s->n; k++)
-            fn(b, s->first + k, 1);
+            dev_run(b, fn, s->first + k);
     }
 }
 
@@ -1507,15 +1518,16 @@ static void resolve_devices(struct build *b)
 }
 
 /* Devices first .. first + n placed alike, in their node's list. */
-static void index_run(struct build *b, size_t first, size_t n)
+static void index_run(struct build *b, size_t first, size_t n,
+                      enum dm_place place, size_t node)
 {
     struct devmodel *m = b->m;
     struct dm_node *nd;
     size_t i;
 
-    if (m->devs[first].place != DM_NODE)
+    if (place != DM_NODE)
         return;
-    nd = &m->nodes[m->devs[first].node_idx];
+    nd = &m->nodes[node];
     for (i = 0; i < n; i++)
         nd->local[nd->nlocal++] = first + i;
     if (nd->nlocal > m->max_local)
@@ -1609,6 +1621,10 @@ static struct devmodel *build(struct devmodel *m,
         add_slice(&b, objs[i], i, rec, again);
         if (rec)
             rec->n = m->ndevs - rec->first;
+        if (rec && rec->n) {
+            rec->place = m->devs[rec->first].place;  /* (for_runs) */
+            rec->node = m->devs[rec->first].node_idx;
+        }
     }
     free(b.scratch);
     free(b.blocks);

@@ -159,6 +159,9 @@ struct dm_slice {
                                    SIZE_MAX: no device of it is used */
     size_t pool0;               /* its pool's entry (newest generation) */
     size_t first, n;            /* its devices: devs[first .. first+n) */
+    size_t node;                /* ... their node (place DM_NODE), unless
+                                   placed one by one (f.per_device) */
+    enum dm_place place;        /* ... their placement (the same) */
 };
 
 struct devmodel {
