@@ -370,6 +370,9 @@ struct build {
     const struct devmodel *before;  /* the model reused, or NULL */
     struct dm_next_reuse reuse;     /* ... what is taken from it */
     size_t *node_again;             /* ... per node of it: index + 1 here */
+    int nodes_same;                 /* ... the same Node objects: its
+                                       first nnode_objects nodes are
+                                       these */
     unsigned char *dev_reused;      /* per device: taken from it */
     unsigned char *taken;           /* per slice record of it: taken */
 };
@@ -973,6 +976,8 @@ static size_t node_again(struct build *b, size_t k, const struct dm_device *d,
 
     if (b->node_again[k])
         return b->node_again[k] - 1;
+    if (b->nodes_same && k < b->before->nnode_objects)
+        return k;       /* (a Node object's) */
     if (rec->f.per_device)
         name = tree_str(tree_get(place_of(d->node, rec->obj->spec),
                                  "nodeName"));
@@ -1096,12 +1101,53 @@ static struct devmodel *model_new(struct arena *a)
 }
 
 /* Nodes first: their labels are what node selectors test. */
+/* The Node objects of a model to be reused, in order; b->nodes_same: 1
+ * if they are the model before's. */
+static void node_objects(struct build *b, const struct object *const *objs,
+                         size_t n, size_t nnode)
+{
+    struct devmodel *m = b->m;
+    const struct devmodel *before = b->before;
+    size_t i;
+
+    m->node_objs = arena_alloc(m->a, (nnode + 1) * sizeof(*m->node_objs));
+    for (i = 0; i < n; i++)
+        if (objs[i]->kind == K_NODE && *objs[i]->name)
+            m->node_objs[m->nnode_objs++] = objs[i];
+    b->nodes_same = before && before->nnode_objs == m->nnode_objs
+                    && !memcmp(before->node_objs, m->node_objs,
+                               m->nnode_objs * sizeof(*m->node_objs));
+}
+
+/* The nodes of the same Node objects as the model before's (nodes_same):
+ * its first nodes, theirs, copied (names and labels of those objects),
+ * indexed. */
+static void nodes_again(struct build *b)
+{
+    struct devmodel *m = b->m;
+    const struct devmodel *before = b->before;
+    size_t k;
+
+    memcpy(m->nodes, before->nodes,
+           before->nnode_objects * sizeof(*m->nodes));
+    for (k = 0; k < before->nnode_objects; k++) {
+        m->nodes[k].local = NULL;
+        m->nodes[k].nlocal = 0;
+        strmap_put_borrowed(&m->node_index, m->nodes[k].name, &m->nodes[k]);
+    }
+    m->nnodes = m->nnode_objects = before->nnode_objects;
+}
+
 static void add_nodes(struct build *b, const struct object *const *objs,
                       size_t n)
 {
     struct devmodel *m = b->m;
     size_t i, k;
 
+    if (b->nodes_same) {
+        nodes_again(b);
+        return;
+    }
     for (i = 0; i < n; i++) {
         const struct object *o = objs[i];
         if (o->kind != K_NODE || !*o->name)
@@ -1576,6 +1622,8 @@ static struct devmodel *build(struct devmodel *m,
     strmap_reserve(&m->node_index, nnode_objs);
     b.poolcap = before ? before->npools + 64 : b.nslice_objs + 16;
     m->pools = arena_alloc(m->a, b.poolcap * sizeof(*m->pools));
+    if (m->pieces)
+        node_objects(&b, objs, n, nnode_objs);
     add_nodes(&b, objs, n);
     ndev = gather_pools(&b, objs, n);
     b.scratch = xmalloc(ATTR_SCRATCH * (sizeof(*b.scratch)

@@ -207,6 +207,9 @@ struct devmodel {
     struct strmap syms;         /* attribute / capacity id -> index + 1 */
     size_t nsyms;
     size_t nnode_objects;       /* Node objects seen */
+    const struct object **node_objs;    /* a model to be reused: the Node
+                                           objects given, in order */
+    size_t nnode_objs;
     int list_attributes;        /* DRAListTypeAttributes: off, list
                                    values are left out of slices to be
                                    applied (the apiserver strips them) and
