@@ -366,6 +366,9 @@ struct build {
                                        not a slice the model reads */
     const struct dm_facts **facts;  /* ... what was read of it, or its
                                        record's in the model before */
+    struct dm_facts *factbuf;       /* ... the ones read (the build's
+                                       own: records keep copies) */
+    size_t nfacts;
     /* a model to be reused (m->pieces; devmodel_next.c) */
     const struct devmodel *before;  /* the model reused, or NULL */
     struct dm_next_reuse reuse;     /* ... what is taken from it */
@@ -1396,8 +1399,13 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
     b->dup = arena_alloc(m->a, n + 1);
     b->opool = arena_alloc(m->a, (n + 1) * sizeof(*b->opool));
     b->facts = arena_alloc(m->a, (n + 1) * sizeof(*b->facts));
-    if (!b->before || !dups_few(b, objs, n))
+    /* facts read: of every slice, or of the few not the model before's */
+    if (!b->before || !dups_few(b, objs, n)) {
         dups_by_name(b, objs, n);
+        b->factbuf = xmalloc((b->nslice_objs + 1) * sizeof(*b->factbuf));
+    } else {
+        b->factbuf = xmalloc(DM_FEW * sizeof(*b->factbuf));
+    }
     if (b->before) {
         again = arena_alloc(m->a, (b->before->npools + 1) * sizeof(*again));
         strmap_init(&b->fresh, m->da);
@@ -1409,7 +1417,7 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
         if (objs[i]->kind != K_SLICE || b->dup[i])
             continue;
         if (!f) {
-            struct dm_facts *nf = arena_alloc(m->a, sizeof(*nf));
+            struct dm_facts *nf = &b->factbuf[b->nfacts++];
             read_facts(objs[i], nf);
             b->facts[i] = f = nf;
             if (!f->driver || !f->pname)
@@ -1676,6 +1684,8 @@ static struct devmodel *build(struct devmodel *m,
     }
     free(b.scratch);
     free(b.blocks);
+    free(b.factbuf);
+    b.facts = NULL;     /* (they pointed into it) */
     resolve_devices(&b);
     /* nothing names a node but some devices are network-attached: one
      * stand-in node, so that they can be allocated at all */
