@@ -323,11 +323,35 @@ static size_t node_of(struct devmodel *m, size_t *cap, const char *name)
     return m->nnodes++;
 }
 
+/* The names of the slices not the model before's (unknown), each with
+ * the first of them to have it: what the others' names are compared with
+ * (dups_known), through hashes the records keep. */
+struct name_ent {
+    uint64_t h;
+    const char *name;       /* NULL: a free slot */
+    size_t first;           /* the first object of that name */
+};
+
+struct names {
+    struct name_ent *e;
+    size_t mask, n;
+};
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h ? h : 1;
+}
+
 struct build {
     struct devmodel *m;
     size_t devcap, nodecap, poolcap, sharedcap;
     struct strmap seen;         /* driver\x1fpool\x1fdevice */
     struct strmap fresh;        /* pools the model before has not */
+    struct names unknown;       /* names of slices not its records */
     unsigned char *dup;         /* per object: a slice whose name an
                                    earlier one has (one object twice, e.g.
                                    as JSON and YAML): left out */
@@ -1247,6 +1271,7 @@ static void read_facts(const struct object *o, struct dm_facts *f)
     sc = tree_get(o->spec, "sharedCounters");
     f->counters = tree_is_seq(sc) && sc->n > 0;
     f->per_device = tree_true(tree_get(o->spec, "perDeviceNodeSelection"));
+    f->name_hash = *o->name ? name_hash(o->name) : 0;
 }
 
 /* The record of the model before whose facts f are. */
@@ -1256,23 +1281,31 @@ static const struct dm_slice *facts_rec(const struct dm_facts *f)
            ((const char *)f - offsetof(struct dm_slice, f));
 }
 
-/* Slice objects not the model before's that b->dup is decided for by
- * comparing names (dups_few); with more, by a map of names. */
-#define DM_FEW 16
+/* The entry of name (hash h) in t, or the free slot where it goes. */
+static struct name_ent *names_slot(const struct names *t, uint64_t h,
+                                   const char *name)
+{
+    size_t s = h & t->mask;
+
+    for (; t->e[s].name; s = (s + 1) & t->mask)
+        if (t->e[s].h == h && !strcmp(t->e[s].name, name))
+            break;
+    return &t->e[s];
+}
 
 /* The slice objects that are records of the model before (b->facts: their
- * facts there; once each: an object given twice is the record once) and,
- * when the others are few, b->dup: only they can repeat a name (the
- * records' names are distinct there), each compared with every slice's.
- * 0 if they are too many (b->dup left to dups_by_name). */
-static int dups_few(struct build *b, const struct object *const *objs,
-                    size_t n)
+ * facts there; once each: an object given twice is the record once), and
+ * of the others (returned: how many) the names in b->unknown, b->dup set
+ * among them: the records' names are distinct there, so only a name of
+ * theirs can come twice (dups_known decides about the records'). */
+static size_t dups_unknown(struct build *b, const struct object *const *objs,
+                           size_t n)
 {
     const struct devmodel *before = b->before;
     unsigned char *hit = arena_alloc(b->m->a, before->nslice_recs + 1);
-    size_t i, j, r, u[DM_FEW], nu = 0;
-    int few = 1;
+    size_t i, r, nu = 0, cap = 16, *u;
 
+    u = xmalloc((b->nslice_objs + 1) * sizeof(*u));
     for (i = 0; i < n; i++) {
         if (objs[i]->kind != K_SLICE)
             continue;
@@ -1280,25 +1313,50 @@ static int dups_few(struct build *b, const struct object *const *objs,
         if (r != SIZE_MAX && !hit[r]) {
             hit[r] = 1;
             b->facts[i] = &before->slices[r].f;
-        } else if (nu < DM_FEW) {
-            u[nu++] = i;
         } else {
-            few = 0;
+            u[nu++] = i;
         }
     }
-    for (r = 0; few && r < nu; r++) {
+    while (cap < 2 * nu + 2)
+        cap *= 2;
+    b->unknown.e = xcalloc(cap, sizeof(*b->unknown.e));
+    b->unknown.mask = cap - 1;
+    for (r = 0; r < nu; r++) {
         const char *name = objs[u[r]]->name;
-        for (j = 0; *name && j < n; j++)
-            if (j != u[r] && objs[j]->kind == K_SLICE
-                && objs[j]->name[0] == name[0]
-                && !strcmp(objs[j]->name, name)) {
-                if (j < u[r])
-                    b->dup[u[r]] = 1;
-                else if (b->facts[j])
-                    b->dup[j] = 1;
-            }
+        uint64_t h = *name ? name_hash(name) : 0;
+        struct name_ent *e = h ? names_slot(&b->unknown, h, name) : NULL;
+        if (!e)
+            continue;
+        if (e->name) {
+            b->dup[u[r]] = 1;
+            continue;
+        }
+        e->h = h;
+        e->name = name;
+        e->first = u[r];
+        b->unknown.n++;
     }
-    return few;
+    free(u);
+    return nu;
+}
+
+/* Whether record object i (a name of its own among the records) repeats
+ * the name of an unknown slice, or the other way round: the later is left
+ * out (b->dup), the first of the unknown ones when it is i. */
+static void dups_known(struct build *b, const struct object *o, size_t i)
+{
+    const struct dm_facts *f = b->facts[i];
+    struct name_ent *e;
+
+    if (!b->unknown.n || !f->name_hash)
+        return;
+    e = names_slot(&b->unknown, f->name_hash, o->name);
+    if (!e->name)
+        return;
+    if (e->first < i)
+        b->dup[i] = 1;
+    else
+        b->dup[e->first] = 1;
 }
 
 /* b->dup: a slice whose name an earlier one has. */
@@ -1399,12 +1457,13 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
     b->dup = arena_alloc(m->a, n + 1);
     b->opool = arena_alloc(m->a, (n + 1) * sizeof(*b->opool));
     b->facts = arena_alloc(m->a, (n + 1) * sizeof(*b->facts));
-    /* facts read: of every slice, or of the few not the model before's */
-    if (!b->before || !dups_few(b, objs, n)) {
+    /* facts read: of every slice, or of those not the model before's */
+    if (!b->before) {
         dups_by_name(b, objs, n);
         b->factbuf = xmalloc((b->nslice_objs + 1) * sizeof(*b->factbuf));
     } else {
-        b->factbuf = xmalloc(DM_FEW * sizeof(*b->factbuf));
+        b->factbuf = xmalloc((dups_unknown(b, objs, n) + 1)
+                             * sizeof(*b->factbuf));
     }
     if (b->before) {
         again = arena_alloc(m->a, (b->before->npools + 1) * sizeof(*again));
@@ -1414,6 +1473,8 @@ static size_t gather_pools(struct build *b, const struct object *const *objs,
         const struct dm_facts *f = b->facts[i];
         int known = f != NULL;      /* (a record of the model before) */
         size_t p;
+        if (known && objs[i]->kind == K_SLICE && *objs[i]->name)
+            dups_known(b, objs[i], i);
         if (objs[i]->kind != K_SLICE || b->dup[i])
             continue;
         if (!f) {
@@ -1685,6 +1746,7 @@ static struct devmodel *build(struct devmodel *m,
     free(b.scratch);
     free(b.blocks);
     free(b.factbuf);
+    free(b.unknown.e);
     b.facts = NULL;     /* (they pointed into it) */
     resolve_devices(&b);
     /* nothing names a node but some devices are network-attached: one
