@@ -56,9 +56,12 @@ void membudget_after(struct membudget *b, size_t held);
  * frees a connection's buffers some time after it closes. After a burst
  * of 64 concurrent 3 MiB reviews (tests/e2e/faults, section memory) RSS
  * came back within 32 MB of where it started in 2 runs of 7 without
- * these trims, in about 16 of 22 with them; why the rest stays at
- * 75-150 MB is not known (a malloc_trim() from a debugger later gives it
- * back). 1 when it trimmed. */
+ * these trims, in about 16 of 22 with them. In the others the memory
+ * stays free in a thread's malloc arena (malloc_stats(): 72 MB system,
+ * 45 KB in use), at its top, which malloc_trim() does not give back
+ * (glibc trims only the main heap's top; a thread heap's top goes when
+ * a free() in that thread reaches it); M_ARENA_MAX 1 did not settle it
+ * (2 of 4 failed). 1 when it trimmed. */
 #define MEMBUDGET_IDLE_TRIMS 30
 int membudget_idle(struct membudget *b, size_t connections);
 /* A connection has closed: after large requests, its buffers are trimmed
