@@ -4,6 +4,8 @@
  */
 #include "membudget.h"
 
+#include <stdlib.h>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -53,26 +55,45 @@ size_t membudget_used(struct membudget *b)
     return atomic_load(&b->used);
 }
 
+/* Free memory back to the system: malloc_trim() gives back the free
+ * blocks of every malloc arena and the top of the main one, after merging
+ * free blocks into the tops; the calling thread's arena gives back its top
+ * when a block next to it is freed in that thread (glibc's heap_trim), so
+ * a block just under the mapping threshold (carved from that top) is
+ * taken and freed. */
 static void trim(void)
 {
 #if defined(__GLIBC__)
+    void *p;
+
     malloc_trim(0);
+    p = malloc(MMAP_THRESHOLD - 4096);
+    free(p);
 #endif
 }
 
-void membudget_after(struct membudget *b, size_t held)
+int membudget_after(struct membudget *b, size_t held)
 {
     if (held < MEMBUDGET_TRIM_BYTES)
-        return;
+        return 0;
     trim();
     atomic_store(&b->large, 1);
     atomic_store(&b->trims_due, MEMBUDGET_IDLE_TRIMS);
+    return 1;
+}
+
+void membudget_thread_trim(struct membudget *b)
+{
+    (void)b;
+    trim();
 }
 
 void membudget_closed(struct membudget *b)
 {
-    if (atomic_load(&b->large))
-        atomic_store(&b->trims_due, MEMBUDGET_IDLE_TRIMS);
+    if (!atomic_load(&b->large))
+        return;
+    atomic_store(&b->trims_due, MEMBUDGET_IDLE_TRIMS);
+    trim();
 }
 
 int membudget_idle(struct membudget *b, size_t connections)

@@ -46,22 +46,27 @@ void membudget_give(struct membudget *b, size_t n);
 size_t membudget_used(struct membudget *b);
 /* A request that held `held` bytes has ended: returns free memory to the
  * system when that was a large one (and leaves MEMBUDGET_IDLE_TRIMS trims
- * to membudget_idle()). */
-void membudget_after(struct membudget *b, size_t held);
+ * to membudget_idle()); 1 then. Each thread has a malloc arena of its
+ * own, whose top only that thread gives back: the threads that read and
+ * answered a large request call membudget_thread_trim() as they are done
+ * with it (libmicrohttpd's, when it completes), and membudget_closed()
+ * when a connection closes. */
+int membudget_after(struct membudget *b, size_t held);
+void membudget_thread_trim(struct membudget *b);
 /* Called now and then (the server's tick, every 100 ms) with the number
  * of connections open: once nothing is held after large requests, free
  * memory goes back to the system again, MEMBUDGET_IDLE_TRIMS times at
- * most (3 s at the server's tick). A large request's own trim runs as it
- * ends, while other requests may still hold theirs, and libmicrohttpd
- * frees a connection's buffers some time after it closes. After a burst
- * of 64 concurrent 3 MiB reviews (tests/e2e/faults, section memory) RSS
- * came back within 32 MB of where it started in 2 runs of 7 without
- * these trims, in about 16 of 22 with them. In the others the memory
- * stays free in a thread's malloc arena (malloc_stats(): 72 MB system,
- * 45 KB in use), at its top, which malloc_trim() does not give back
- * (glibc trims only the main heap's top; a thread heap's top goes when
- * a free() in that thread reaches it); M_ARENA_MAX 1 did not settle it
- * (2 of 4 failed). 1 when it trimmed. */
+ * most (3 s at the server's tick): a large request's own trim runs as it
+ * ends, while other requests may still hold theirs. After a burst of 64
+ * concurrent 3 MiB reviews (tests/e2e/faults, section memory) RSS stayed
+ * at 75-150 MB in most runs on a 2-core VM: free, at the top of
+ * libmicrohttpd's threads' malloc arenas (malloc_stats(): 72 MB system,
+ * 45 KB in use), which malloc_trim() does not give back; with these
+ * trims alone still in 5 runs of 6; with trims in libmicrohttpd's threads
+ * as well (membudget_thread_trim(), membudget_closed()) in none of 22, RSS
+ * back to within 3 MB of the start (the trim as a request completes is
+ * enough on its own: 4 runs of 4, as a kept-alive connection needs). 1
+ * when it trimmed. */
 #define MEMBUDGET_IDLE_TRIMS 30
 int membudget_idle(struct membudget *b, size_t connections);
 /* A connection has closed: after large requests, its buffers are trimmed

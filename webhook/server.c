@@ -84,6 +84,7 @@ struct request {
     int over_budget;            /* body refused by the memory budget: 429 */
     size_t charged;             /* body bytes charged to the budget */
     int answered;               /* a response was queued early */
+    int large;                  /* it held MEMBUDGET_TRIM_BYTES or more */
     double t0;
     uint64_t arrived_ns;        /* clock_mono_ns() when it arrived */
     /* a costly review, judged by the costly pool while its connection is
@@ -152,13 +153,19 @@ static void request_shed(struct server *s, struct request *rq)
     } else {
         buf_reset(&rq->body);
     }
-    membudget_after(&s->mem, held);
+    if (membudget_after(&s->mem, held))
+        rq->large = 1;
 }
 
-/* Empties rq and pools it, or frees it when the pool is full. */
-static void request_put(struct server *s, struct request *rq)
+/* Empties rq and pools it, or frees it when the pool is full; 1 when it
+ * held a large request (membudget_after()). */
+static int request_put(struct server *s, struct request *rq)
 {
+    int large;
+
     request_shed(s, rq);
+    large = rq->large;
+    rq->large = 0;
     pthread_mutex_lock(&s->pool_mu);
     if (s->npool < SERVER_POOL_MAX) {
         rq->next = s->pool;
@@ -172,6 +179,7 @@ static void request_put(struct server *s, struct request *rq)
         buf_release(&rq->body);
         free(rq);
     }
+    return large;
 }
 
 /* ---- responses ------------------------------------------------------- */
@@ -676,14 +684,17 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 {
     struct server *s = cls;
     struct request *rq = *req_cls;
+    int large;
 
     (void)c;
     (void)toe;
     if (!rq)
         return;
-    request_put(s, rq);
+    large = request_put(s, rq);
     *req_cls = NULL;
     atomic_fetch_sub(&s->in_flight, 1);
+    if (large)      /* (this thread read it: its malloc arena) */
+        membudget_thread_trim(&s->mem);
 }
 
 static void on_connection(void *cls, struct MHD_Connection *c,

@@ -504,7 +504,9 @@ static void test_membudget(void)
      * the trims ran with none open), none after small requests only */
     membudget_closed(&b);
     CHECK(membudget_idle(&b, 0) == 0);          /* no large request yet */
-    membudget_after(&b, MEMBUDGET_TRIM_BYTES);
+    CHECK(membudget_after(&b, MEMBUDGET_TRIM_BYTES - 1) == 0);
+    CHECK(membudget_idle(&b, 0) == 0);
+    CHECK(membudget_after(&b, MEMBUDGET_TRIM_BYTES) == 1);
     CHECK(membudget_idle(&b, 3) == 0);          /* 1 GiB still held */
     membudget_give(&b, 1u << 30);
     for (i = 0; i < MEMBUDGET_IDLE_TRIMS; i++)
