@@ -429,6 +429,14 @@ static void test_arena_free(void)
     arena_release(&a);
 }
 
+/* len 'x's with byte pos 'A' + v */
+static void spread_key(char *key, size_t len, size_t pos, size_t v)
+{
+    memset(key, 'x', len);
+    key[len] = '\0';
+    key[pos] = (char)('A' + v);
+}
+
 /* Keys that differ in one byte only, anywhere in an eight-byte word or
  * in the tail after the last whole word, all found again and spread over
  * the table: a hash whose low bits (which pick the slot) missed some
@@ -445,9 +453,7 @@ static void test_strmap_spread(void)
     for (len = 1; len <= 40; len++)
         for (pos = 0; pos < len; pos++)
             for (v = 0; v < 16; v++) {
-                memset(key, 'x', len);
-                key[len] = '\0';
-                key[pos] = (char)('A' + v);
+                spread_key(key, len, pos, v);
                 strmap_put(&m, key, (void *)(uintptr_t)(len * 1000 + pos));
                 n++;
             }
@@ -455,9 +461,7 @@ static void test_strmap_spread(void)
     for (len = 1; len <= 40; len++)
         for (pos = 0; pos < len; pos++)
             for (v = 0; v < 16; v++) {
-                memset(key, 'x', len);
-                key[len] = '\0';
-                key[pos] = (char)('A' + v);
+                spread_key(key, len, pos, v);
                 found += strmap_get(&m, key)
                          == (void *)(uintptr_t)(len * 1000 + pos);
             }

@@ -439,11 +439,7 @@ static void test_memo(const struct config *cfg)
     struct ruleset rs;
     struct err err;
     struct engine *e;
-    struct arena a;
-    struct diag_list l;
-    struct run *r;
-    size_t len, i, k = 0;
-    char *text;
+    size_t i, k = 0, no, nd;
 
     if (!v)
         return;
@@ -462,15 +458,7 @@ static void test_memo(const struct config *cfg)
         free(v);
         return;
     }
-    text = stream(doc, 3, &len);
-    arena_init(&a, ARENA_CHUNK_BYTES);
-    diag_list_init(&l, &a);
-    r = run_new(e, NULL, &a, &l);
-    run_add_text(r, "s.yaml", text, len);
-    run_check(r);
-    run_free(r);
-    arena_release(&a);
-    free(text);
+    run_bytes(e, doc, 3, &no, &nd);
     engine_free(e);
     free(v);
     CHECK(memo_checks == 3);
