@@ -11,9 +11,13 @@
 # (end of the first turn, when warm, to the end of the last). 127.0.0.1 only. LONG=60 adds a 60 s RSS-stability
 # run.
 # run.sh --check (make bench-check): 3 turns of 3 s, no inventory; fails
-# when claimcheck-webhook's median throughput is under 0.6x the bare
+# when claimcheck-webhook's median throughput is under 0.45x the bare
 # server's in the same run (a run under the line is repeated once: both
-# servers share 2 cores with wrk). Without wrk it says "skipped: ...".
+# servers share 2 cores with wrk). The line has room for the machine: on
+# one 2-core VM the same build measured 0.73x and, an hour later, 0.50-
+# 0.55x (the bare server 108k then 127-140k requests a second, ours
+# 79k then 65-70k; session 8's code the same 0.50-0.54x); a webhook half
+# as fast crosses it either way. Without wrk it says "skipped: ...".
 # The last line is then "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../../.."
@@ -158,14 +162,14 @@ if [ $CHECK = 1 ]; then
         run_pair "no inventory" >"$T/pair.log"
         grep -E '^median' "$T/pair.log"
         r=$(python3 -c "print(round($R_RPS / $B_RPS, 2))")
-        python3 -c "import sys; sys.exit(0 if $r >= 0.6 else 1)" && break
+        python3 -c "import sys; sys.exit(0 if $r >= 0.45 else 1)" && break
         echo "  (try $try: ${r}x)"
     done
-    if python3 -c "import sys; sys.exit(0 if $r >= 0.6 else 1)"; then
-        echo "  ok   webhook: ${r}x the bare server's throughput (guard >= 0.6x)"
+    if python3 -c "import sys; sys.exit(0 if $r >= 0.45 else 1)"; then
+        echo "  ok   webhook: ${r}x the bare server's throughput (guard >= 0.45x)"
         echo "1 passed, 0 failed"; exit 0
     fi
-    echo "  FAIL webhook: ${r}x the bare server's throughput (guard >= 0.6x)"
+    echo "  FAIL webhook: ${r}x the bare server's throughput (guard >= 0.45x)"
     echo "0 passed, 1 failed"; exit 1
 fi
 run_pair "no inventory"
