@@ -393,29 +393,6 @@ void check_unknown_field(struct check_ctx *cx, const struct object *o)
     f->o = NULL;        /* used: the next object walks again */
 }
 
-/* The table rows of apiVersion v: [*lo, the answer). The rows come
- * sorted by apiVersion (k8s_kind_find() searches them so too). */
-static size_t kind_rows(const char *v, size_t *lo)
-{
-    size_t a = 0, b = K8S_KIND_COUNT;
-
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (strcmp(k8s_kinds[mid].api_version, v) < 0)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    *lo = a;
-    /* its rows mostly share one string: compared by address first */
-    while (b < K8S_KIND_COUNT
-           && ((b > a && k8s_kinds[b].api_version
-                         == k8s_kinds[b - 1].api_version)
-               || !strcmp(k8s_kinds[b].api_version, v)))
-        b++;
-    return b;
-}
-
 /* A kind kubectl cannot map: one that differs from a kind of the tables
  * only in case (kinds are case-sensitive; no two differ so), or, in
  * resource.k8s.io where the tables have every kind, any unknown one. Only
@@ -432,7 +409,7 @@ static void check_kind(struct check_ctx *cx, const struct object *o)
     if (!o->kind_node || kind_of(o))
         return;
     suggest_init(&s, o->kind_name);
-    hi = kind_rows(o->api_version, &lo);
+    hi = k8s_kind_rows(o->api_version, &lo);
     for (i = lo; i < hi; i++) {
         if (tolower((unsigned char)k8s_kinds[i].kind[0])
             == tolower((unsigned char)o->kind_name[0])

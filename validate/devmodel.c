@@ -323,35 +323,17 @@ static size_t node_of(struct devmodel *m, size_t *cap, const char *name)
     return m->nnodes++;
 }
 
-/* The names of the slices not the model before's (unknown), each with
- * the first of them to have it: what the others' names are compared with
- * (dups_known), through hashes the records keep. */
-struct name_ent {
-    uint64_t h;
-    const char *name;       /* NULL: a free slot */
-    size_t first;           /* the first object of that name */
-};
-
-struct names {
-    struct name_ent *e;
-    size_t mask, n;
-};
-
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h ? h : 1;
-}
-
 struct build {
     struct devmodel *m;
     size_t devcap, nodecap, poolcap, sharedcap;
     struct strmap seen;         /* driver\x1fpool\x1fdevice */
     struct strmap fresh;        /* pools the model before has not */
-    struct names unknown;       /* names of slices not its records */
+    struct strmap unknown;      /* names of slices not the model
+                                   before's records -> 1 + the first
+                                   object of that name (dups_known
+                                   looks the records' up by the hash
+                                   they keep) */
+    struct arena scratch_a;     /* unknown's: freed with the build */
     unsigned char *dup;         /* per object: a slice whose name an
                                    earlier one has (one object twice, e.g.
                                    as JSON and YAML): left out */
@@ -1271,7 +1253,7 @@ static void read_facts(const struct object *o, struct dm_facts *f)
     sc = tree_get(o->spec, "sharedCounters");
     f->counters = tree_is_seq(sc) && sc->n > 0;
     f->per_device = tree_true(tree_get(o->spec, "perDeviceNodeSelection"));
-    f->name_hash = *o->name ? name_hash(o->name) : 0;
+    f->name_hash = strmap_hash(o->name);
 }
 
 /* The record of the model before whose facts f are. */
@@ -1279,18 +1261,6 @@ static const struct dm_slice *facts_rec(const struct dm_facts *f)
 {
     return (const struct dm_slice *)(const void *)
            ((const char *)f - offsetof(struct dm_slice, f));
-}
-
-/* The entry of name (hash h) in t, or the free slot where it goes. */
-static struct name_ent *names_slot(const struct names *t, uint64_t h,
-                                   const char *name)
-{
-    size_t s = h & t->mask;
-
-    for (; t->e[s].name; s = (s + 1) & t->mask)
-        if (t->e[s].h == h && !strcmp(t->e[s].name, name))
-            break;
-    return &t->e[s];
 }
 
 /* The slice objects that are records of the model before (b->facts: their
@@ -1303,7 +1273,7 @@ static size_t dups_unknown(struct build *b, const struct object *const *objs,
 {
     const struct devmodel *before = b->before;
     unsigned char *hit = arena_alloc(b->m->a, before->nslice_recs + 1);
-    size_t i, r, nu = 0, cap = 16, *u;
+    size_t i, r, nu = 0, *u;
 
     u = xmalloc((b->nslice_objs + 1) * sizeof(*u));
     for (i = 0; i < n; i++) {
@@ -1317,24 +1287,16 @@ static size_t dups_unknown(struct build *b, const struct object *const *objs,
             u[nu++] = i;
         }
     }
-    while (cap < 2 * nu + 2)
-        cap *= 2;
-    b->unknown.e = xcalloc(cap, sizeof(*b->unknown.e));
-    b->unknown.mask = cap - 1;
+    strmap_reserve(&b->unknown, nu);
     for (r = 0; r < nu; r++) {
         const char *name = objs[u[r]]->name;
-        uint64_t h = *name ? name_hash(name) : 0;
-        struct name_ent *e = h ? names_slot(&b->unknown, h, name) : NULL;
-        if (!e)
+        if (!*name)
             continue;
-        if (e->name) {
+        if (strmap_get(&b->unknown, name))
             b->dup[u[r]] = 1;
-            continue;
-        }
-        e->h = h;
-        e->name = name;
-        e->first = u[r];
-        b->unknown.n++;
+        else
+            strmap_put_borrowed(&b->unknown, name,
+                                (void *)(uintptr_t)(u[r] + 1));
     }
     free(u);
     return nu;
@@ -1346,17 +1308,19 @@ static size_t dups_unknown(struct build *b, const struct object *const *objs,
 static void dups_known(struct build *b, const struct object *o, size_t i)
 {
     const struct dm_facts *f = b->facts[i];
-    struct name_ent *e;
+    void *v;
+    size_t first;
 
-    if (!b->unknown.n || !f->name_hash)
+    if (!b->unknown.n || !*o->name)
         return;
-    e = names_slot(&b->unknown, f->name_hash, o->name);
-    if (!e->name)
+    v = strmap_get_hashed(&b->unknown, o->name, f->name_hash);
+    if (!v)
         return;
-    if (e->first < i)
+    first = (size_t)((uintptr_t)v - 1);     /* of the unknown ones */
+    if (first < i)
         b->dup[i] = 1;
     else
-        b->dup[e->first] = 1;
+        b->dup[first] = 1;
 }
 
 /* b->dup: a slice whose name an earlier one has. */
@@ -1678,6 +1642,8 @@ static struct devmodel *build(struct devmodel *m,
     strmap_init(&m->pool_index, m->da);
     m->pool_index_kept = m->pieces != NULL;
     strmap_init(&b.seen, m->a);
+    arena_init(&b.scratch_a, ARENA_CHUNK_BYTES);
+    strmap_init(&b.unknown, &b.scratch_a);
     for (i = 0; i < n; i++) {
         b.nslice_objs += objs[i]->kind == K_SLICE;
         nnode_objs += objs[i]->kind == K_NODE;
@@ -1746,7 +1712,7 @@ static struct devmodel *build(struct devmodel *m,
     free(b.scratch);
     free(b.blocks);
     free(b.factbuf);
-    free(b.unknown.e);
+    arena_release(&b.scratch_a);
     b.facts = NULL;     /* (they pointed into it) */
     resolve_devices(&b);
     /* nothing names a node but some devices are network-attached: one

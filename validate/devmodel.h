@@ -148,7 +148,7 @@ struct dm_facts {
     size_t ndev;                /* devices listed (0: not a sequence) */
     int counters;               /* it has sharedCounters */
     int per_device;             /* perDeviceNodeSelection */
-    uint64_t name_hash;         /* of its name (0: none) */
+    size_t name_hash;           /* strmap_hash() of its name */
 };
 
 /* One ResourceSlice of a model that can be reused (devmodel_build_next) */

@@ -22,7 +22,7 @@ static uint64_t mix64(uint64_t h)
 /* Eight bytes per step, not one (issue 17: run memo keys are whole CEL
  * expressions, looked up per object): the length, then each word, folded
  * in by a multiply whose high half is folded back before the next. */
-static size_t strmap_hash(const char *s)
+size_t strmap_hash(const char *s)
 {
     const uint64_t k = 0x9e3779b97f4a7c15ull;
     size_t len = strlen(s), i;
@@ -137,11 +137,16 @@ const char *strmap_intern_borrowed(struct strmap *m, const char *s)
 
 void *strmap_get(const struct strmap *m, const char *key)
 {
-    size_t h, full;
+    return strmap_get_hashed(m, key, strmap_hash(key));
+}
+
+void *strmap_get_hashed(const struct strmap *m, const char *key,
+                        size_t full)
+{
+    size_t h;
 
     if (!m->cap)
         return NULL;
-    full = strmap_hash(key);
     h = full & (m->cap - 1);
     while (m->slots[h].key) {
         if (m->slots[h].hash == full && strcmp(m->slots[h].key, key) == 0)

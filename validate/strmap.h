@@ -31,6 +31,12 @@ void strmap_put(struct strmap *m, const char *key, void *value);
  * one that outlives it) */
 void strmap_put_borrowed(struct strmap *m, const char *key, void *value);
 void *strmap_get(const struct strmap *m, const char *key);
+/* The hash the maps give key, and strmap_get() with it (hash:
+ * strmap_hash(key)), for a key whose hash is kept: looked up again
+ * without hashing it again. */
+size_t strmap_hash(const char *key);
+void *strmap_get_hashed(const struct strmap *m, const char *key,
+                        size_t hash);
 /* The map's own copy of s, made on first use: equal strings interned in
  * one map share one copy (the value stays NULL). */
 const char *strmap_intern(struct strmap *m, const char *s);

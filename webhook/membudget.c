@@ -82,9 +82,8 @@ int membudget_after(struct membudget *b, size_t held)
     return 1;
 }
 
-void membudget_thread_trim(struct membudget *b)
+void membudget_thread_trim(void)
 {
-    (void)b;
     trim();
 }
 

@@ -52,7 +52,7 @@ size_t membudget_used(struct membudget *b);
  * with it (libmicrohttpd's, when it completes), and membudget_closed()
  * when a connection closes. */
 int membudget_after(struct membudget *b, size_t held);
-void membudget_thread_trim(struct membudget *b);
+void membudget_thread_trim(void);
 /* Called now and then (the server's tick, every 100 ms) with the number
  * of connections open: once nothing is held after large requests, free
  * memory goes back to the system again, MEMBUDGET_IDLE_TRIMS times at

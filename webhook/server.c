@@ -694,7 +694,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
     *req_cls = NULL;
     atomic_fetch_sub(&s->in_flight, 1);
     if (large)      /* (this thread read it: its malloc arena) */
-        membudget_thread_trim(&s->mem);
+        membudget_thread_trim();
 }
 
 static void on_connection(void *cls, struct MHD_Connection *c,

@@ -15,6 +15,7 @@
 
 #include "../../rules/rules.h"
 #include "../../validate/arena.h"
+#include "../../validate/k8s/fields.h"
 #include "../../validate/limits.h"
 #include "../../validate/inventory.h"
 #include "../../validate/err.h"
@@ -463,7 +464,9 @@ static void test_strmap_spread(void)
             for (v = 0; v < 16; v++) {
                 spread_key(key, len, pos, v);
                 found += strmap_get(&m, key)
-                         == (void *)(uintptr_t)(len * 1000 + pos);
+                         == (void *)(uintptr_t)(len * 1000 + pos)
+                         && strmap_get_hashed(&m, key, strmap_hash(key))
+                            == strmap_get(&m, key);
             }
     CHECK(found == n);
     memset(key, 'x', 40);
@@ -1123,9 +1126,36 @@ static void test_registry(void)
     CHECK(ruleset_find(&rules_builtin, "no-such-rule") == NULL);
 }
 
+/* k8s_kind_rows(): exactly the rows of an apiVersion, each of them once
+ * across all apiVersions; none for one the tables lack */
+static void test_kind_rows(void)
+{
+    size_t i, lo, hi, seen = 0;
+
+    for (i = 0; i < K8S_KIND_COUNT; i = hi) {
+        size_t k;
+        hi = k8s_kind_rows(k8s_kinds[i].api_version, &lo);
+        CHECK(lo == i && hi > lo);
+        if (lo != i || hi <= lo)
+            break;
+        for (k = lo; k < hi; k++)
+            CHECK_STR(k8s_kinds[k].api_version, k8s_kinds[i].api_version);
+        CHECK(hi == K8S_KIND_COUNT
+              || strcmp(k8s_kinds[hi].api_version,
+                        k8s_kinds[i].api_version) != 0);
+        seen += hi - lo;
+    }
+    CHECK(seen == K8S_KIND_COUNT);
+    hi = k8s_kind_rows("example.com/v1", &lo);
+    CHECK(hi == lo);
+    hi = k8s_kind_rows("", &lo);
+    CHECK(hi == lo && lo == 0);
+}
+
 int main(void)
 {
     test_arena();
+    test_kind_rows();
     test_arena_meter();
     test_arena_free();
     test_strmap_reserve();

@@ -1,6 +1,7 @@
 /*
  * fields.c - lookups in the generated field tables (fields_data.c): kinds
- * by apiVersion and kind, fields by name, both with bsearch.
+ * by apiVersion and kind, the kinds of an apiVersion, fields by name, by
+ * binary search.
  */
 #include "fields.h"
 
@@ -30,6 +31,27 @@ const struct k8s_kind *k8s_kind_find(const char *api_version,
 
     return bsearch(&key, k8s_kinds, K8S_KIND_COUNT, sizeof(k8s_kinds[0]),
                    cmp_kind);
+}
+
+size_t k8s_kind_rows(const char *api_version, size_t *lo)
+{
+    size_t a = 0, b = K8S_KIND_COUNT;
+
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (strcmp(k8s_kinds[mid].api_version, api_version) < 0)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *lo = a;
+    /* its rows mostly share one string: compared by address first */
+    while (b < K8S_KIND_COUNT
+           && ((b > a && k8s_kinds[b].api_version
+                         == k8s_kinds[b - 1].api_version)
+               || !strcmp(k8s_kinds[b].api_version, api_version)))
+        b++;
+    return b;
 }
 
 static int cmp_field(const void *key, const void *elem)

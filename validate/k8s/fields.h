@@ -63,6 +63,9 @@ extern const struct k8s_kind k8s_kinds[];
  * decoded by nothing here. */
 const struct k8s_kind *k8s_kind_find(const char *api_version,
                                      const char *kind);
+/* The rows of k8s_kinds[] of that apiVersion: [*lo, the answer), empty
+ * when it has none (the rows are sorted by apiVersion). */
+size_t k8s_kind_rows(const char *api_version, size_t *lo);
 /* The first row of field `name` of type t (its other rows, for other
  * minors, follow it), or NULL: an unknown field. */
 const struct k8s_field *k8s_field_find(const struct k8s_type *t,
