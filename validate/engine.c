@@ -99,6 +99,8 @@ struct run {
     } memo_recent[MEMO_RECENT];
     unsigned memo_next;         /* the entry replaced next */
     struct strmap strings;      /* kept trees' keys and scalars, shared */
+    struct yreader *yaml;       /* the YAML parser documents share, made
+                                   at the first */
     struct run_cleanup *cleanups;   /* cx_at_run_end(), run last first */
     run_read_fn *on_read;       /* run_on_read() */
     void *on_read_arg;
@@ -868,6 +870,7 @@ void run_free(struct run *r)
         r->cleanups = c->next;
         c->fn(c->arg);
     }
+    yreader_free(r->yaml);
     arena_release(&r->doc);
     arena_meter(&r->kept, NULL);        /* a counts it from now on */
     arena_adopt(r->arena, &r->kept);
@@ -1156,11 +1159,13 @@ static void add_doc(struct run *r, enum keep how, const char *file,
     struct ydoc d;
 
     arena_clear(&r->doc);
+    if (!s->json && !r->yaml)
+        r->yaml = yreader_new();
     if (how == KEEP_LOADED) {
         arena_mark(&r->kept, &m);
-        stream_load_doc(&r->kept, &r->strings, s, &d);
+        stream_load_doc(r->yaml, &r->kept, &r->strings, s, &d);
     } else {
-        stream_load_doc(&r->doc, NULL, s, &d);
+        stream_load_doc(r->yaml, &r->doc, NULL, s, &d);
     }
     if (d.error) {
         r->parse_errors++;

@@ -67,6 +67,8 @@ struct builder {
     struct strmap *strs;        /* shared copies of strings, or NULL */
     unsigned line_off;          /* lines before this chunk */
     unsigned col_off;           /* columns before it on its first line */
+    size_t base;                /* libyaml's line of the chunk's first line
+                                   (0 unless a yreader shares the parser) */
     struct frame *st;           /* frame stack: st0 or malloc'd */
     size_t depth, stcap;
     size_t used;                /* frames set up (the deepest reached) */
@@ -369,12 +371,12 @@ static void pop_frame(struct builder *b)
 
 static unsigned mline(const struct builder *b, yaml_mark_t m)
 {
-    return (unsigned)m.line + 1 + b->line_off;
+    return (unsigned)(m.line - b->base) + 1 + b->line_off;
 }
 
 static unsigned mcol(const struct builder *b, yaml_mark_t m)
 {
-    return (unsigned)m.column + 1 + (m.line == 0 ? b->col_off : 0);
+    return (unsigned)m.column + 1 + (m.line == b->base ? b->col_off : 0);
 }
 
 /* The pending key of map frame f is k (a resolved scalar): its JSON name
@@ -586,122 +588,393 @@ static size_t utf8_invalid_at(const char *data, size_t len)
     return (size_t)-1;
 }
 
-/* Parses one chunk (one document, possibly with a leading `---`). */
+/* 1 (and *doc the error) if data[0..len) is not valid UTF-8: libyaml
+ * (like go-yaml) transcodes UTF-16 with a byte order mark, and kubectl's
+ * reader finds no `---` line in it, so a UTF-16 file is one chunk and
+ * its first document is all that is read */
+static int bad_utf8(struct arena *a, const char *data, size_t len,
+                    unsigned line_off, unsigned col_off, struct ydoc *doc)
+{
+    unsigned line = line_off + 1, col = col_off + 1;
+    size_t i, bad;
+
+    if (len >= 2 && (((unsigned char)data[0] == 0xff
+                      && (unsigned char)data[1] == 0xfe)
+                     || ((unsigned char)data[0] == 0xfe
+                         && (unsigned char)data[1] == 0xff)))
+        return 0;
+    bad = utf8_invalid_at(data, len);
+    if (bad == (size_t)-1)
+        return 0;
+    for (i = 0; i < bad; i++) {
+        if (data[i] == '\n') {
+            line++;
+            col = 1;
+        } else if (((unsigned char)data[i] & 0xc0) != 0x80) {
+            col++;
+        }
+    }
+    doc->error = arena_printf(a, "invalid UTF-8 byte 0x%02x",
+                              (unsigned char)data[bad]);
+    doc->line = line;
+    doc->col = col;
+    return 1;
+}
+
+/* A builder for one document; st0 and kids0 are the caller's stack. */
+static void builder_init(struct builder *b, struct arena *a,
+                         struct strmap *strs, const struct ychunk *c,
+                         struct frame *st0,
+                         struct tnode *(*kids0)[INLINE_KIDS])
+{
+    memset(b, 0, sizeof(*b));
+    b->st = b->st0 = st0;
+    b->stcap = INLINE_FRAMES;
+    b->kids0 = kids0;
+    b->a = a;
+    b->strs = strs;
+    b->line_off = c->line_off;
+    b->col_off = c->col_off;
+}
+
+/* A libyaml failure as the document's error */
+static void fail_parser(struct builder *b, const yaml_parser_t *p)
+{
+    const char *ctx = p->context ? p->context : NULL;
+
+    fail(b, mline(b, p->problem_mark), mcol(b, p->problem_mark),
+         ctx ? arena_printf(b->a, "%s (%s)", p->problem ? p->problem
+                            : "syntax error", ctx)
+             : arena_strdup(b->a, p->problem ? p->problem : "syntax error"));
+}
+
+/* Builds from one event: 1 once the document is over. go-yaml reads the
+ * first document only: what follows a `...` line in the same chunk is
+ * never parsed. */
+static int on_event(struct builder *b, const yaml_event_t *ev)
+{
+    switch (ev->type) {
+    case YAML_STREAM_END_EVENT:
+    case YAML_DOCUMENT_END_EVENT:
+        return 1;
+    case YAML_SCALAR_EVENT:
+        on_scalar(b, ev);
+        break;
+    case YAML_ALIAS_EVENT:
+        on_alias(b, ev);
+        break;
+    case YAML_SEQUENCE_START_EVENT:
+        on_start(b, ev, T_SEQ, (const char *)ev->data.sequence_start.anchor);
+        break;
+    case YAML_MAPPING_START_EVENT:
+        on_start(b, ev, T_MAP, (const char *)ev->data.mapping_start.anchor);
+        break;
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+        if (b->depth)
+            pop_frame(b);
+        break;
+    case YAML_NO_EVENT:
+    case YAML_STREAM_START_EVENT:
+    case YAML_DOCUMENT_START_EVENT:
+        break;
+    }
+    return 0;
+}
+
+/* Frees the builder's scratch and gives *doc its root or its error. */
+static void builder_done(struct builder *b, struct ydoc *doc)
+{
+    size_t i;
+
+    for (i = 0; i < b->used; i++) {
+        if (!b->st[i].inline_kids)
+            free(b->st[i].kids);
+        free(b->st[i].hash);
+    }
+    if (b->st != b->st0)
+        free(b->st);
+    free(b->anchors);
+    if (b->error) {
+        doc->error = b->error;
+        doc->line = b->eline;
+        doc->col = b->ecol;
+        doc->root = NULL;
+        return;
+    }
+    doc->root = b->root;
+    if (b->root) {
+        doc->line = b->root->line;
+        doc->col = b->root->col;
+    }
+}
+
+/* Parses one chunk (one document, possibly with a leading `---`) with a
+ * parser of its own. */
 static void parse_chunk(struct arena *a, struct strmap *strs,
-                        const char *data, size_t len, unsigned line_off,
-                        unsigned col_off, struct ydoc *doc)
+                        const struct ychunk *c, struct ydoc *doc)
 {
     yaml_parser_t p;
     yaml_event_t ev;
     struct builder b;
     struct frame st0[INLINE_FRAMES];
     struct tnode *kids0[INLINE_FRAMES][INLINE_KIDS];
-    int done = 0, utf16;
-    size_t i, bad;
+    int done = 0;
 
-    memset(&b, 0, sizeof(b));
-    b.st = b.st0 = st0;
-    b.stcap = INLINE_FRAMES;
-    b.kids0 = kids0;
-    b.a = a;
-    b.strs = strs;
-    b.line_off = line_off;
-    b.col_off = col_off;
-    doc->line = line_off + 1;
-    doc->col = col_off + 1;
-    /* UTF-16 with a byte order mark: libyaml (like go-yaml) transcodes
-     * it; kubectl's reader finds no `---` line in it, so a UTF-16 file is
-     * one chunk and its first document is all that is read */
-    utf16 = len >= 2 && (((unsigned char)data[0] == 0xff
-                          && (unsigned char)data[1] == 0xfe)
-                         || ((unsigned char)data[0] == 0xfe
-                             && (unsigned char)data[1] == 0xff));
-    bad = utf16 ? (size_t)-1 : utf8_invalid_at(data, len);
-    if (bad != (size_t)-1) {
-        unsigned line = line_off + 1, col = col_off + 1;
-        for (i = 0; i < bad; i++) {
-            if (data[i] == '\n') {
-                line++;
-                col = 1;
-            } else if (((unsigned char)data[i] & 0xc0) != 0x80) {
-                col++;
-            }
-        }
-        doc->error = arena_printf(a, "invalid UTF-8 byte 0x%02x",
-                                  (unsigned char)data[bad]);
-        doc->line = line;
-        doc->col = col;
+    doc->line = c->line_off + 1;
+    doc->col = c->col_off + 1;
+    if (bad_utf8(a, c->text, c->len, c->line_off, c->col_off, doc))
         return;
-    }
     if (!yaml_parser_initialize(&p)) {
         doc->error = "cannot initialise the YAML parser";
         return;
     }
-    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+    builder_init(&b, a, strs, c, st0, kids0);
+    yaml_parser_set_input_string(&p, (const unsigned char *)c->text, c->len);
     while (!done && !b.error) {
         if (!yaml_parser_parse(&p, &ev)) {
-            const char *ctx = p.context ? p.context : NULL;
-            fail(&b, mline(&b, p.problem_mark), mcol(&b, p.problem_mark),
-                 ctx ? arena_printf(a, "%s (%s)", p.problem ? p.problem
-                                    : "syntax error", ctx)
-                     : arena_strdup(a, p.problem ? p.problem
-                                    : "syntax error"));
+            fail_parser(&b, &p);
             break;
         }
-        switch (ev.type) {
-        case YAML_STREAM_END_EVENT:
-        case YAML_DOCUMENT_END_EVENT:
-            /* go-yaml reads the first document only: what follows a
-             * `...` line in the same chunk is never parsed */
-            done = 1;
-            break;
-        case YAML_SCALAR_EVENT:
-            on_scalar(&b, &ev);
-            break;
-        case YAML_ALIAS_EVENT:
-            on_alias(&b, &ev);
-            break;
-        case YAML_SEQUENCE_START_EVENT:
-            on_start(&b, &ev, T_SEQ,
-                     (const char *)ev.data.sequence_start.anchor);
-            break;
-        case YAML_MAPPING_START_EVENT:
-            on_start(&b, &ev, T_MAP,
-                     (const char *)ev.data.mapping_start.anchor);
-            break;
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT:
-            if (b.depth)
-                pop_frame(&b);
-            break;
-        case YAML_NO_EVENT:
-        case YAML_STREAM_START_EVENT:
-        case YAML_DOCUMENT_START_EVENT:
-            break;
-        }
+        done = on_event(&b, &ev);
         yaml_event_delete(&ev);
     }
     yaml_parser_delete(&p);
-    for (i = 0; i < b.used; i++) {
-        if (!b.st[i].inline_kids)
-            free(b.st[i].kids);
-        free(b.st[i].hash);
+    builder_done(&b, doc);
+}
+
+/* Each byte of x that is zero as 0x80, every other byte 0 (no carry
+ * crosses a byte: (b & 0x7f) + 0x7f <= 0xfe). */
+static uint64_t zero_bytes(uint64_t x)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+
+    return ~(((x & low7) + low7) | x | low7);
+}
+
+/* ==== one parser for chunk after chunk ================================ */
+
+/* A libyaml parser costs two buffers (64 KiB) to set up and tear down:
+ * on a stream of tiny documents that was a tenth of the work (issue 17).
+ * A yreader keeps one and feeds it, through a read handler, each chunk
+ * it is asked to load followed by a `---` line of its own, and nothing
+ * more until the next chunk is asked for: libyaml ends a document at the
+ * `---` token without reading past it, and if it ever asked for more, it
+ * would get the end of the stream, which ends the document as the end of
+ * the chunk's own text does.
+ *
+ * Inside such a stream a chunk reads as it reads alone only if nothing in
+ * it can end a document or stand between documents, so a chunk that may
+ * differ (shared() says which) is read alone, and so is any chunk whose
+ * reading fails, from scratch: the reader's answer is load_yaml_chunk()'s. */
+struct yreader {
+    yaml_parser_t p;
+    int open;                   /* p is set up */
+    int ended;                  /* p was given the end of its stream */
+    int docs;                   /* documents p has read */
+    const char *at, *end;       /* what p is still to be given: the chunk, */
+    const char *sep;            /* ... then the rest of this `---` line */
+    size_t shared, parsers;     /* yreader_counts() */
+};
+
+#define YREADER_SEP "---\n"
+
+static int yreader_input(void *data, unsigned char *buf, size_t size,
+                         size_t *got)
+{
+    struct yreader *r = data;
+    size_t n = 0, k;
+
+    k = (size_t)(r->end - r->at);
+    k = k < size ? k : size;
+    memcpy(buf, r->at, k);
+    r->at += k;
+    n += k;
+    k = strlen(r->sep);
+    k = k < size - n ? k : size - n;
+    memcpy(buf + n, r->sep, k);
+    r->sep += k;
+    n += k;
+    if (!n)
+        r->ended = 1;           /* libyaml takes 0 as the stream's end */
+    *got = n;
+    return 1;
+}
+
+struct yreader *yreader_new(void)
+{
+    struct yreader *r = xcalloc(1, sizeof(*r));
+
+    r->sep = "";
+    return r;
+}
+
+static void yreader_close(struct yreader *r)
+{
+    if (r->open)
+        yaml_parser_delete(&r->p);
+    r->open = 0;
+}
+
+void yreader_free(struct yreader *r)
+{
+    if (!r)
+        return;
+    yreader_close(r);
+    free(r);
+}
+
+/* 1 if byte s[0] starts a line break for libyaml other than "\n" and
+ * "\r\n" (a lone CR, NEL, LS or PS): kubectl's reader and the splitter
+ * see none there */
+static int odd_break(const unsigned char *s, const unsigned char *end)
+{
+    if (s[0] == '\r')
+        return s + 1 == end || s[1] != '\n';
+    if (s[0] == 0xc2)
+        return s + 1 < end && s[1] == 0x85;
+    return s[0] == 0xe2 && end - s >= 3 && s[1] == 0x80
+           && (s[2] == 0xa8 || s[2] == 0xa9);
+}
+
+/* 1 if a line that starts at s may end a document or stand between two
+ * for libyaml: a directive (`%`), a document end (`...`), a start (`---`)
+ * or a byte order mark */
+static int odd_line(const unsigned char *s, const unsigned char *end)
+{
+    if (s == end)
+        return 0;
+    if (*s == '%' || *s == 0xef || *s == 0xfe || *s == 0xff)
+        return 1;
+    return end - s >= 3 && (!memcmp(s, "...", 3) || !memcmp(s, "---", 3));
+}
+
+/* 1 if chunk c reads the same in a shared parser as alone: a plain
+ * chunk of text at a line's start, ending with a newline, with no line
+ * odd_line() and no line break but LF and CRLF; *ascii 1 if it has no byte
+ * over 0x7f. Eight bytes at a time: a word without '\r' or a high bit, in
+ * which no '\n' is followed by '%', '.', '-' or a high bit, has nothing to
+ * see. */
+static int shared(const struct ychunk *c, int *ascii)
+{
+    const unsigned char *s = (const unsigned char *)c->text;
+    const unsigned char *end = s + c->len;
+    const uint64_t ones = 0x0101010101010101ull;
+    const uint64_t high = 0x8080808080808080ull;
+
+    if (c->error || c->col_off || !c->len || end[-1] != '\n'
+        || odd_line(s, end))
+        return 0;
+    *ascii = 1;
+    while (s < end) {
+        if (end - s > 8) {      /* the word and the byte after it */
+            uint64_t w, next, starts;
+            memcpy(&w, s, 8);
+            memcpy(&next, s + 1, 8);
+            starts = zero_bytes(next ^ (ones * '%'))
+                     | zero_bytes(next ^ (ones * '.'))
+                     | zero_bytes(next ^ (ones * '-')) | next;
+            if (!(((zero_bytes(w ^ (ones * '\n')) & starts)
+                   | zero_bytes(w ^ (ones * '\r')) | w) & high)) {
+                s += 8;
+                continue;
+            }
+        }
+        if (*s == '\n') {
+            if (odd_line(s + 1, end))
+                return 0;
+        } else if (*s >= 0x80 || *s == '\r') {
+            *ascii &= *s < 0x80;
+            if (odd_break(s, end))
+                return 0;
+        }
+        s++;
     }
-    if (b.st != st0)
-        free(b.st);
-    free(b.anchors);
-    if (b.error) {
-        doc->error = b.error;
-        doc->line = b.eline;
-        doc->col = b.ecol;
-        doc->root = NULL;
+    return 1;
+}
+
+/* Reads chunk c with the shared parser: 0, or -1 if it failed (and the
+ * parser is closed: the chunk is to be read alone). */
+static int yreader_parse(struct yreader *r, struct arena *a,
+                         struct strmap *strs, const struct ychunk *c,
+                         struct ydoc *d)
+{
+    yaml_event_t ev;
+    struct builder b;
+    struct frame st0[INLINE_FRAMES];
+    struct tnode *kids0[INLINE_FRAMES][INLINE_KIDS];
+    int done = 0, failed = 0;
+
+    if (r->open && (r->ended || r->at != r->end || *r->sep))
+        yreader_close(r);       /* (the last chunk was not all read) */
+    if (!r->open) {
+        if (!yaml_parser_initialize(&r->p))
+            return -1;
+        yaml_parser_set_input(&r->p, yreader_input, r);
+        r->open = 1;
+        r->ended = 0;
+        r->docs = 0;
+        r->parsers++;
+    }
+    r->at = c->text;
+    r->end = c->text + c->len;
+    r->sep = YREADER_SEP;
+    builder_init(&b, a, strs, c, st0, kids0);
+    while (!done && !b.error) {
+        if (!yaml_parser_parse(&r->p, &ev)) {
+            failed = 1;
+            break;
+        }
+        /* after the first, a document starts at the line after its `---`:
+         * lines count from there as they count alone from the top */
+        if (ev.type == YAML_DOCUMENT_START_EVENT && r->docs) {
+            if (ev.data.document_start.implicit) {
+                yaml_event_delete(&ev);     /* cannot be: read alone */
+                failed = 1;
+                break;
+            }
+            b.base = ev.start_mark.line + 1;
+        }
+        done = on_event(&b, &ev);
+        if (ev.type == YAML_STREAM_END_EVENT)
+            r->ended = 1;
+        yaml_event_delete(&ev);
+    }
+    r->docs++;
+    if (failed || b.error) {
+        builder_done(&b, d);
+        yreader_close(r);
+        return -1;
+    }
+    builder_done(&b, d);
+    r->shared++;
+    return 0;
+}
+
+void yreader_counts(const struct yreader *r, size_t *shared, size_t *parsers)
+{
+    *shared = r->shared;
+    *parsers = r->parsers;
+}
+
+void yreader_load(struct yreader *r, struct arena *a, struct strmap *strs,
+                  const struct ychunk *c, struct ydoc *d)
+{
+    int ascii = 0;
+
+    if (!r || !shared(c, &ascii)) {
+        load_yaml_chunk(a, strs, c, d);
         return;
     }
-    doc->root = b.root;
-    if (b.root) {
-        doc->line = b.root->line;
-        doc->col = b.root->col;
-    }
+    memset(d, 0, sizeof(*d));
+    d->text = c->text;
+    d->text_len = c->len;
+    d->line = c->line_off + 1;
+    d->col = c->col_off + 1;
+    if (!ascii && bad_utf8(a, c->text, c->len, c->line_off, c->col_off, d))
+        return;
+    if (yreader_parse(r, a, strs, c, d) < 0)
+        load_yaml_chunk(a, strs, c, d);
 }
 
 /* ==== splitting ========================================================== */
@@ -741,15 +1014,6 @@ static const char *separator_rest(const char *p, const char *eol, size_t *n)
     }
     *n = (size_t)(eol - p);
     return p;
-}
-
-/* Each byte of x that is zero as 0x80, every other byte 0 (no carry
- * crosses a byte: (b & 0x7f) + 0x7f <= 0xfe). */
-static uint64_t zero_bytes(uint64_t x)
-{
-    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
-
-    return ~(((x & low7) + low7) | x | low7);
 }
 
 /* The start of the first line after p's own (p starts a line) that starts
@@ -918,7 +1182,7 @@ void load_yaml_chunk(struct arena *a, struct strmap *strs,
         d->col = c->col_off + 1;
         return;
     }
-    parse_chunk(a, strs, c->text, c->len, c->line_off, c->col_off, d);
+    parse_chunk(a, strs, c, d);
 }
 
 void load_yaml(struct arena *a, const char *data, size_t len,

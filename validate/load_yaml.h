@@ -76,6 +76,21 @@ void load_yaml_split(struct arena *a, const struct ychunk *in,
 void load_yaml_chunk(struct arena *a, struct strmap *strs,
                      const struct ychunk *c, struct ydoc *d);
 
+/* One libyaml parser for many chunks (a parser's set-up was a tenth of
+ * the work on streams of tiny documents): yreader_load() gives exactly
+ * what load_yaml_chunk() gives, whatever chunks come in any order, and
+ * never reads a chunk before it is asked to. */
+struct yreader;
+struct yreader *yreader_new(void);
+void yreader_free(struct yreader *r);
+/* load_yaml_chunk(), with r's parser where the chunk reads the same in
+ * it (r NULL: load_yaml_chunk() itself). */
+void yreader_load(struct yreader *r, struct arena *a, struct strmap *strs,
+                  const struct ychunk *c, struct ydoc *d);
+/* How many chunks r read with its shared parser, and how many parsers it
+ * set up for them (tests). */
+void yreader_counts(const struct yreader *r, size_t *shared, size_t *parsers);
+
 /* Loads every document of data[0..len). Never fails as a whole: problems
  * are per document. Everything is allocated in a. */
 void load_yaml(struct arena *a, const char *data, size_t len,

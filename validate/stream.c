@@ -189,8 +189,9 @@ int stream_next(struct sstream *s, struct arena *a, struct sdoc *out)
     return load_yaml_split_next(&s->ys, a, &out->chunk);
 }
 
-void stream_load_doc(struct arena *a, struct strmap *strs,
-                     const struct sdoc *s, struct ydoc *d)
+void stream_load_doc(struct yreader *rd, struct arena *a,
+                     struct strmap *strs, const struct sdoc *s,
+                     struct ydoc *d)
 {
     if (s->json) {
         memset(d, 0, sizeof(*d));
@@ -200,7 +201,7 @@ void stream_load_doc(struct arena *a, struct strmap *strs,
         d->col = s->col;
         return;
     }
-    load_yaml_chunk(a, strs, &s->chunk, d);
+    yreader_load(rd, a, strs, &s->chunk, d);
     if (d->error && s->error) {
         d->error = s->error;
         d->line = s->line;
@@ -211,6 +212,7 @@ void stream_load_doc(struct arena *a, struct strmap *strs,
 void stream_load(struct arena *a, struct strmap *strs, const char *data,
                  size_t len, struct ydocs *out)
 {
+    struct yreader *rd = yreader_new();
     struct sdocs docs;
     size_t i;
 
@@ -218,7 +220,8 @@ void stream_load(struct arena *a, struct strmap *strs, const char *data,
     out->n = docs.n;
     out->v = docs.n ? arena_alloc(a, docs.n * sizeof(*out->v)) : NULL;
     for (i = 0; i < docs.n; i++)
-        stream_load_doc(a, strs, &docs.v[i], &out->v[i]);
+        stream_load_doc(rd, a, strs, &docs.v[i], &out->v[i]);
+    yreader_free(rd);
 }
 
 #define HELM_SOURCE "# Source: "

@@ -48,11 +48,12 @@ void stream_split(struct arena *a, const char *data, size_t len, size_t peek,
                   struct sdocs *out);
 
 /* A document of stream_split() parsed: YAML chunks through
- * load_yaml_chunk() (strs: as there), with the JSON error in place of
+ * yreader_load() (rd and strs: as there), with the JSON error in place of
  * their own when kubectl would report that one. A JSON value is the one
  * stream_split() parsed, in its arena. */
-void stream_load_doc(struct arena *a, struct strmap *strs,
-                     const struct sdoc *s, struct ydoc *d);
+void stream_load_doc(struct yreader *rd, struct arena *a,
+                     struct strmap *strs, const struct sdoc *s,
+                     struct ydoc *d);
 
 /* The documents of stream_split() one at a time: a YAML file is cut as
  * it is walked, so a caller that handles each document at once keeps

@@ -366,7 +366,7 @@ static void read_stream(struct arena *a, const char *text, size_t peek,
         const char *why;
         size_t at = r->docs.len;
         r->json &= docs.v[i].json;
-        stream_load_doc(a, NULL, &docs.v[i], &d);
+        stream_load_doc(NULL, a, NULL, &docs.v[i], &d);
         if (d.error) {
             if (!r->errors++) {
                 r->before_error = n;

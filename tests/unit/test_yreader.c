@@ -1,0 +1,377 @@
+/*
+ * test_yreader.c - validate/load_yaml.c's shared parser (yreader_load(),
+ * one libyaml parser fed chunk after chunk) against a parser per chunk
+ * (load_yaml_chunk(), the reference): the same tree, node by node with
+ * every position, or the same error at the same place, for
+ *   - every chunk of every YAML file under tests/ (and ../shared/corpus
+ *     when it is there), read in order;
+ *   - streams generated from lines that matter to libyaml's documents
+ *     (`...`, directives, `---` lines, byte order marks, lone CR, NEL, LS,
+ *     PS, unclosed flows and quotes, block scalars, anchors, tabs, invalid
+ *     UTF-8, NUL and control bytes, deep nesting, no final newline), read
+ *     in order, and again with chunks skipped and out of order (the
+ *     linter reads pods last);
+ * and that plain chunks do share one parser (yreader_counts()).
+ *
+ * Run from the repository root (make test does).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../validate/arena.h"
+#include "../../validate/limits.h"
+#include "../../validate/load_yaml.h"
+#include "../../validate/tree.h"
+#include "check.h"
+
+static CHECK_INIT;
+
+static int same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* 1 if trees a and b are the same, node by node, positions included */
+static int same_tree(const struct tnode *a, const struct tnode *b)
+{
+    unsigned i;
+
+    if (!a || !b)
+        return a == b;
+    if (a->kind != b->kind || a->n != b->n || a->line != b->line
+        || a->col != b->col || a->key_line != b->key_line
+        || a->key_col != b->key_col || a->quoted != b->quoted
+        || a->flags != b->flags || !same_str(a->key, b->key)
+        || !same_str(a->str, b->str))
+        return 0;
+    switch (a->kind) {
+    case T_INT:
+        if (a->ival != b->ival)
+            return 0;
+        break;
+    case T_FLOAT:
+        if (memcmp(&a->fval, &b->fval, sizeof(a->fval)))
+            return 0;
+        break;
+    case T_BOOL:
+        if (a->boolean != b->boolean)
+            return 0;
+        break;
+    case T_MAP:
+    case T_SEQ:
+        for (i = 0; i < a->n; i++)
+            if (!same_tree(a->kids[i], b->kids[i])
+                || (a->kids[i]->parent == a) != (b->kids[i]->parent == b))
+                return 0;
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+static int same_doc(const struct ydoc *a, const struct ydoc *b)
+{
+    return same_str(a->error, b->error) && a->line == b->line
+           && a->col == b->col && a->text == b->text
+           && a->text_len == b->text_len && same_tree(a->root, b->root);
+}
+
+/* Reads chunks v[order[0..n)] with reader r and alone: 1 if all agree
+ * (the first difference is printed, named by what). */
+static int agree(struct yreader *r, const struct ychunks *c,
+                 const size_t *order, size_t n, const char *what)
+{
+    struct arena a;
+    size_t i;
+    int ok = 1;
+
+    arena_init(&a, 1 << 16);
+    for (i = 0; i < n && ok; i++) {
+        const struct ychunk *ch = &c->v[order ? order[i] : i];
+        struct ydoc alone, shared;
+        load_yaml_chunk(&a, NULL, ch, &alone);
+        yreader_load(r, &a, NULL, ch, &shared);
+        ok = same_doc(&alone, &shared);
+        if (!ok)
+            printf("  %s: chunk at line %u differs: alone %s (%u:%u), "
+                   "shared %s (%u:%u)\n", what, ch->line_off + 1,
+                   alone.error ? alone.error : "ok", alone.line, alone.col,
+                   shared.error ? shared.error : "ok", shared.line,
+                   shared.col);
+    }
+    arena_release(&a);
+    return ok;
+}
+
+/* The text's chunks read in order by a fresh reader, then every other
+ * one from the last back (another fresh reader): both agree with
+ * reading alone. */
+static int agree_text(const char *text, size_t len, const char *what)
+{
+    struct arena a;
+    struct ychunk in;
+    struct ychunks c;
+    struct yreader *r;
+    size_t *order, i, n = 0;
+    int ok;
+
+    arena_init(&a, 1 << 16);
+    memset(&in, 0, sizeof(in));
+    in.text = text;
+    in.len = len;
+    load_yaml_split(&a, &in, &c);
+    r = yreader_new();
+    ok = agree(r, &c, NULL, c.n, what);
+    yreader_free(r);
+    order = malloc((c.n + 1) * sizeof(*order));
+    for (i = c.n; i-- > 0;)
+        if (i % 2 == 0)
+            order[n++] = i;
+    r = yreader_new();
+    ok &= agree(r, &c, order, n, what);
+    yreader_free(r);
+    free(order);
+    arena_release(&a);
+    return ok;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *p;
+    long n;
+
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    p = malloc((size_t)n + 1);
+    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        free(p);
+        return NULL;
+    }
+    p[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+/* every YAML file under dir */
+static void test_files(const char *dir)
+{
+    char cmd[512], path[4096];
+    FILE *p;
+    int files = 0, bad = 0;
+
+    snprintf(cmd, sizeof(cmd), "find %s -type f \\( -name '*.yaml' -o "
+             "-name '*.yml' \\) 2>/dev/null | sort", dir);
+    p = popen(cmd, "r");
+    if (!p) {
+        CHECK_MSG(0, "cannot list %s", dir);
+        return;
+    }
+    while (fgets(path, sizeof(path), p)) {
+        size_t len;
+        char *text;
+        path[strcspn(path, "\n")] = '\0';
+        text = slurp(path, &len);
+        if (!text)
+            continue;
+        files++;
+        if (!agree_text(text, len, path))
+            bad++;
+        free(text);
+    }
+    pclose(p);
+    CHECK_MSG(bad == 0, "%d of %d files under %s read differently", bad,
+              files, dir);
+    printf("%d files under %s\n", files, dir);
+}
+
+/* Lines that matter to where libyaml's documents begin and end, or that
+ * make one fail (length: strlen, except the one with a NUL). */
+static const struct {
+    const char *s;
+    size_t len;
+} lines[] = {
+#define L(x) { x, sizeof(x) - 1 }
+    L("a: 1\n"), L("b:\n  - x\n  - y\n"), L("c: |\n  text\n\n"),
+    L("d: |+\n  keep\n\n\n"), L("e: >-\n  fold\n  ed\n"),
+    L("f: &anc {k: v}\n"), L("g: *anc\n"), L("h: *nope\n"),
+    L("<<: {m: 1}\n"), L("i: [1, 2\n"), L("j: 'open\n"),
+    L("k: \"dq\\\n  cont\"\n"), L("...\n"), L("... # end\n"), L("...x\n"),
+    L("%YAML 1.1\n"), L("%TAG ! tag:x,2000:\n"), L("%FOO bar\n"),
+    L("--- # c\n"), L("---\n"), L("---x\n"), L("--- a\n"),
+    L("\xef\xbb\xbfl: bom\n"), L("m: crlf\r\n"), L("n: lone\rcr: 2\n"),
+    L("o: nel\xc2\x85p: 1\n"), L("q: ls\xe2\x80\xa8r: 1\n"),
+    L("q2: ps\xe2\x80\xa9\n"), L("r: \xff\n"), L("s: tab\there\n"),
+    L("\tt: 1\n"), L("u: nul\0x\n"), L("v: .nan\n"), L("x: {a: [b, {c: d}]}\n"),
+    L("y:\n  z: 1\n   bad: 2\n"), L("- seq\n"), L("plain words\n"),
+    L("# comment\n"), L("\n"), L("  \n"), L("dup: 1\ndup: 2\n"),
+    L("\x01ctl: 1\n"), L("? complex\n: value\n"), L(": nokey\n"),
+    L("\xc3\xa9: \xc3\xbc\n"), L("emoji: \xf0\x9f\x98\x80\n"),
+    L("w: '\n...\n'\n"), L("w2: \"\n---\n\"\n"), L("w3: |\n---\n"),
+    L("- - - deep\n"), L("key: [a,\n b]\n"), L("z: !!str 1\n"),
+    L("z2: !custom x\n"), L("%\n"), L(".\n"), L("-\n"), L("-- x\n"),
+    L("q3: \"a\xc2\x85" "b\"\n"), L("nel\xc2\x85"), L("ls\xe2\x80\xa8"),
+    L("ps\xe2\x80\xa9"), L("cr\r"), L("\xe2\x80\xa8\n"), L("\r\n"), L("\r"),
+#undef L
+};
+#define NLINES (sizeof(lines) / sizeof(lines[0]))
+
+static unsigned long rng_state = 88172645463325252ul;
+
+static unsigned long rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* streams of random lines, with deep nesting now and then and no final
+ * newline sometimes */
+static void test_generated(void)
+{
+    char *text = malloc(1 << 16);
+    int round, bad = 0, rounds = 3000;
+
+    for (round = 0; round < rounds; round++) {
+        size_t len = 0, k, i, n = 1 + rng() % 30;
+        char what[64];
+        for (i = 0; i < n; i++) {
+            if (rng() % 50 == 0) {      /* past the nesting limit */
+                len += (size_t)sprintf(text + len, "deep: ");
+                for (k = 0; k < LIMIT_NEST_DEPTH + 2; k++)
+                    text[len++] = '[';
+                text[len++] = '\n';
+                continue;
+            }
+            k = rng() % NLINES;
+            memcpy(text + len, lines[k].s, lines[k].len);
+            len += lines[k].len;
+            if (rng() % 3 == 0) {       /* a separator after most lines */
+                memcpy(text + len, "---\n", 4);
+                len += 4;
+            }
+        }
+        if (rng() % 5 == 0 && len && text[len - 1] == '\n')
+            len--;
+        snprintf(what, sizeof(what), "generated stream %d", round);
+        if (!agree_text(text, len, what))
+            bad++;
+    }
+    CHECK_MSG(bad == 0, "%d of %d generated streams read differently", bad,
+              rounds);
+    free(text);
+}
+
+/* plain chunks share one parser; an odd one is read alone and the
+ * parser goes on; a failing one closes it */
+static void test_sharing(void)
+{
+    const char *text = "a: 1\n---\nb: [1, 2]\n---\nc: |\n  x\n---\n"
+                       "d: 1\n...\n---\ne: {f: g}\n---\ni: [1,\n---\n"
+                       "j: 2\n---\nk: 3\n";
+    struct arena a;
+    struct ychunk in;
+    struct ychunks c;
+    struct yreader *r = yreader_new();
+    size_t i, shared, parsers;
+
+    arena_init(&a, 1 << 16);
+    memset(&in, 0, sizeof(in));
+    in.text = text;
+    in.len = strlen(text);
+    load_yaml_split(&a, &in, &c);
+    CHECK(c.n == 8);
+    CHECK(agree(r, &c, NULL, c.n, "sharing"));
+    yreader_counts(r, &shared, &parsers);
+    /* a, b, c, e shared by the first parser; d (`...`) alone; i fails in
+     * it and is read alone; j, k by a second parser */
+    CHECK_MSG(shared == 6 && parsers == 2, "shared %zu, parsers %zu",
+              shared, parsers);
+    yreader_free(r);
+    /* no reader: every chunk alone */
+    for (i = 0; i < c.n; i++) {
+        struct ydoc d1, d2;
+        load_yaml_chunk(&a, NULL, &c.v[i], &d1);
+        yreader_load(NULL, &a, NULL, &c.v[i], &d2);
+        CHECK(same_doc(&d1, &d2));
+    }
+    arena_release(&a);
+}
+
+/* a chunk that is not UTF-8 is refused before the parser sees it: the
+ * parser goes on */
+static void test_bad_utf8(void)
+{
+    const char *text = "a: 1\n---\nb: \xff\n---\nc: \xc3\xa9\n---\nd: 1\n";
+    struct arena a;
+    struct ychunk in;
+    struct ychunks c;
+    struct yreader *r = yreader_new();
+    size_t shared, parsers;
+
+    arena_init(&a, 1 << 16);
+    memset(&in, 0, sizeof(in));
+    in.text = text;
+    in.len = strlen(text);
+    load_yaml_split(&a, &in, &c);
+    CHECK(c.n == 4);
+    CHECK(agree(r, &c, NULL, c.n, "bad UTF-8"));
+    yreader_counts(r, &shared, &parsers);
+    CHECK_MSG(shared == 3 && parsers == 1, "shared %zu, parsers %zu",
+              shared, parsers);
+    yreader_free(r);
+    arena_release(&a);
+}
+
+/* many documents, one parser: and the lines still count right far in */
+static void test_long_stream(void)
+{
+    size_t len = 0, i, n = 5000, shared, parsers;
+    char *text = malloc(n * 64);
+    struct yreader *r;
+
+    for (i = 0; i < n; i++)
+        len += (size_t)sprintf(text + len, "kind: ConfigMap\nmetadata:\n"
+                               "  name: c%zu\n---\n", i);
+    CHECK(agree_text(text, len, "long stream"));
+    r = yreader_new();
+    {
+        struct arena a;
+        struct ychunk in;
+        struct ychunks c;
+        arena_init(&a, 1 << 16);
+        memset(&in, 0, sizeof(in));
+        in.text = text;
+        in.len = len;
+        load_yaml_split(&a, &in, &c);
+        CHECK(agree(r, &c, NULL, c.n, "long stream"));
+        arena_release(&a);
+    }
+    yreader_counts(r, &shared, &parsers);
+    CHECK_MSG(shared == n && parsers == 1, "shared %zu of %zu, parsers %zu",
+              shared, n, parsers);
+    yreader_free(r);
+    free(text);
+}
+
+int main(void)
+{
+    test_sharing();
+    test_long_stream();
+    test_bad_utf8();
+    test_generated();
+    test_files("tests");
+    if (access("../shared/corpus", R_OK) == 0)
+        test_files("../shared/corpus");
+    else
+        printf("skip ../shared/corpus: not here\n");
+    return CHECK_DONE();
+}
