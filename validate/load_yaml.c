@@ -1188,6 +1188,7 @@ void load_yaml_chunk(struct arena *a, struct strmap *strs,
 void load_yaml(struct arena *a, const char *data, size_t len,
                struct ydocs *out)
 {
+    struct yreader *rd = yreader_new();
     struct ychunks chunks;
     struct ychunk all;
     size_t i;
@@ -1199,5 +1200,6 @@ void load_yaml(struct arena *a, const char *data, size_t len,
     out->n = chunks.n;
     out->v = chunks.n ? arena_alloc(a, chunks.n * sizeof(*out->v)) : NULL;
     for (i = 0; i < chunks.n; i++)
-        load_yaml_chunk(a, NULL, &chunks.v[i], &out->v[i]);
+        yreader_load(rd, a, NULL, &chunks.v[i], &out->v[i]);
+    yreader_free(rd);
 }

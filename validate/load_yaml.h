@@ -91,8 +91,8 @@ void yreader_load(struct yreader *r, struct arena *a, struct strmap *strs,
  * set up for them (tests). */
 void yreader_counts(const struct yreader *r, size_t *shared, size_t *parsers);
 
-/* Loads every document of data[0..len). Never fails as a whole: problems
- * are per document. Everything is allocated in a. */
+/* Loads every document of data[0..len), with one yreader. Never fails as
+ * a whole: problems are per document. Everything is allocated in a. */
 void load_yaml(struct arena *a, const char *data, size_t len,
                struct ydocs *out);
 
