@@ -194,7 +194,8 @@ static void test_generated(void)
         char what[64];
         for (i = 0; i < n; i++) {
             if (rng() % 50 == 0) {      /* past the nesting limit */
-                len += (size_t)sprintf(text + len, "deep: ");
+                memcpy(text + len, "deep: ", 6);
+                len += 6;
                 for (k = 0; k < LIMIT_NEST_DEPTH + 2; k++)
                     text[len++] = '[';
                 text[len++] = '\n';
@@ -288,7 +289,7 @@ static void test_long_stream(void)
     struct yreader *r;
 
     for (i = 0; i < n; i++)
-        len += (size_t)sprintf(text + len, "kind: ConfigMap\nmetadata:\n"
+        len += (size_t)snprintf(text + len, 64, "kind: ConfigMap\nmetadata:\n"
                                "  name: c%zu\n---\n", i);
     CHECK(agree_text(text, len, "long stream"));
     r = yreader_new();
