@@ -537,13 +537,13 @@ static void on_start(struct builder *b, const yaml_event_t *ev, enum tkind k,
     push_frame(b, n);
 }
 
-/* Offset of the first byte that is not valid UTF-8, or (size_t)-1. libyaml
- * detects it too, but reports the position of its read buffer, not of the
- * byte. */
-static size_t utf8_invalid_at(const char *data, size_t len)
+/* Offset of the first byte that is not valid UTF-8, or (size_t)-1 and
+ * *chars the characters of the text. libyaml detects it too, but reports
+ * the position of its read buffer, not of the byte. */
+static size_t utf8_invalid_at(const char *data, size_t len, size_t *chars)
 {
     const unsigned char *s = (const unsigned char *)data;
-    size_t i = 0, n, k;
+    size_t i = 0, n, k, extra = 0;
 
     while (i < len) {
         unsigned cp;
@@ -584,7 +584,9 @@ static size_t utf8_invalid_at(const char *data, size_t len)
             || (cp >= 0xd800 && cp <= 0xdfff))
             return i;
         i += n;
+        extra += n - 1;
     }
+    *chars = len - extra;
     return (size_t)-1;
 }
 
@@ -593,7 +595,8 @@ static size_t utf8_invalid_at(const char *data, size_t len)
  * reader finds no `---` line in it, so a UTF-16 file is one chunk and
  * its first document is all that is read */
 static int bad_utf8(struct arena *a, const char *data, size_t len,
-                    unsigned line_off, unsigned col_off, struct ydoc *doc)
+                    unsigned line_off, unsigned col_off, struct ydoc *doc,
+                    size_t *chars)
 {
     unsigned line = line_off + 1, col = col_off + 1;
     size_t i, bad;
@@ -603,7 +606,7 @@ static int bad_utf8(struct arena *a, const char *data, size_t len,
                      || ((unsigned char)data[0] == 0xfe
                          && (unsigned char)data[1] == 0xff)))
         return 0;
-    bad = utf8_invalid_at(data, len);
+    bad = utf8_invalid_at(data, len, chars);
     if (bad == (size_t)-1)
         return 0;
     for (i = 0; i < bad; i++) {
@@ -720,10 +723,11 @@ static void parse_chunk(struct arena *a, struct strmap *strs,
     struct frame st0[INLINE_FRAMES];
     struct tnode *kids0[INLINE_FRAMES][INLINE_KIDS];
     int done = 0;
+    size_t chars;
 
     doc->line = c->line_off + 1;
     doc->col = c->col_off + 1;
-    if (bad_utf8(a, c->text, c->len, c->line_off, c->col_off, doc))
+    if (bad_utf8(a, c->text, c->len, c->line_off, c->col_off, doc, &chars))
         return;
     if (!yaml_parser_initialize(&p)) {
         doc->error = "cannot initialise the YAML parser";
@@ -763,15 +767,25 @@ static uint64_t zero_bytes(uint64_t x)
  * would get the end of the stream, which ends the document as the end of
  * the chunk's own text does.
  *
- * Inside such a stream a chunk reads as it reads alone only if nothing in
- * it can end a document or stand between documents, so a chunk that may
- * differ (shared() says which) is read alone, and so is any chunk whose
- * reading fails, from scratch: the reader's answer is load_yaml_chunk()'s. */
+ * A chunk reads in such a stream as it reads alone, event for event, as
+ * long as its document ends at that `---` line: the parser starts it in
+ * the same state (no indentation, no flow, a simple key allowed) and sees
+ * the same characters. What could end it sooner (a `...` line, a
+ * directive, a `---` after a line break only libyaml knows: lone CR, NEL,
+ * LS, PS) shows in the document end's mark, checked against the
+ * separator's place, and so does a document with nothing in it but what
+ * only libyaml takes for blank (libyaml makes a null of it here, and no
+ * document alone); what would change its start (a first line that is a
+ * byte order mark, a directive, `---` or `...`) is looked at first. Such
+ * a chunk, and any whose reading fails, is read again alone, from
+ * scratch, with the parser left: the reader's answer is always
+ * load_yaml_chunk()'s. */
 struct yreader {
     yaml_parser_t p;
     int open;                   /* p is set up */
     int ended;                  /* p was given the end of its stream */
     int docs;                   /* documents p has read */
+    size_t fed;                 /* characters p was given before the chunk */
     const char *at, *end;       /* what p is still to be given: the chunk, */
     const char *sep;            /* ... then the rest of this `---` line */
     size_t shared, parsers;     /* yreader_counts() */
@@ -824,80 +838,25 @@ void yreader_free(struct yreader *r)
     free(r);
 }
 
-/* 1 if byte s[0] starts a line break for libyaml other than "\n" and
- * "\r\n" (a lone CR, NEL, LS or PS): kubectl's reader and the splitter
- * see none there */
-static int odd_break(const unsigned char *s, const unsigned char *end)
-{
-    if (s[0] == '\r')
-        return s + 1 == end || s[1] != '\n';
-    if (s[0] == 0xc2)
-        return s + 1 < end && s[1] == 0x85;
-    return s[0] == 0xe2 && end - s >= 3 && s[1] == 0x80
-           && (s[2] == 0xa8 || s[2] == 0xa9);
-}
-
-/* 1 if a line that starts at s may end a document or stand between two
- * for libyaml: a directive (`%`), a document end (`...`), a start (`---`)
- * or a byte order mark */
-static int odd_line(const unsigned char *s, const unsigned char *end)
-{
-    if (s == end)
-        return 0;
-    if (*s == '%' || *s == 0xef || *s == 0xfe || *s == 0xff)
-        return 1;
-    return end - s >= 3 && (!memcmp(s, "...", 3) || !memcmp(s, "---", 3));
-}
-
-/* 1 if chunk c reads the same in a shared parser as alone: a plain
- * chunk of text at a line's start, ending with a newline, with no line
- * odd_line() and no line break but LF and CRLF; *ascii 1 if it has no byte
- * over 0x7f. Eight bytes at a time: a word without '\r' or a high bit, in
- * which no '\n' is followed by '%', '.', '-' or a high bit, has nothing to
- * see. */
-static int shared(const struct ychunk *c, int *ascii)
+/* 1 if chunk c may be read by the shared parser: a chunk of text at a
+ * line's start, ending with a newline, whose first line is not a byte
+ * order mark (or UTF-16's), a directive, `---` or `...` */
+static int shared(const struct ychunk *c)
 {
     const unsigned char *s = (const unsigned char *)c->text;
-    const unsigned char *end = s + c->len;
-    const uint64_t ones = 0x0101010101010101ull;
-    const uint64_t high = 0x8080808080808080ull;
 
-    if (c->error || c->col_off || !c->len || end[-1] != '\n'
-        || odd_line(s, end))
+    if (c->error || c->col_off || !c->len || c->text[c->len - 1] != '\n')
         return 0;
-    *ascii = 1;
-    while (s < end) {
-        if (end - s > 8) {      /* the word and the byte after it */
-            uint64_t w, next, starts;
-            memcpy(&w, s, 8);
-            memcpy(&next, s + 1, 8);
-            starts = zero_bytes(next ^ (ones * '%'))
-                     | zero_bytes(next ^ (ones * '.'))
-                     | zero_bytes(next ^ (ones * '-')) | next;
-            if (!(((zero_bytes(w ^ (ones * '\n')) & starts)
-                   | zero_bytes(w ^ (ones * '\r')) | w) & high)) {
-                s += 8;
-                continue;
-            }
-        }
-        if (*s == '\n') {
-            if (odd_line(s + 1, end))
-                return 0;
-        } else if (*s >= 0x80 || *s == '\r') {
-            *ascii &= *s < 0x80;
-            if (odd_break(s, end))
-                return 0;
-        }
-        s++;
-    }
-    return 1;
+    if (*s == '%' || *s == 0xef || *s == 0xfe || *s == 0xff)
+        return 0;
+    return c->len < 3 || (memcmp(s, "...", 3) && memcmp(s, "---", 3));
 }
 
-/* Reads chunk c with the shared parser: 0, or -1 if it failed (and the
- * parser is closed: the chunk is to be read alone). */
+/* Reads chunk c (chars characters) with the shared parser: 0, or -1 if
+ * it must be read alone (the parser is closed). */
 static int yreader_parse(struct yreader *r, struct arena *a,
                          struct strmap *strs, const struct ychunk *c,
-                         struct ydoc *d)
+                         size_t chars, struct ydoc *d)
 {
     yaml_event_t ev;
     struct builder b;
@@ -914,39 +873,54 @@ static int yreader_parse(struct yreader *r, struct arena *a,
         r->open = 1;
         r->ended = 0;
         r->docs = 0;
+        r->fed = 0;
         r->parsers++;
     }
     r->at = c->text;
     r->end = c->text + c->len;
     r->sep = YREADER_SEP;
     builder_init(&b, a, strs, c, st0, kids0);
-    while (!done && !b.error) {
+    while (!done && !b.error && !failed) {
         if (!yaml_parser_parse(&r->p, &ev)) {
             failed = 1;
             break;
         }
-        /* after the first, a document starts at the line after its `---`:
-         * lines count from there as they count alone from the top */
-        if (ev.type == YAML_DOCUMENT_START_EVENT && r->docs) {
-            if (ev.data.document_start.implicit) {
-                yaml_event_delete(&ev);     /* cannot be: read alone */
-                failed = 1;
-                break;
-            }
-            b.base = ev.start_mark.line + 1;
+        switch (ev.type) {
+        case YAML_DOCUMENT_START_EVENT:
+            /* after the first, a document starts on the line after its
+             * `---`: lines count from there as they count alone from the
+             * top */
+            failed = r->docs && ev.data.document_start.implicit;
+            if (r->docs)
+                b.base = ev.start_mark.line + 1;
+            break;
+        case YAML_DOCUMENT_END_EVENT:
+            /* ended by the `---` after the chunk, not by its own text */
+            failed = !ev.data.document_end.implicit
+                     || ev.start_mark.index != r->fed + chars;
+            break;
+        case YAML_SCALAR_EVENT:
+            /* an empty document's null, at the `---` after it: alone,
+             * libyaml reads no document there */
+            failed = !b.depth && ev.start_mark.index == r->fed + chars;
+            break;
+        case YAML_STREAM_END_EVENT:
+            failed = 1;         /* cannot be: the document ends first */
+            break;
+        default:
+            break;
         }
-        done = on_event(&b, &ev);
-        if (ev.type == YAML_STREAM_END_EVENT)
-            r->ended = 1;
+        if (!failed)
+            done = on_event(&b, &ev);
         yaml_event_delete(&ev);
     }
     r->docs++;
+    r->fed += chars + strlen(YREADER_SEP);
+    builder_done(&b, d);
     if (failed || b.error) {
-        builder_done(&b, d);
         yreader_close(r);
         return -1;
     }
-    builder_done(&b, d);
     r->shared++;
     return 0;
 }
@@ -960,9 +934,9 @@ void yreader_counts(const struct yreader *r, size_t *shared, size_t *parsers)
 void yreader_load(struct yreader *r, struct arena *a, struct strmap *strs,
                   const struct ychunk *c, struct ydoc *d)
 {
-    int ascii = 0;
+    size_t chars;
 
-    if (!r || !shared(c, &ascii)) {
+    if (!r || !shared(c)) {
         load_yaml_chunk(a, strs, c, d);
         return;
     }
@@ -971,9 +945,9 @@ void yreader_load(struct yreader *r, struct arena *a, struct strmap *strs,
     d->text_len = c->len;
     d->line = c->line_off + 1;
     d->col = c->col_off + 1;
-    if (!ascii && bad_utf8(a, c->text, c->len, c->line_off, c->col_off, d))
+    if (bad_utf8(a, c->text, c->len, c->line_off, c->col_off, d, &chars))
         return;
-    if (yreader_parse(r, a, strs, c, d) < 0)
+    if (yreader_parse(r, a, strs, c, chars, d) < 0)
         load_yaml_chunk(a, strs, c, d);
 }
 
