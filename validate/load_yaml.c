@@ -778,8 +778,8 @@ static uint64_t zero_bytes(uint64_t x)
  * document alone); what would change its start (a first line that is a
  * byte order mark, a directive, `---` or `...`) is looked at first. Such
  * a chunk, and any whose reading fails, is read again alone, from
- * scratch, with the parser left: the reader's answer is always
- * load_yaml_chunk()'s. */
+ * scratch (the next one gets a new shared parser): the reader's answer is
+ * always load_yaml_chunk()'s. */
 struct yreader {
     yaml_parser_t p;
     int open;                   /* p is set up */
@@ -934,6 +934,7 @@ void yreader_counts(const struct yreader *r, size_t *shared, size_t *parsers)
 void yreader_load(struct yreader *r, struct arena *a, struct strmap *strs,
                   const struct ychunk *c, struct ydoc *d)
 {
+    struct arena_mark m;
     size_t chars;
 
     if (!r || !shared(c)) {
@@ -947,8 +948,11 @@ void yreader_load(struct yreader *r, struct arena *a, struct strmap *strs,
     d->col = c->col_off + 1;
     if (bad_utf8(a, c->text, c->len, c->line_off, c->col_off, d, &chars))
         return;
-    if (yreader_parse(r, a, strs, c, chars, d) < 0)
+    arena_mark(a, &m);
+    if (yreader_parse(r, a, strs, c, chars, d) < 0) {
+        arena_rollback(a, &m);  /* the nodes of the try */
         load_yaml_chunk(a, strs, c, d);
+    }
 }
 
 /* ==== splitting ========================================================== */

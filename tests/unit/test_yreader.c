@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../../validate/arena.h"
+#include "../../validate/buf.h"
 #include "../../validate/limits.h"
 #include "../../validate/load_yaml.h"
 #include "check.h"
@@ -282,6 +283,43 @@ static void test_bad_utf8(void)
     arena_release(&a);
 }
 
+/* a chunk read again alone leaves no nodes of the shared try behind: the
+ * arena holds what reading it alone holds */
+static void test_try_rolled_back(void)
+{
+    struct buf text;
+    struct ychunk c;
+    struct arena a1, a2;
+    atomic_size_t m1 = 0, m2 = 0;
+    struct ydoc d1, d2;
+    struct yreader *r = yreader_new();
+    size_t shared, parsers;
+    int i;
+
+    buf_init(&text, 1 << 20);
+    for (i = 0; i < 4000; i++)
+        buf_addf(&text, "key%d: value %d\n", i, i);
+    buf_adds(&text, "...\n");      /* ends the document in the parser */
+    memset(&c, 0, sizeof(c));
+    c.text = text.p;
+    c.len = text.len;
+    arena_init(&a1, 1 << 16);
+    arena_meter(&a1, &m1);
+    arena_init(&a2, 1 << 16);
+    arena_meter(&a2, &m2);
+    load_yaml_chunk(&a1, NULL, &c, &d1);
+    yreader_load(r, &a2, NULL, &c, &d2);
+    CHECK(same_doc(&d1, &d2) && d1.root && d1.root->n == 4000);
+    yreader_counts(r, &shared, &parsers);
+    CHECK(shared == 0 && parsers == 1);
+    CHECK_MSG(m1 == m2, "alone %zu bytes, through the reader %zu",
+              (size_t)m1, (size_t)m2);
+    arena_release(&a1);
+    arena_release(&a2);
+    yreader_free(r);
+    buf_release(&text);
+}
+
 /* many documents, one parser: and the lines still count right far in */
 static void test_long_stream(void)
 {
@@ -318,6 +356,7 @@ int main(void)
     test_sharing();
     test_long_stream();
     test_bad_utf8();
+    test_try_rolled_back();
     test_generated();
     test_files("tests");
     if (access("../shared/corpus", R_OK) == 0)
