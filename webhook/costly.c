@@ -28,7 +28,10 @@ static void estimate_walk(struct estimate *e, const struct tnode *n,
 
     if (!n || depth > 64 || e->sum >= COSTLY_ESTIMATE)
         return;
-    if (n->key && !strcmp(n->key, "cel") && tree_is_map(n)) {
+    if (n->kind != T_MAP && n->kind != T_SEQ)
+        return;
+    if (n->kind == T_MAP && n->key && n->key[0] == 'c'
+        && !strcmp(n->key, "cel")) {
         const char *expr = tree_str(tree_get(n, "expression"));
         struct cel_env env = { 1, 1, 0, 0, 0 };
         struct cel_program *p;
@@ -42,9 +45,12 @@ static void estimate_walk(struct estimate *e, const struct tnode *n,
         arena_clear(&e->a);     /* one program at a time */
         return;
     }
-    if (tree_is_map(n) || tree_is_seq(n))
-        for (i = 0; i < n->n && e->sum < COSTLY_ESTIMATE; i++)
-            estimate_walk(e, n->kids[i], depth + 1);
+    /* scalars, most of an object's nodes, are not called for */
+    for (i = 0; i < n->n && e->sum < COSTLY_ESTIMATE; i++) {
+        const struct tnode *k = n->kids[i];
+        if (k && (k->kind == T_MAP || k->kind == T_SEQ))
+            estimate_walk(e, k, depth + 1);
+    }
 }
 
 int costly_review(const struct tnode *object)

@@ -6,7 +6,8 @@
  * Prometheus rendering, TLS credential reload (new pair, unchanged,
  * mismatched pair kept out, not-after), the batched request log (held
  * until a flush, whole lines from threads, JSON, number formatting), and
- * the memory budget (takes within the limit, from threads).
+ * the memory budget (takes within the limit, from threads), and the
+ * estimate of costly reviews (a selector found wherever it is nested).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,14 +17,17 @@
 #include <unistd.h>
 
 #include "../../certs/certs.h"
+#include "../../validate/arena.h"
 #include "../../validate/buf.h"
 #include "../../validate/engine.h"
 #include "../../validate/err.h"
 #include "../../validate/inventory.h"
 #include "../../validate/kinds.h"
+#include "../../validate/load_json.h"
 #include "../../validate/object.h"
 #include "../../validate/stream.h"
 #include "../../validate/tree.h"
+#include "../../webhook/costly.h"
 #include "../../webhook/invstore.h"
 #include "../../webhook/log.h"
 #include "../../webhook/membudget.h"
@@ -574,8 +578,70 @@ static void test_invstore_files(void)
     invstore_free(s);
 }
 
+/* costly_review() on JSON text with expr in place of every '@': 1 when
+ * the object's selectors are estimated costly */
+static int costly_of(const char *tmpl, const char *expr)
+{
+    struct arena a;
+    struct err err = { "" };
+    struct tnode *root = NULL;
+    struct buf text;
+    int r = -1;
+
+    buf_init(&text, 1 << 16);
+    for (; *tmpl; tmpl++)
+        if (*tmpl == '@')
+            buf_adds(&text, expr);
+        else
+            buf_addc(&text, *tmpl);
+    arena_init(&a, 0);
+    if (load_json(&a, text.p, text.len, &root, &err) == 0)
+        r = costly_review(root);
+    else
+        fprintf(stderr, "costly_of: %s\n", err.msg);
+    arena_release(&a);
+    buf_release(&text);
+    return r;
+}
+
+/* The estimate finds a selector wherever it is (under maps and lists, at
+ * any depth, after scalars), and only in a map named "cel" */
+static void test_costly(void)
+{
+    static const char claim[] =
+        "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\","
+        "\"metadata\":{\"name\":\"c\",\"labels\":{\"cel\":\"x\"}},"
+        "\"spec\":{\"devices\":{\"requests\":[{\"name\":\"r\",\"exactly\":"
+        "{\"deviceClassName\":\"gpu\",\"count\":1,\"selectors\":["
+        "{\"cel\":{\"expression\":\"device.driver != ''\"}},"
+        "{\"cel\":{\"expression\":\"@\"}}]}}]}}}";
+    static const char seq_of_seq[] =
+        "{\"a\":[1,\"s\",[{\"cel\":{\"expression\":\"@\"}}]]}";
+    static const char scalar_cel[] =
+        "{\"cel\":\"@\",\"c\":{\"cel\":[\"@\"]},\"ce\":{\"expression\":"
+        "\"@\"}}";
+    static const char top[] = "{\"cel\":{\"expression\":\"@\"}}";
+    /* 30 x 30 x 30 iterations: estimated 310,031 */
+#define L30 "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23," \
+            "24,25,26,27,28,29,30]"
+    static const char costly[] =
+        L30 ".all(x, " L30 ".all(y, " L30 ".all(z, x * y * z > 0 && "
+        "device.driver != '')))";
+#undef L30
+    static const char cheap[] = "device.driver != ''";
+
+    CHECK(costly_of(claim, costly) == 1);
+    CHECK(costly_of(claim, cheap) == 0);
+    CHECK(costly_of(seq_of_seq, costly) == 1);
+    CHECK(costly_of(seq_of_seq, cheap) == 0);
+    CHECK(costly_of(scalar_cel, costly) == 0);  /* no map named cel */
+    CHECK(costly_of(top, costly) == 1);         /* right under the object */
+    CHECK(costly_review(NULL) == 0);
+}
+
 int main(void)
 {
+    test_costly();
     test_membudget();
     test_log_batch();
     test_invstore();
