@@ -58,30 +58,57 @@ static char *decimal(char *o, unsigned long v)
     return o;
 }
 
+/* Days since 1970-01-01 -> year, month (1-12), day (1-31) of the
+ * proleptic Gregorian calendar (H. Hinnant's days_from_civil inverse). */
+static void civil_of(long long days, long long *y, unsigned *m, unsigned *d)
+{
+    long long z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = (long long)yoe + era * 400 + (*m <= 2);
+}
+
+/* No gmtime_r: glibc takes its time zone lock on every call, a mutex the
+ * workers share once per request line. */
+void log_time(char *out, const struct timespec *ts)
+{
+    long long secs = (long long)ts->tv_sec, days, y;
+    unsigned mon, mday, sod;
+    char *o = out;
+
+    days = (secs >= 0 ? secs : secs - 86399) / 86400;
+    sod = (unsigned)(secs - days * 86400);
+    civil_of(days, &y, &mon, &mday);
+    o = digits(o, (unsigned long)y, 4);
+    *o++ = '-';
+    o = digits(o, mon, 2);
+    *o++ = '-';
+    o = digits(o, mday, 2);
+    *o++ = 'T';
+    o = digits(o, sod / 3600, 2);
+    *o++ = ':';
+    o = digits(o, sod / 60 % 60, 2);
+    *o++ = ':';
+    o = digits(o, sod % 60, 2);
+    *o++ = '.';
+    o = digits(o, (unsigned long)ts->tv_nsec / 1000000, 3);
+    *o++ = 'Z';
+    *o = '\0';
+}
+
 /* No printf on this path: it runs once per request. */
 static void log_start(struct buf *b, enum log_level lv)
 {
     struct timespec ts;
-    struct tm tm;
-    char when[40], *o = when;
+    char when[LOG_TIME_LEN + 1];
 
     clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
-    o = digits(o, (unsigned long)tm.tm_year + 1900, 4);
-    *o++ = '-';
-    o = digits(o, (unsigned long)tm.tm_mon + 1, 2);
-    *o++ = '-';
-    o = digits(o, (unsigned long)tm.tm_mday, 2);
-    *o++ = 'T';
-    o = digits(o, (unsigned long)tm.tm_hour, 2);
-    *o++ = ':';
-    o = digits(o, (unsigned long)tm.tm_min, 2);
-    *o++ = ':';
-    o = digits(o, (unsigned long)tm.tm_sec, 2);
-    *o++ = '.';
-    o = digits(o, (unsigned long)ts.tv_nsec / 1000000, 3);
-    *o++ = 'Z';
-    *o = '\0';
+    log_time(when, &ts);
     buf_adds(b, "{\"time\":\"");
     buf_adds(b, when);
     buf_adds(b, "\",\"level\":\"");

@@ -15,6 +15,7 @@
 #define CLAIMCHECK_WEBHOOK_LOG_H
 
 #include <stdarg.h>
+#include <time.h>
 
 enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
 
@@ -48,5 +49,11 @@ void log_batch_flush(struct log_batch *lb);
 void log_batch_free(struct log_batch *lb);
 /* Appends r's line to lb, or writes it at once when lb is NULL. */
 void log_request(struct log_batch *lb, const struct log_req *r);
+
+/* A line's "time": ts in UTC as "2026-12-02T14:40:32.123Z" (LOG_TIME_LEN
+ * characters and a NUL into out), the text gmtime_r() gives, without its
+ * lock. Exposed for tests. */
+#define LOG_TIME_LEN 24
+void log_time(char *out, const struct timespec *ts);
 
 #endif

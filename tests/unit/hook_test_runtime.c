@@ -5,7 +5,8 @@
  * their strings held once),
  * Prometheus rendering, TLS credential reload (new pair, unchanged,
  * mismatched pair kept out, not-after), the batched request log (held
- * until a flush, whole lines from threads, JSON, number formatting), and
+ * until a flush, whole lines from threads, JSON, number formatting, the
+ * time as gmtime_r() gives it), and
  * the memory budget (takes within the limit, from threads), and the
  * estimate of costly reviews (a selector found wherever it is nested).
  */
@@ -444,6 +445,63 @@ static void test_log_batch(void)
     free(text);
 }
 
+/* 1 when log_time() says what gmtime_r() does for secs.nsec */
+static int log_time_is_gmtime(long long secs, long nsec, long long *n)
+{
+    struct timespec ts = { (time_t)secs, nsec };
+    struct tm tm;
+    char got[LOG_TIME_LEN + 8], want[64];
+
+    memset(got, 'x', sizeof(got));
+    log_time(got, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    snprintf(want, sizeof(want), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+             tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec, nsec / 1000000);
+    (*n)++;
+    if (strlen(got) == LOG_TIME_LEN && !strcmp(got, want))
+        return 1;
+    fprintf(stderr, "log_time(%lld.%09ld) = %.32s, gmtime_r: %s\n", secs,
+            nsec, got, want);
+    return 0;
+}
+
+/* log_time() against gmtime_r(): the days around every year's end and
+ * February from 1970 to 2200 (leap years, 2000 and 2100), the epoch's
+ * neighbours and a spread of seconds, milliseconds cut (not rounded) */
+static void test_log_time(void)
+{
+    static const long long fixed[] = {
+        0, 1, 59, 60, 3599, 3600, 86399, 86400, 951782400, 951868799,
+        951868800, 1798761599, 1798761600, 4107542399, 4107542400,
+        4107628800, 253402300799, -1, -86400, -86401,
+    };
+    long long t, bad = 0, n = 0;
+    size_t i;
+    int y, d;
+
+    for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+        bad += !log_time_is_gmtime(fixed[i], 999999999, &n);
+    for (y = 1970; y < 2200; y++)
+        for (d = -3; d <= 3; d++) {
+            struct tm tm = { .tm_year = y - 1900, .tm_mon = 0,
+                             .tm_mday = 1 + d, .tm_hour = 23,
+                             .tm_min = 59, .tm_sec = 59 };
+            t = (long long)timegm(&tm);
+            bad += !log_time_is_gmtime(t, 0, &n);
+            bad += !log_time_is_gmtime(t + 1, 1000000, &n);
+            tm.tm_mon = 1;
+            tm.tm_mday = 27 + d;
+            t = (long long)timegm(&tm);
+            bad += !log_time_is_gmtime(t, 500000, &n);
+            bad += !log_time_is_gmtime(t + 1, 123456789, &n);
+        }
+    for (t = 0; t < 8000000000LL; t += 7777777)
+        bad += !log_time_is_gmtime(t, (long)(t % 1000000000), &n);
+    CHECK(bad == 0);
+    CHECK(n > 4000);
+}
+
 /* 4 threads take and give 1,000 bytes 20,000 times each against a
  * budget of 3,500: never more than 3 at once, nothing lost */
 struct taker {
@@ -644,6 +702,7 @@ int main(void)
     test_costly();
     test_membudget();
     test_log_batch();
+    test_log_time();
     test_invstore();
     test_invstore_shared();
     test_invstore_files();
