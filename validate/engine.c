@@ -47,9 +47,11 @@ struct engine {
     struct target target;
     struct cel_env cel_env;     /* target_cel_env(), once per engine */
     /* per kind bit (0-15, then K_OTHER): the indices of the rules with a
-     * check for that kind, in rule order (check_object's loop) */
+     * check for that kind that are not off, in rule order (check_object's
+     * loop) */
     size_t *by_kind[KIND_SLOTS];
     size_t nby_kind[KIND_SLOTS];
+    size_t suppression_rule;    /* suppression-invalid's index */
 };
 
 struct run_pod {                /* a pod-like document, checked last */
@@ -225,7 +227,7 @@ static int kind_slot(unsigned kind)
 }
 
 /* Fills e->by_kind: check_object then visits the few rules of an object's
- * kind, not all of them. */
+ * kind that are on, not all of them (the severities are final here). */
 static void index_rules(struct engine *e)
 {
     size_t k;
@@ -236,9 +238,12 @@ static void index_rules(struct engine *e)
         e->by_kind[b] = xcalloc(e->rules->n ? e->rules->n : 1,
                                 sizeof(*e->by_kind[b]));
         for (k = 0; k < e->rules->n; k++)
-            if (e->rules->v[k].check && (e->rules->v[k].kinds & bit))
+            if (e->rules->v[k].check && (e->rules->v[k].kinds & bit)
+                && e->sev[k] != SEV_OFF)
                 e->by_kind[b][e->nby_kind[b]++] = k;
     }
+    e->suppression_rule =
+        rule_index(e, ruleset_find(e->rules, "suppression-invalid"));
 }
 
 struct engine *engine_new(const struct config *cfg,
@@ -1286,8 +1291,8 @@ static void check_suppressions(struct run *r, const struct object *o)
     cx.obj = o;
     cx.hint = NULL;
     cx.from_input = 0;
-    cx.rule = ruleset_find(r->e->rules, "suppression-invalid");
-    cx.sev = r->e->sev[rule_index(r->e, cx.rule)];
+    cx.rule = &r->e->rules->v[r->e->suppression_rule];
+    cx.sev = r->e->sev[r->e->suppression_rule];
     if (cx.sev == SEV_OFF)
         return;
     check_suppressions_in(&cx, o->metadata);
@@ -1316,7 +1321,8 @@ static void check_object(struct run *r, const struct object *o)
         cx.sev = r->e->sev[k];
         if (cx.sev == SEV_OFF)
             continue;
-        if (cx_expired(&cx))
+        /* no budget, no expiry (cx_expired) */
+        if (r->budget && cx_expired(&cx))
             return;
         cx.hint = NULL;
         cx.from_input = 0;

@@ -465,6 +465,75 @@ static void test_memo(const struct config *cfg)
     CHECK_MSG(memo_bad == 0, "%d cx_memo() answers were wrong", memo_bad);
 }
 
+/* check_object visits the rules of an object's kind that are on, each
+ * once, and reports suppression-invalid under its own id: a rule that is
+ * off is never called (engine.c's index leaves it out). */
+static int on_calls, off_calls;
+
+static void on_rule(struct check_ctx *cx, const struct object *o)
+{
+    (void)cx;
+    (void)o;
+    on_calls++;
+}
+
+static void off_rule(struct check_ctx *cx, const struct object *o)
+{
+    (void)cx;
+    (void)o;
+    off_calls++;
+}
+
+static void test_rules_visited(const struct config *cfg)
+{
+    static const struct rule extra[] = {
+        {"aaa-off-test", CAT_INPUT, SEV_OFF, 0, K_OTHER | K_POD, off_rule,
+         0, "off", NULL, NULL, NULL, NULL},
+        {"aaa-on-test", CAT_INPUT, SEV_WARN, 0, K_OTHER | K_POD, on_rule,
+         0, "on", NULL, NULL, NULL, NULL},
+    };
+    static const char doc[] = "---\napiVersion: v1\nkind: ConfigMap\n"
+        "metadata: {name: c}\n---\napiVersion: v1\nkind: Pod\n"
+        "metadata:\n  name: p\n  annotations:\n"
+        "    ignore.claimcheck.dev/no-such-rule: why\n";
+    struct rule *v = calloc(rules_builtin.n + 2, sizeof(*v));
+    struct ruleset rs;
+    struct err err;
+    struct engine *e;
+    struct arena a;
+    struct diag_list l;
+    struct run *r;
+    size_t i, sup = 0;
+
+    if (!v)
+        return;
+    memcpy(v, extra, sizeof(extra));    /* "aaa-" sorts first */
+    memcpy(v + 2, rules_builtin.v, rules_builtin.n * sizeof(*v));
+    rs.v = v;
+    rs.n = rules_builtin.n + 2;
+    e = engine_new(cfg, &rs, &err);
+    CHECK(e != NULL);
+    if (!e) {
+        free(v);
+        return;
+    }
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    diag_list_init(&l, &a);
+    r = run_new(e, NULL, &a, &l);
+    run_add_text(r, "s.yaml", doc, sizeof(doc) - 1);
+    run_check(r);
+    for (i = 0; i < l.n; i++)
+        sup += !strcmp(l.v[i].rule->id, "suppression-invalid")
+               && !strcmp(l.v[i].name, "p");
+    run_free(r);
+    arena_release(&a);
+    engine_free(e);
+    free(v);
+    CHECK(on_calls == 2);
+    CHECK(off_calls == 0);
+    CHECK_MSG(sup == 1, "%zu suppression-invalid findings on the pod", sup);
+}
+
 /* The identities of checked pods outlive their documents: each one's
  * apiVersion, kind and namespace read as written, whether or not the one
  * before had the same (they are shared when it had). */
@@ -529,6 +598,7 @@ int main(void)
     test_clone();
     test_split();
     test_memo(&cfg);
+    test_rules_visited(&cfg);
     test_checked_identities(e);
     engine_free(e);
     config_release(&cfg);
