@@ -232,6 +232,25 @@ struct faults {
     size_t n, cap;
 };
 
+#define KINDS_SEEN 8            /* (apiVersion, kind) pairs remembered */
+#define KIND_TEXT 64            /* ... when both are shorter than this */
+
+/* What the tables say of an (apiVersion, kind) pair: a stream repeats a
+ * few pairs, and the lookup and check_kind's scan of the apiVersion's
+ * rows cost 1,100 instructions a ConfigMap (issue 17) */
+struct kind_seen {
+    char api_version[KIND_TEXT], kind[KIND_TEXT];
+    const struct k8s_kind *k;   /* the kind's table, NULL: none */
+    int quiet;                  /* check_kind found nothing to report */
+};
+
+/* The run's (cx_memo "fields"): the faults, the pairs seen last */
+struct fields_memo {
+    struct faults faults;
+    struct kind_seen seen[KINDS_SEEN];
+    unsigned nseen, next;       /* used slots, the slot replaced next */
+};
+
 static void fault(struct walk *w, const struct tnode *node, int type)
 {
     struct faults *f = w->faults;
@@ -320,52 +339,93 @@ static void walk_value(struct walk *w, const struct tnode *n,
         check_leaf(w, n, leaf);
 }
 
-/* The kind's table, when the object's apiVersion and kind have one */
-static const struct k8s_kind *kind_of(const struct object *o)
+static struct fields_memo *fields_memo(struct check_ctx *cx)
 {
-    if (!o->api_version || !o->kind_name || !tree_is_map(o->root))
-        return NULL;
-    return k8s_kind_find(o->api_version, o->kind_name);
-}
-
-/* Walks o: type errors reported when `types` (input-object's turn), the
- * faults for unknown-field kept in the run's memo either way. */
-static struct faults *walk_object(struct check_ctx *cx,
-                                  const struct object *o, int types)
-{
-    struct faults **slot = (struct faults **)cx_memo(cx, "fields.faults");
-    const struct k8s_kind *k = kind_of(o);
-    struct walk w;
+    struct fields_memo **slot = (struct fields_memo **)cx_memo(cx, "fields");
 
     if (!*slot)
         *slot = arena_alloc(cx_arena(cx), sizeof(**slot));
-    (*slot)->o = o;
-    (*slot)->root = o->root;
-    (*slot)->n = 0;
+    return *slot;
+}
+
+/* o's pair in the memo, looked up in the tables when it is not there;
+ * NULL when o has no pair or a string too long to keep */
+static struct kind_seen *kind_seen(struct fields_memo *m,
+                                   const struct object *o)
+{
+    struct kind_seen *s;
+    size_t al, kl;
+    unsigned i;
+
+    if (!o->api_version || !o->kind_name)
+        return NULL;
+    for (i = 0; i < m->nseen; i++) {
+        s = &m->seen[i];
+        if (s->kind[0] == o->kind_name[0] && !strcmp(s->kind, o->kind_name)
+            && !strcmp(s->api_version, o->api_version))
+            return s;
+    }
+    al = strlen(o->api_version);
+    kl = strlen(o->kind_name);
+    if (al >= KIND_TEXT || kl >= KIND_TEXT)
+        return NULL;
+    if (m->nseen < KINDS_SEEN)
+        s = &m->seen[m->nseen++];
+    else
+        s = &m->seen[m->next++ % KINDS_SEEN];
+    memcpy(s->api_version, o->api_version, al + 1);
+    memcpy(s->kind, o->kind_name, kl + 1);
+    s->k = k8s_kind_find(o->api_version, o->kind_name);
+    s->quiet = 0;
+    return s;
+}
+
+/* The kind's table, when the object's apiVersion and kind have one */
+static const struct k8s_kind *kind_of(const struct kind_seen *s,
+                                      const struct object *o)
+{
+    if (!o->api_version || !o->kind_name || !tree_is_map(o->root))
+        return NULL;
+    return s ? s->k : k8s_kind_find(o->api_version, o->kind_name);
+}
+
+/* Walks o (seen: its pair, or NULL): type errors reported when `types`
+ * (input-object's turn), the faults for unknown-field kept in the run's
+ * memo either way. */
+static struct faults *walk_object(struct check_ctx *cx, struct fields_memo *m,
+                                  const struct kind_seen *seen,
+                                  const struct object *o, int types)
+{
+    const struct k8s_kind *k = kind_of(seen, o);
+    struct walk w;
+
+    m->faults.o = o;
+    m->faults.root = o->root;
+    m->faults.n = 0;
     if (!k)
-        return *slot;
+        return &m->faults;
     memset(&w, 0, sizeof(w));
     w.cx = cx;
     w.o = o;
     w.types = types;
-    w.faults = *slot;
+    w.faults = &m->faults;
     w.raw_json = o->file == NULL;   /* from an AdmissionReview */
     walk_struct(&w, o->root, k->type);
-    return *slot;
+    return &m->faults;
 }
 
 /* ==== the checks ========================================================= */
 
 void check_unknown_field(struct check_ctx *cx, const struct object *o)
 {
-    struct faults **slot = (struct faults **)cx_memo(cx, "fields.faults");
-    struct faults *f = *slot;
+    struct fields_memo *m = fields_memo(cx);
+    struct faults *f = &m->faults;
     struct arena *a = cx_arena(cx);
     size_t i;
 
     /* input-object walked this object just now, unless it is off */
-    if (!f || f->o != o || f->root != o->root)
-        f = walk_object(cx, o, 0);
+    if (f->o != o || f->root != o->root)
+        f = walk_object(cx, m, kind_seen(m, o), o, 0);
     for (i = 0; i < f->n; i++) {
         const struct tnode *n = f->v[i].node;
         const char *path = tree_path(a, o->root, n);
@@ -399,43 +459,64 @@ void check_unknown_field(struct check_ctx *cx, const struct object *o)
  * the rows of the object's apiVersion are compared (a stream's ConfigMaps
  * and Services come here one after another: issue 17), and only when they
  * give a finding, every row for the kind written exactly. */
-static void check_kind(struct check_ctx *cx, const struct object *o)
+/* What check_kind says of a kind without a table in its apiVersion: 1
+ * and the row written like it but for case (*exact) or, in
+ * resource.k8s.io, the nearest kind (*near); 0 when nothing */
+static int kind_says(const char *api_version, const char *kind,
+                     const char **exact, const char **near)
 {
     struct suggest s;
-    const char *exact = NULL;
-    int dra = !strncmp(o->api_version, "resource.k8s.io/", 16);
+    int dra = !strncmp(api_version, "resource.k8s.io/", 16);
     size_t i, lo, hi;
 
-    if (!o->kind_node || kind_of(o))
-        return;
-    suggest_init(&s, o->kind_name);
-    hi = k8s_kind_rows(o->api_version, &lo);
+    *exact = NULL;
+    suggest_init(&s, kind);
+    hi = k8s_kind_rows(api_version, &lo);
     for (i = lo; i < hi; i++) {
         if (tolower((unsigned char)k8s_kinds[i].kind[0])
-            == tolower((unsigned char)o->kind_name[0])
-            && !strcasecmp(k8s_kinds[i].kind, o->kind_name))
-            exact = k8s_kinds[i].kind;
+            == tolower((unsigned char)kind[0])
+            && !strcasecmp(k8s_kinds[i].kind, kind))
+            *exact = k8s_kinds[i].kind;
         if (dra)
             suggest_add(&s, k8s_kinds[i].kind);
     }
-    if (!exact && !(dra && suggest_best(&s)))
-        return;
+    *near = dra ? suggest_best(&s) : NULL;
+    if (!*exact && !*near)
+        return 0;
     for (i = 0; i < K8S_KIND_COUNT; i++)
-        if (k8s_kinds[i].kind[0] == o->kind_name[0]
-            && !strcmp(k8s_kinds[i].kind, o->kind_name))
-            return;     /* a kind of another version: the api-version rules */
+        if (k8s_kinds[i].kind[0] == kind[0]
+            && !strcmp(k8s_kinds[i].kind, kind))
+            return 0;   /* a kind of another version: the api-version rules */
+    return 1;
+}
+
+static void check_kind(struct check_ctx *cx, struct kind_seen *seen,
+                       const struct object *o)
+{
+    const char *exact, *near;
+
+    if (!o->kind_node || kind_of(seen, o) || (seen && seen->quiet))
+        return;
+    if (!kind_says(o->api_version, o->kind_name, &exact, &near)) {
+        if (seen)
+            seen->quiet = 1;    /* the same for every object of the pair */
+        return;
+    }
     if (exact)
         report(cx, o->kind_node, "no kind '%s' in %s: kinds are "
                "case-sensitive (did you mean '%s'?)", o->kind_name,
                o->api_version, exact);
     else
         report(cx, o->kind_node, "no kind '%s' in %s (did you mean '%s'?)",
-               o->kind_name, o->api_version, suggest_best(&s));
+               o->kind_name, o->api_version, near);
 }
 
 void check_input_types(struct check_ctx *cx, const struct object *o)
 {
+    struct fields_memo *m = fields_memo(cx);
+    struct kind_seen *seen = kind_seen(m, o);
+
     if (o->kind == K_OTHER)
-        check_kind(cx, o);
-    walk_object(cx, o, 1);
+        check_kind(cx, seen, o);
+    walk_object(cx, m, seen, o, 1);
 }

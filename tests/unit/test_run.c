@@ -534,6 +534,65 @@ static void test_rules_visited(const struct config *cfg)
     CHECK_MSG(sup == 1, "%zu suppression-invalid findings on the pod", sup);
 }
 
+/* The names of the objects l's findings of rule id are on, in order */
+static const char *names_of(struct buf *b, const struct diag_list *l,
+                            const char *id)
+{
+    size_t i;
+
+    b->len = 0;
+    if (b->cap)
+        b->p[0] = '\0';
+    for (i = 0; i < l->n; i++)
+        if (!strcmp(l->v[i].rule->id, id))
+            buf_addf(b, "%s%s", b->len ? "," : "", l->v[i].name);
+    return b->p;
+}
+
+/* rules/fields.c remembers what the tables say of the (apiVersion, kind)
+ * pairs it saw last: a pair is told from one of the same kind in another
+ * apiVersion, a pair with a finding has it on every object, and a pair
+ * pushed out by eight others is looked up again. */
+static void test_kind_memo(const struct engine *e)
+{
+    static const char *const docs[] = {
+        "apiVersion: v1\nkind: Resourceclaim\nmetadata: {name: a}\n",
+        "apiVersion: resource.k8s.io/v1\nkind: Resourceclaim\n"
+        "metadata: {name: b}\n",
+        "apiVersion: resource.k8s.io/v1\nkind: Resourceclaim\n"
+        "metadata: {name: c}\n",
+        "apiVersion: apps/v1\nkind: Pod\nmetadata: {name: d}\n"
+        "spec: {bogus: 1}\n",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: e}\n"
+        "spec: {bogus: 1}\n",
+    };
+    struct arena a;
+    struct diag_list l;
+    struct buf b, names;
+    struct run *r;
+    size_t i;
+
+    buf_init(&b, 1 << 16);
+    buf_init(&names, 1 << 12);
+    for (i = 0; i < 5; i++)
+        buf_addf(&b, "---\n%s", docs[i]);
+    for (i = 0; i < 9; i++)     /* more pairs than are remembered */
+        buf_addf(&b, "---\napiVersion: example.com/v%zu\nkind: Thing\n"
+                 "metadata: {name: t%zu}\n", i, i);
+    buf_addf(&b, "---\n%s---\n%s", docs[2], docs[4]);
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    diag_list_init(&l, &a);
+    r = run_new(e, NULL, &a, &l);
+    run_add_text(r, "s.yaml", b.p, b.len);
+    run_check(r);
+    CHECK_STR(names_of(&names, &l, "input-object"), "b,c,c");
+    CHECK_STR(names_of(&names, &l, "unknown-field"), "e,e");
+    run_free(r);
+    arena_release(&a);
+    buf_release(&names);
+    buf_release(&b);
+}
+
 /* The identities of checked pods outlive their documents: each one's
  * apiVersion, kind and namespace read as written, whether or not the one
  * before had the same (they are shared when it had). */
@@ -600,6 +659,7 @@ int main(void)
     test_memo(&cfg);
     test_rules_visited(&cfg);
     test_checked_identities(e);
+    test_kind_memo(e);
     engine_free(e);
     config_release(&cfg);
     return CHECK_DONE();
