@@ -593,6 +593,58 @@ static void test_kind_memo(const struct engine *e)
     buf_release(&b);
 }
 
+/* The paths and lines of l's findings of rule id, in order */
+static const char *paths_of(struct buf *b, const struct diag_list *l,
+                            const char *id)
+{
+    size_t i;
+
+    b->len = 0;
+    if (b->cap)
+        b->p[0] = '\0';
+    for (i = 0; i < l->n; i++)
+        if (!strcmp(l->v[i].rule->id, id))
+            buf_addf(b, "%s%s@%u", b->len ? "," : "", l->v[i].path,
+                     l->v[i].line);
+    return b->p;
+}
+
+/* object-metadata reads every member of metadata in one pass
+ * (rules/metadata.c): each one wrong, each one reported where it is */
+static void test_metadata_members(const struct engine *e)
+{
+    static const char doc[] = "apiVersion: v1\nkind: Pod\nmetadata:\n"
+        "  managedFields: [{operation: X}]\n"
+        "  finalizers: [\"bad finalizer!\"]\n"
+        "  ownerReferences: [{name: o, uid: u, kind: K}]\n"
+        "  annotations: {\"bad key!\": x}\n"
+        "  labels: {\"bad key!\": x}\n"
+        "  generation: -1\n"
+        "  namespace: Bad_NS\n"
+        "  name: Bad_Name\n"
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {generateName: Bad_}\n";
+    struct arena a;
+    struct diag_list l;
+    struct buf paths;
+    struct run *r;
+
+    buf_init(&paths, 1 << 12);
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    diag_list_init(&l, &a);
+    r = run_new(e, NULL, &a, &l);
+    run_add_text(r, "s.yaml", doc, sizeof(doc) - 1);
+    run_check(r);
+    CHECK_STR(paths_of(&paths, &l, "object-metadata"),
+              "metadata.name@11,metadata.namespace@10,"
+              "metadata.generation@9,metadata.labels@8,"
+              "metadata.annotations@7,metadata.ownerReferences.apiVersion@6,"
+              "metadata.finalizers@5,metadata.managedFields[0].operation@4,"
+              "metadata.generateName@15");
+    run_free(r);
+    arena_release(&a);
+    buf_release(&paths);
+}
+
 /* The identities of checked pods outlive their documents: each one's
  * apiVersion, kind and namespace read as written, whether or not the one
  * before had the same (they are shared when it had). */
@@ -660,6 +712,7 @@ int main(void)
     test_rules_visited(&cfg);
     test_checked_identities(e);
     test_kind_memo(e);
+    test_metadata_members(e);
     engine_free(e);
     config_release(&cfg);
     return CHECK_DONE();
