@@ -330,11 +330,37 @@ static const char *missing(struct arena *a, const struct tnode *root,
     return arena_printf(a, "'%s' is set but '%s' is missing", set, want);
 }
 
+/* got[k]: the first member of map m keyed want[k] (NULL: none; all NULL
+ * when m is no map), in one pass over m: what n tree_get() calls give,
+ * for the members every object is read for (issue 17) */
+static void members(const struct tnode *m, const char *const *want,
+                    const struct tnode **got, size_t n)
+{
+    size_t i, k;
+
+    memset(got, 0, n * sizeof(*got));
+    if (!tree_is_map(m))
+        return;
+    for (i = 0; i < m->n; i++) {
+        const char *key = m->kids[i]->key;
+        for (k = 0; k < n; k++)
+            if (!got[k] && want[k][0] == key[0] && !strcmp(want[k], key)) {
+                got[k] = m->kids[i];
+                break;
+            }
+    }
+}
+
 enum object_status object_read(struct arena *a, const struct tnode *root,
                                const char *file, unsigned doc_index,
                                struct object *o,
                                const struct tnode **bad_at, const char **why)
 {
+    static const char *const top_keys[] = {"apiVersion", "kind", "metadata",
+                                           "spec"};
+    static const char *const meta_keys[] = {"namespace", "name",
+                                            "generateName"};
+    const struct tnode *top[4], *meta[3];
     const struct tnode *av, *kd, *md;
     const char *slash;
     const struct kind_info *d;
@@ -344,8 +370,9 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
     *why = NULL;
     if (!tree_is_map(root))
         return OBJ_NOT_K8S;
-    av = tree_get(root, "apiVersion");
-    kd = tree_get(root, "kind");
+    members(root, top_keys, top, 4);
+    av = top[0];
+    kd = top[1];
     if (!av && !kd)
         return OBJ_NOT_K8S;
     if (!kd) {
@@ -370,7 +397,7 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
                             tree_kind_desc(kd));
         return OBJ_BAD;
     }
-    md = tree_get(root, "metadata");
+    md = top[2];
     o->root = root;
     o->api_node = av;
     if (md && md->kind != T_MAP && md->kind != T_NULL) {
@@ -395,19 +422,20 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
         o->group = "";
         o->version = av->str;
     }
-    o->ns = tree_str(tree_get(md, "namespace"));
+    members(md, meta_keys, meta, 3);
+    o->ns = tree_str(meta[0]);
     if (!o->ns)
         o->ns = "";
-    o->name = tree_str(tree_get(md, "name"));
+    o->name = tree_str(meta[1]);
     if (!o->name)
-        o->name = tree_str(tree_get(md, "generateName"));
+        o->name = tree_str(meta[2]);
     if (!o->name)
         o->name = "";
     d = kind_by_name(kd->str, strlen(kd->str));
     if (!d || !kind_group_ok(d, o->group))
         return OBJ_OTHER;
     o->kind = d->bit;
-    o->spec = tree_get(root, "spec");
+    o->spec = top[3];
     if (o->spec && o->spec->kind != T_MAP && o->spec->kind != T_NULL) {
         *bad_at = o->spec;
         *why = arena_printf(a, "'spec' must be a mapping, not %s",
@@ -415,7 +443,9 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
         return OBJ_BAD;
     }
     if (d->pod_path) {
-        const struct tnode *ps = tree_at(root, d->pod_path);
+        /* a Pod's is its spec, found already */
+        const struct tnode *ps = strcmp(d->pod_path, "spec")
+                                 ? tree_at(root, d->pod_path) : o->spec;
         if (ps && !tree_is_map(ps)) {
             *bad_at = ps;
             *why = arena_printf(a, "'%s' must be a mapping, not %s",

@@ -1064,6 +1064,21 @@ static void test_object_model(void)
     CHECK(o.kind == K_CRONJOB && o.replicas == 3 && o.pod->nclaims == 1);
     CHECK_STR(o.pod->claims[0].claim_name, "x");
 
+    /* the members object_read() takes in one pass, in any order */
+    d = load(&a, "spec: {containers: [{name: a}, {name: b}]}\n"
+                 "metadata: {generateName: g-, namespace: ns1}\nkind: Pod\n"
+                 "apiVersion: v1\n");
+    CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_OK);
+    CHECK(o.kind == K_POD && o.spec && o.pod && o.pod->nctrs == 2);
+    CHECK_STR(o.name, "g-");
+    CHECK_STR(o.ns, "ns1");
+    CHECK_STR(o.api_version, "v1");
+    d = load(&a, "kind: Pod\nmetadata: {generateName: g-, name: p}\n"
+                 "apiVersion: v1\n");
+    CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_OK);
+    CHECK(o.kind == K_POD && !o.spec && *o.ns == '\0');
+    CHECK_STR(o.name, "p");
+
     d = load(&a, "apiVersion: example.com/v1\nkind: Pod\nmetadata: {name: x}\n");
     CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_OTHER);
     d = load(&a, "foo: bar\n");
