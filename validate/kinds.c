@@ -7,44 +7,45 @@
 
 #define ADM KIND_ADMITTED
 #define INV KIND_INVENTORY
+#define NAME(s) s, sizeof(s) - 1  /* name and name_len */
 
 /* Order: pod-like first, as users think of them; the webhook's metrics
  * list admitted kinds in this order. */
 const struct kind_info kind_table[] = {
-    {"Pod", K_POD, "", "", "pods", 1, ADM, "spec", NULL, NULL},
-    {"Deployment", K_DEPLOYMENT, "apps", "apps|extensions", "deployments",
-     1, ADM, "spec.template.spec", "spec.template.metadata",
+    {NAME("Pod"), K_POD, "", "", "pods", 1, ADM, "spec", NULL, NULL},
+    {NAME("Deployment"), K_DEPLOYMENT, "apps", "apps|extensions",
+     "deployments", 1, ADM, "spec.template.spec", "spec.template.metadata",
      "spec.replicas"},
-    {"ReplicaSet", K_REPLICASET, "apps", "apps|extensions", "replicasets",
-     1, ADM, "spec.template.spec", "spec.template.metadata",
+    {NAME("ReplicaSet"), K_REPLICASET, "apps", "apps|extensions",
+     "replicasets", 1, ADM, "spec.template.spec", "spec.template.metadata",
      "spec.replicas"},
-    {"StatefulSet", K_STATEFULSET, "apps", "apps", "statefulsets", 1, ADM,
-     "spec.template.spec", "spec.template.metadata", "spec.replicas"},
-    {"DaemonSet", K_DAEMONSET, "apps", "apps|extensions", "daemonsets", 1,
-     ADM, "spec.template.spec", "spec.template.metadata", NULL},
-    {"Job", K_JOB, "batch", "batch", "jobs", 1, ADM, "spec.template.spec",
-     "spec.template.metadata", "spec.parallelism"},
-    {"CronJob", K_CRONJOB, "batch", "batch", "cronjobs", 1, ADM,
+    {NAME("StatefulSet"), K_STATEFULSET, "apps", "apps", "statefulsets", 1,
+     ADM, "spec.template.spec", "spec.template.metadata", "spec.replicas"},
+    {NAME("DaemonSet"), K_DAEMONSET, "apps", "apps|extensions", "daemonsets",
+     1, ADM, "spec.template.spec", "spec.template.metadata", NULL},
+    {NAME("Job"), K_JOB, "batch", "batch", "jobs", 1, ADM,
+     "spec.template.spec", "spec.template.metadata", "spec.parallelism"},
+    {NAME("CronJob"), K_CRONJOB, "batch", "batch", "cronjobs", 1, ADM,
      "spec.jobTemplate.spec.template.spec",
      "spec.jobTemplate.spec.template.metadata",
      "spec.jobTemplate.spec.parallelism"},
-    {"ReplicationController", K_RC, "", "", "replicationcontrollers", 1,
+    {NAME("ReplicationController"), K_RC, "", "", "replicationcontrollers", 1,
      ADM, "spec.template.spec", "spec.template.metadata", "spec.replicas"},
-    {"ResourceClaim", K_CLAIM, "resource.k8s.io", "resource.k8s.io",
+    {NAME("ResourceClaim"), K_CLAIM, "resource.k8s.io", "resource.k8s.io",
      "resourceclaims", 1, ADM | INV, NULL, NULL, NULL},
-    {"ResourceClaimTemplate", K_TEMPLATE, "resource.k8s.io",
+    {NAME("ResourceClaimTemplate"), K_TEMPLATE, "resource.k8s.io",
      "resource.k8s.io", "resourceclaimtemplates", 1, ADM | INV, NULL, NULL,
      NULL},
-    {"DeviceClass", K_CLASS, "resource.k8s.io", "resource.k8s.io",
+    {NAME("DeviceClass"), K_CLASS, "resource.k8s.io", "resource.k8s.io",
      "deviceclasses", 0, ADM | INV, NULL, NULL, NULL},
-    {"ResourceSlice", K_SLICE, "resource.k8s.io", "resource.k8s.io",
+    {NAME("ResourceSlice"), K_SLICE, "resource.k8s.io", "resource.k8s.io",
      "resourceslices", 0, ADM | INV, NULL, NULL, NULL},
-    {"Node", K_NODE, "", "", "nodes", 0, INV, NULL, NULL, NULL},
-    {"Namespace", K_NAMESPACE, "", "", "namespaces", 0, INV, NULL, NULL,
+    {NAME("Node"), K_NODE, "", "", "nodes", 0, INV, NULL, NULL, NULL},
+    {NAME("Namespace"), K_NAMESPACE, "", "", "namespaces", 0, INV, NULL, NULL,
      NULL},
-    {"DeviceTaintRule", K_TAINTRULE, "resource.k8s.io", "resource.k8s.io",
-     "devicetaintrules", 0, ADM, NULL, NULL, NULL},
-    {"ResourcePoolStatusRequest", K_POOLREQ, "resource.k8s.io",
+    {NAME("DeviceTaintRule"), K_TAINTRULE, "resource.k8s.io",
+     "resource.k8s.io", "devicetaintrules", 0, ADM, NULL, NULL, NULL},
+    {NAME("ResourcePoolStatusRequest"), K_POOLREQ, "resource.k8s.io",
      "resource.k8s.io", "resourcepoolstatusrequests", 0, ADM, NULL, NULL,
      NULL},
 };
@@ -56,11 +57,10 @@ const struct kind_info *kind_by_name(const char *name, size_t len)
 
     if (!len)
         return NULL;    /* (name[0] may be past the text) */
-    /* the first byte first: called per document, mostly for kinds that
-     * share it with one row at most (issue 17) */
+    /* the length and first byte first: called per document (twice),
+     * mostly for kinds that share them with no row (issue 17) */
     for (i = 0; i < kind_count; i++)
-        if (kind_table[i].name[0] == name[0]
-            && strlen(kind_table[i].name) == len
+        if (kind_table[i].name_len == len && kind_table[i].name[0] == name[0]
             && memcmp(kind_table[i].name, name, len) == 0)
             return &kind_table[i];
     return NULL;

@@ -51,6 +51,7 @@ enum kind_flags {
 
 struct kind_info {
     const char *name;           /* "Deployment" */
+    unsigned char name_len;     /* strlen(name) */
     unsigned bit;               /* K_DEPLOYMENT */
     const char *group;          /* its API group ("" core): what the webhook
                                    admits and lists */
