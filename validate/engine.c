@@ -37,6 +37,15 @@
 #define SUPPRESS_PREFIX "ignore.claimcheck.dev/"
 
 #define KIND_SLOTS 17        /* the 16 K_* bits and K_OTHER */
+#define ANY_SLOT KIND_SLOTS  /* ... then every rule, for any other kind */
+
+struct slot_rule {              /* what check_object needs of a rule */
+    void (*check)(struct check_ctx *cx, const struct object *obj);
+    const struct rule *rule;
+    unsigned kinds;             /* rule->kinds */
+    enum sev sev;               /* its effective severity, not SEV_OFF */
+    int live;                   /* RULE_LIVE */
+};
 
 struct engine {
     struct verdict_cache *verdicts; /* admission verdicts, no inventory */
@@ -46,11 +55,11 @@ struct engine {
     enum config_action *act;    /* per rule: the webhook's action */
     struct target target;
     struct cel_env cel_env;     /* target_cel_env(), once per engine */
-    /* per kind bit (0-15, then K_OTHER): the indices of the rules with a
+    /* per kind bit (0-15, then K_OTHER, then ANY_SLOT): the rules with a
      * check for that kind that are not off, in rule order (check_object's
      * loop) */
-    size_t *by_kind[KIND_SLOTS];
-    size_t nby_kind[KIND_SLOTS];
+    struct slot_rule *by_kind[KIND_SLOTS + 1];
+    size_t nby_kind[KIND_SLOTS + 1];
     size_t suppression_rule;    /* suppression-invalid's index */
 };
 
@@ -212,8 +221,8 @@ static int engine_resolve(struct engine *e, const struct config *cfg,
     return rc;
 }
 
-/* The by_kind slot of a kind: its bit's number, K_OTHER the last; -1 for
- * anything else (no bit, several bits). */
+/* The by_kind slot of a kind: its bit's number, K_OTHER after them;
+ * ANY_SLOT for anything else (no bit, several bits). */
 static int kind_slot(unsigned kind)
 {
     int b;
@@ -223,7 +232,7 @@ static int kind_slot(unsigned kind)
     for (b = 0; b < KIND_SLOTS - 1; b++)
         if (kind == 1u << b)
             return b;
-    return -1;
+    return ANY_SLOT;
 }
 
 /* Fills e->by_kind: check_object then visits the few rules of an object's
@@ -233,14 +242,24 @@ static void index_rules(struct engine *e)
     size_t k;
     int b;
 
-    for (b = 0; b < KIND_SLOTS; b++) {
-        unsigned bit = b == KIND_SLOTS - 1 ? K_OTHER : 1u << b;
+    for (b = 0; b <= ANY_SLOT; b++) {
+        unsigned bit = b == ANY_SLOT ? ~0u
+                       : b == KIND_SLOTS - 1 ? K_OTHER : 1u << b;
         e->by_kind[b] = xcalloc(e->rules->n ? e->rules->n : 1,
                                 sizeof(*e->by_kind[b]));
-        for (k = 0; k < e->rules->n; k++)
-            if (e->rules->v[k].check && (e->rules->v[k].kinds & bit)
-                && e->sev[k] != SEV_OFF)
-                e->by_kind[b][e->nby_kind[b]++] = k;
+        for (k = 0; k < e->rules->n; k++) {
+            const struct rule *rule = &e->rules->v[k];
+            struct slot_rule *sr;
+            if (!rule->check || !(rule->kinds & bit)
+                || e->sev[k] == SEV_OFF)
+                continue;
+            sr = &e->by_kind[b][e->nby_kind[b]++];
+            sr->check = rule->check;
+            sr->rule = rule;
+            sr->kinds = rule->kinds;
+            sr->sev = e->sev[k];
+            sr->live = (rule->flags & RULE_LIVE) != 0;
+        }
     }
     e->suppression_rule =
         rule_index(e, ruleset_find(e->rules, "suppression-invalid"));
@@ -305,7 +324,7 @@ void engine_free(struct engine *e)
     if (!e)
         return;
     verdict_cache_free(e->verdicts);
-    for (b = 0; b < KIND_SLOTS; b++)
+    for (b = 0; b <= ANY_SLOT; b++)
         free(e->by_kind[b]);
     free(e->sev);
     free(e->act);
@@ -1302,31 +1321,25 @@ static void check_suppressions(struct run *r, const struct object *o)
 
 static void check_object(struct run *r, const struct object *o)
 {
+    const struct slot_rule *v = r->e->by_kind[kind_slot(o->kind)];
+    size_t i, n = r->e->nby_kind[kind_slot(o->kind)];
     struct check_ctx cx;
-    int slot = kind_slot(o->kind);
-    size_t i, n = slot >= 0 ? r->e->nby_kind[slot] : r->e->rules->n;
 
     cx.run = r;
     cx.obj = o;
     cx.hint = NULL;
     for (i = 0; i < n; i++) {
-        size_t k = slot >= 0 ? r->e->by_kind[slot][i] : i;
-        const struct rule *rule = &r->e->rules->v[k];
-        int live = (rule->flags & RULE_LIVE) != 0;
-        if (!rule->check || !(rule->kinds & o->kind))
+        if (!(v[i].kinds & o->kind)     /* ANY_SLOT's */
+            || (v[i].live ? !r->e->cfg->audit.on : o->derived))
             continue;
-        if (live ? !r->e->cfg->audit.on : o->derived)
-            continue;
-        cx.rule = rule;
-        cx.sev = r->e->sev[k];
-        if (cx.sev == SEV_OFF)
-            continue;
+        cx.rule = v[i].rule;
+        cx.sev = v[i].sev;
         /* no budget, no expiry (cx_expired) */
         if (r->budget && cx_expired(&cx))
             return;
         cx.hint = NULL;
         cx.from_input = 0;
-        rule->check(&cx, o);
+        v[i].check(&cx, o);
     }
     /* other kinds have no suppressions; a derived object's owner's
      * annotations were checked */

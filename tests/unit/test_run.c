@@ -466,15 +466,23 @@ static void test_memo(const struct config *cfg)
 }
 
 /* check_object visits the rules of an object's kind that are on, each
- * once, and reports suppression-invalid under its own id: a rule that is
- * off is never called (engine.c's index leaves it out). */
-static int on_calls, off_calls;
+ * once, at the config's severity, and reports suppression-invalid under
+ * its own id: a rule that is off, or live outside an audit, is never
+ * called (engine.c's index and loop leave it out). */
+static int on_calls, off_calls, live_calls;
 
 static void on_rule(struct check_ctx *cx, const struct object *o)
 {
-    (void)cx;
     (void)o;
     on_calls++;
+    report(cx, NULL, "on");
+}
+
+static void live_rule(struct check_ctx *cx, const struct object *o)
+{
+    (void)cx;
+    (void)o;
+    live_calls++;
 }
 
 static void off_rule(struct check_ctx *cx, const struct object *o)
@@ -487,31 +495,38 @@ static void off_rule(struct check_ctx *cx, const struct object *o)
 static void test_rules_visited(const struct config *cfg)
 {
     static const struct rule extra[] = {
+        {"aaa-live-test", CAT_INPUT, SEV_WARN, RULE_LIVE, K_OTHER | K_POD,
+         live_rule, 0, "live", NULL, NULL, NULL, NULL},
         {"aaa-off-test", CAT_INPUT, SEV_OFF, 0, K_OTHER | K_POD, off_rule,
          0, "off", NULL, NULL, NULL, NULL},
         {"aaa-on-test", CAT_INPUT, SEV_WARN, 0, K_OTHER | K_POD, on_rule,
          0, "on", NULL, NULL, NULL, NULL},
     };
+    const size_t nx = sizeof(extra) / sizeof(extra[0]);
+    struct config_sev raise = {"aaa-on-test", SEV_ERROR, 0, NULL};
+    struct config c = *cfg;     /* the caller's, aaa-on-test an error */
     static const char doc[] = "---\napiVersion: v1\nkind: ConfigMap\n"
         "metadata: {name: c}\n---\napiVersion: v1\nkind: Pod\n"
         "metadata:\n  name: p\n  annotations:\n"
         "    ignore.claimcheck.dev/no-such-rule: why\n";
-    struct rule *v = calloc(rules_builtin.n + 2, sizeof(*v));
+    struct rule *v = calloc(rules_builtin.n + nx, sizeof(*v));
     struct ruleset rs;
     struct err err;
     struct engine *e;
     struct arena a;
     struct diag_list l;
     struct run *r;
-    size_t i, sup = 0;
+    size_t i, sup = 0, on_errors = 0;
 
     if (!v)
         return;
     memcpy(v, extra, sizeof(extra));    /* "aaa-" sorts first */
-    memcpy(v + 2, rules_builtin.v, rules_builtin.n * sizeof(*v));
+    memcpy(v + nx, rules_builtin.v, rules_builtin.n * sizeof(*v));
     rs.v = v;
-    rs.n = rules_builtin.n + 2;
-    e = engine_new(cfg, &rs, &err);
+    rs.n = rules_builtin.n + nx;
+    c.sevs = &raise;
+    c.nsevs = 1;
+    e = engine_new(&c, &rs, &err);
     CHECK(e != NULL);
     if (!e) {
         free(v);
@@ -522,15 +537,18 @@ static void test_rules_visited(const struct config *cfg)
     r = run_new(e, NULL, &a, &l);
     run_add_text(r, "s.yaml", doc, sizeof(doc) - 1);
     run_check(r);
-    for (i = 0; i < l.n; i++)
+    for (i = 0; i < l.n; i++) {
         sup += !strcmp(l.v[i].rule->id, "suppression-invalid")
                && !strcmp(l.v[i].name, "p");
+        on_errors += !strcmp(l.v[i].rule->id, "aaa-on-test")
+                     && l.v[i].sev == SEV_ERROR;
+    }
     run_free(r);
     arena_release(&a);
     engine_free(e);
     free(v);
-    CHECK(on_calls == 2);
-    CHECK(off_calls == 0);
+    CHECK(on_calls == 2 && on_errors == 2);
+    CHECK(off_calls == 0 && live_calls == 0);
     CHECK_MSG(sup == 1, "%zu suppression-invalid findings on the pod", sup);
 }
 
