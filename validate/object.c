@@ -14,10 +14,15 @@
 
 int object_is_list(const struct tnode *root)
 {
-    const char *k = tree_str(tree_get(root, "kind"));
+    const char *k;
     size_t l;
 
-    if (!k || !tree_is_seq(tree_get(root, "items")))
+    /* items first: a document without them is no List, whatever its
+     * kind (issue 17: every document is asked) */
+    if (!tree_is_seq(tree_get(root, "items")))
+        return 0;
+    k = tree_str(tree_get(root, "kind"));
+    if (!k)
         return 0;
     l = strlen(k);
     return l >= 4 && strcmp(k + l - 4, "List") == 0;

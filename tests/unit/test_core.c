@@ -1087,6 +1087,14 @@ static void test_object_model(void)
     CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_BAD);
     d = load(&a, "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Node}]\n");
     CHECK(object_is_list(d.v[0].root));
+    /* both a kind ending in List and a sequence of items */
+    d = load(&a, "items: []\nkind: ConfigMapList\n---\nkind: List\n"
+                 "items: {a: 1}\n---\nkind: Pod\nitems: []\n---\n"
+                 "kind: 1\nitems: []\n---\nkind: List\n");
+    CHECK(d.n == 5 && object_is_list(d.v[0].root));
+    CHECK(d.n == 5 && !object_is_list(d.v[1].root)
+          && !object_is_list(d.v[2].root) && !object_is_list(d.v[3].root)
+          && !object_is_list(d.v[4].root));
     arena_release(&a);
 }
 
