@@ -300,7 +300,10 @@ static void walk_struct(struct walk *w, const struct tnode *m, unsigned type)
                && (*f->wrap ? (*f->wrap == 'L') != (kid->kind == T_SEQ)
                             : (f->leaf == KL_STRUCT) != (kid->kind == T_MAP)))
             f++;
-        walk_value(w, kid, f->wrap, f->leaf, f->type);
+        /* a string where a string is wanted: check_leaf has nothing to say
+         * of most leaves (issue 17) */
+        if (*f->wrap || f->leaf != KL_STRING || kid->kind != T_STR)
+            walk_value(w, kid, f->wrap, f->leaf, f->type);
         w->depth--;
     }
     w->strct = saved;

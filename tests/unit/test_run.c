@@ -663,6 +663,39 @@ static void test_metadata_members(const struct engine *e)
     buf_release(&paths);
 }
 
+/* The field walk (rules/fields.c) judges every leaf against its type, a
+ * string in a string field passed over without a call: a number for a
+ * string, a string for an int32, a bool or a list of strings, a number in
+ * a list of strings are reported, strings where strings belong are not. */
+static void test_leaf_types(const struct engine *e)
+{
+    static const char doc[] = "apiVersion: apps/v1\nkind: Deployment\n"
+        "metadata:\n  name: 5\n  labels: {a: b}\nspec:\n"
+        "  replicas: \"x\"\n  paused: \"no\"\n  minReadySeconds: 1\n"
+        "  strategy: {type: Recreate}\n  selector: {matchLabels: {a: b}}\n"
+        "  template:\n    metadata: {labels: {a: b}}\n    spec:\n"
+        "      containers: [{name: c, image: x, args: [1, \"s\"],\n"
+        "                    command: s}]\n";
+    struct arena a;
+    struct diag_list l;
+    struct buf paths;
+    struct run *r;
+
+    buf_init(&paths, 1 << 12);
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    diag_list_init(&l, &a);
+    r = run_new(e, NULL, &a, &l);
+    run_add_text(r, "s.yaml", doc, sizeof(doc) - 1);
+    run_check(r);
+    CHECK_STR(paths_of(&paths, &l, "input-object"),
+              "metadata.name@4,spec.replicas@7,spec.paused@8,"
+              "spec.template.spec.containers[0].args[0]@15,"
+              "spec.template.spec.containers[0].command@16");
+    run_free(r);
+    arena_release(&a);
+    buf_release(&paths);
+}
+
 /* The identities of checked pods outlive their documents: each one's
  * apiVersion, kind and namespace read as written, whether or not the one
  * before had the same (they are shared when it had). */
@@ -731,6 +764,7 @@ int main(void)
     test_checked_identities(e);
     test_kind_memo(e);
     test_metadata_members(e);
+    test_leaf_types(e);
     engine_free(e);
     config_release(&cfg);
     return CHECK_DONE();
