@@ -407,12 +407,14 @@ static struct faults *walk_object(struct check_ctx *cx, struct fields_memo *m,
     m->faults.n = 0;
     if (!k)
         return &m->faults;
-    memset(&w, 0, sizeof(w));
+    /* w.path is written at each depth before it is read (go_path) */
     w.cx = cx;
     w.o = o;
     w.types = types;
     w.faults = &m->faults;
     w.raw_json = o->file == NULL;   /* from an AdmissionReview */
+    w.depth = 0;
+    w.strct = NULL;
     walk_struct(&w, o->root, k->type);
     return &m->faults;
 }

@@ -691,6 +691,11 @@ static void test_leaf_types(const struct engine *e)
               "metadata.name@4,spec.replicas@7,spec.paused@8,"
               "spec.template.spec.containers[0].args[0]@15,"
               "spec.template.spec.containers[0].command@16");
+    /* Go's path of the field, from the root (the walk's own) */
+    CHECK(l.n >= 2);
+    if (l.n >= 2)
+        CHECK_STR(l.v[1].msg, "cannot unmarshal string into Go struct field "
+                  "DeploymentSpec.spec.replicas of type int32");
     run_free(r);
     arena_release(&a);
     buf_release(&paths);
