@@ -344,7 +344,8 @@ static void walk_value(struct walk *w, const struct tnode *n,
 
 static struct fields_memo *fields_memo(struct check_ctx *cx)
 {
-    struct fields_memo **slot = (struct fields_memo **)cx_memo(cx, "fields");
+    struct fields_memo **slot =
+        (struct fields_memo **)cx_memo_fixed(cx, "fields");
 
     if (!*slot)
         *slot = arena_alloc(cx_arena(cx), sizeof(**slot));

@@ -395,7 +395,7 @@ static void find_fields(struct check_ctx *cx, const struct object *o,
 
 static struct found *found_memo(struct check_ctx *cx)
 {
-    struct found **slot = (struct found **)cx_memo(cx, "gates.found");
+    struct found **slot = (struct found **)cx_memo_fixed(cx, "gates.found");
 
     if (!*slot) {
         *slot = arena_alloc(cx_arena(cx), sizeof(**slot));

@@ -109,7 +109,7 @@ static const struct devmodel *with_devices(const struct devmodel *m)
 
 struct sat *sat_get(struct check_ctx *cx)
 {
-    void **slot = cx_memo(cx, "satisfiability");
+    void **slot = cx_memo_fixed(cx, "satisfiability");
     struct sat *s = *slot;
     struct collect c;
     size_t i;
@@ -851,7 +851,7 @@ void check_claim_scarce(struct check_ctx *cx, const struct object *o)
 /* The devices live claims hold, laid onto the run's model once. */
 static const struct allocated *held_get(struct check_ctx *cx, struct sat *s)
 {
-    void **slot = cx_memo(cx, "allocated");
+    void **slot = cx_memo_fixed(cx, "allocated");
     struct allocated *al = *slot;
     struct collect c;
 

@@ -390,7 +390,8 @@ static void test_split(void)
 
 /* cx_memo() finds its recent keys by address, then text: a key written
  * into one buffer with other texts gets each text's own slot, a fixed key
- * its one slot, also after more keys than it keeps recent. */
+ * its one slot, also after more keys than it keeps recent; so does
+ * cx_memo_fixed() by a constant's address alone. */
 static int memo_checks, memo_bad;
 
 static void memo_rule(struct check_ctx *cx, const struct object *o)
@@ -426,6 +427,14 @@ static void memo_rule(struct check_ctx *cx, const struct object *o)
     memo_bad += cx_memo(cx, buf) != b || *b != two;
     memo_bad += cx_memo(cx, "buf.one") != a;       /* another address */
     memo_bad += cx_memo(cx, fixed[0]) == a;
+    /* cx_memo_fixed(): the same slots by a constant's address, recent
+     * (fixed[11]) or not (fixed[0], pushed out), or by its text first */
+    memo_bad += cx_memo_fixed(cx, fixed[11]) != f[11];
+    memo_bad += cx_memo_fixed(cx, fixed[0]) != f[0];
+    memo_bad += cx_memo_fixed(cx, fixed[0]) != f[0];
+    memo_bad += cx_memo_fixed(cx, fixed[5]) != f[5];
+    memo_bad += cx_memo_fixed(cx, "buf.two") != b;
+    memo_bad += cx_memo_fixed(cx, "buf.two") != b;
 }
 
 /* The built-in rules and memo_rule (rows sorted by id) */
