@@ -34,20 +34,24 @@ int name_is_dns_label(const char *s)
     return label_n(s, strlen(s));
 }
 
+/* Labels of label_chars() joined by dots, in one pass: every byte
+ * [a-z0-9.-], the first and last [a-z0-9], a dot between two of them
+ * (issue 17: every object's name) */
 static int subdomain_n(const char *s, size_t n)
 {
-    size_t start = 0, i;
+    size_t i;
 
     /* the labels of a subdomain have no length limit of their own in
      * apimachinery's regex: only the whole is limited */
     if (n == 0 || n > NAME_SUBDOMAIN_MAX)
         return 0;
-    for (i = 0; i <= n; i++) {
-        if (i == n || s[i] == '.') {
-            if (!label_chars(s + start, i - start))
-                return 0;
-            start = i + 1;
-        }
+    for (i = 0; i < n; i++) {
+        if (alnum_lower(s[i]))
+            continue;
+        if ((s[i] != '-' && s[i] != '.') || i == 0 || i == n - 1)
+            return 0;
+        if (s[i] == '.' && (!alnum_lower(s[i - 1]) || !alnum_lower(s[i + 1])))
+            return 0;
     }
     return 1;
 }

@@ -914,6 +914,14 @@ static void test_names(void)
     CHECK(!name_is_dns_subdomain("gpu..com"));
     CHECK(!name_is_dns_subdomain("gpu.-a.com"));
     CHECK(!name_is_dns_subdomain("gpu.com."));
+    CHECK(name_is_dns_subdomain("a") && name_is_dns_subdomain("0.a-b.c")
+          && name_is_dns_subdomain("a--b.9"));
+    CHECK(!name_is_dns_subdomain("") && !name_is_dns_subdomain(".a")
+          && !name_is_dns_subdomain("-a") && !name_is_dns_subdomain("a-")
+          && !name_is_dns_subdomain("a-.b") && !name_is_dns_subdomain("a.")
+          && !name_is_dns_subdomain("a_b") && !name_is_dns_subdomain("aB")
+          && !name_is_dns_subdomain("a b") && !name_is_dns_subdomain("-")
+          && !name_is_dns_subdomain("."));
     {
         /* IsDNS1123Subdomain limits the whole name to 253, not its parts
          * to 63 (IsDNS1123Label's limit): a 64-character part is valid */
