@@ -343,7 +343,8 @@ static void members(const struct tnode *m, const char *const *want,
 {
     size_t i, k;
 
-    memset(got, 0, n * sizeof(*got));
+    for (k = 0; k < n; k++)
+        got[k] = NULL;
     if (!tree_is_map(m))
         return;
     for (i = 0; i < m->n; i++) {
@@ -363,7 +364,8 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
 {
     static const char *const top_keys[] = {"apiVersion", "kind", "metadata",
                                            "spec"};
-    static const char *const meta_keys[] = {"namespace", "name",
+    /* name first: most objects have one, few a namespace */
+    static const char *const meta_keys[] = {"name", "namespace",
                                             "generateName"};
     const struct tnode *top[4], *meta[3];
     const struct tnode *av, *kd, *md;
@@ -428,10 +430,10 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
         o->version = av->str;
     }
     members(md, meta_keys, meta, 3);
-    o->ns = tree_str(meta[0]);
+    o->ns = tree_str(meta[1]);
     if (!o->ns)
         o->ns = "";
-    o->name = tree_str(meta[1]);
+    o->name = tree_str(meta[0]);
     if (!o->name)
         o->name = tree_str(meta[2]);
     if (!o->name)
