@@ -268,6 +268,18 @@ static size_t add_containers(struct arena *a, struct podspec *p,
     return k;
 }
 
+/* The podspec of an absent or empty spec: nothing to read (a pod without
+ * spec, issue 17) */
+static struct podspec *no_podspec(struct arena *a, const struct tnode *spec,
+                                  const struct tnode *meta)
+{
+    struct podspec *p = arena_alloc(a, sizeof(*p));
+
+    p->spec = spec;
+    p->meta = meta;
+    return p;
+}
+
 static struct podspec *read_podspec(struct arena *a, const struct tnode *spec,
                                     const struct tnode *meta, int is_pod)
 {
@@ -459,9 +471,12 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
                                 d->pod_path, tree_kind_desc(ps));
             return OBJ_BAD;
         }
-        o->pod = read_podspec(a, ps, d->meta_path
-                              ? tree_at(root, d->meta_path) : NULL,
-                              d->bit == K_POD);
+        o->pod = ps && ps->kind == T_MAP && ps->n
+                 ? read_podspec(a, ps, d->meta_path
+                                ? tree_at(root, d->meta_path) : NULL,
+                                d->bit == K_POD)
+                 : no_podspec(a, ps, d->meta_path
+                              ? tree_at(root, d->meta_path) : NULL);
     }
     o->replicas = 1;
     if (d->bit == K_DAEMONSET) {

@@ -1086,6 +1086,14 @@ static void test_object_model(void)
     CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_OK);
     CHECK(o.kind == K_POD && !o.spec && *o.ns == '\0');
     CHECK_STR(o.name, "p");
+    CHECK(o.pod && !o.pod->spec && !o.pod->meta && !o.pod->nctrs);
+    /* an empty pod spec is read as none, its template's metadata kept */
+    d = load(&a, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n"
+                 "spec: {template: {metadata: {labels: {a: b}}, spec: {}}}\n");
+    CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_OK);
+    CHECK(o.pod && o.pod->spec && o.pod->spec->kind == T_MAP
+          && tree_get(o.pod->meta, "labels") && !o.pod->nctrs
+          && !o.pod->claims_node);
 
     d = load(&a, "apiVersion: example.com/v1\nkind: Pod\nmetadata: {name: x}\n");
     CHECK(object_read(&a, d.v[0].root, "f", 0, &o, &bad, &why) == OBJ_OTHER);
