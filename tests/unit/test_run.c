@@ -710,6 +710,39 @@ static void test_leaf_types(const struct engine *e)
     buf_release(&paths);
 }
 
+/* The field walk remembers the field each of a type's first members had
+ * (rules/fields.c): members in another order, an unknown one where a known
+ * one was, a near miss of the one there before are all read anew. */
+static void test_field_order(const struct engine *e)
+{
+    static const char doc[] = "---\napiVersion: v1\nkind: Pod\n"
+        "metadata: {name: p1, labels: {a: b}}\n"
+        "spec: {containers: [{name: c, image: x}]}\n"
+        "---\napiVersion: v1\nbogus: 1\nkind: Pod\nmetadata: {name: p2}\n"
+        "---\nkind: Pod\napiVersion: v1\n"
+        "metadata: {labels: {a: b}, name: p3}\n"
+        "spec: {containers: [{image: x, name: c}]}\n"
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p4, nme: x}\n"
+        "spec: {containers: [{name: c, image: x, imag: y}]}\n";
+    struct arena a;
+    struct diag_list l;
+    struct buf paths;
+    struct run *r;
+
+    buf_init(&paths, 1 << 12);
+    arena_init(&a, ARENA_CHUNK_BYTES);
+    diag_list_init(&l, &a);
+    r = run_new(e, NULL, &a, &l);
+    run_add_text(r, "s.yaml", doc, sizeof(doc) - 1);
+    run_check(r);
+    CHECK_STR(paths_of(&paths, &l, "unknown-field"),
+              "bogus@8,metadata.nme@19,spec.containers[0].imag@20");
+    CHECK_STR(paths_of(&paths, &l, "input-object"), "");
+    run_free(r);
+    arena_release(&a);
+    buf_release(&paths);
+}
+
 /* The identities of checked pods outlive their documents: each one's
  * apiVersion, kind and namespace read as written, whether or not the one
  * before had the same (they are shared when it had). */
@@ -779,6 +812,7 @@ int main(void)
     test_kind_memo(e);
     test_metadata_members(e);
     test_leaf_types(e);
+    test_field_order(e);
     engine_free(e);
     config_release(&cfg);
     return CHECK_DONE();
