@@ -85,8 +85,12 @@ const char *kind_bit_name(unsigned bit)
 
 int kind_group_ok(const struct kind_info *k, const char *g)
 {
-    size_t gl = strlen(g);
+    size_t gl;
     const char *p = k->groups;
+
+    if (!*p)
+        return !*g;     /* the core group only (a Pod: issue 17) */
+    gl = strlen(g);
 
     for (;;) {
         const char *bar = strchr(p, '|');

@@ -1015,6 +1015,11 @@ static void test_kinds(void)
     }
     CHECK_MSG(seen == K_ALL, "bits without a row: 0x%x", K_ALL & ~seen);
     CHECK(kind_by_name("Pods", 4) == NULL && kind_by_name("Po", 2) == NULL);
+    CHECK(!kind_group_ok(kind_by_bit(K_POD), "apps")
+          && !kind_group_ok(kind_by_bit(K_NODE), "x")
+          && kind_group_ok(kind_by_bit(K_DEPLOYMENT), "extensions")
+          && !kind_group_ok(kind_by_bit(K_DEPLOYMENT), "")
+          && !kind_group_ok(kind_by_bit(K_DEPLOYMENT), "app"));
     /* a name is len bytes of a longer text, not a C string */
     CHECK(kind_by_name("PodX", 3) == kind_by_bit(K_POD)
           && kind_by_name("ResourceClaimTemplate", 13)
