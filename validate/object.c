@@ -376,10 +376,7 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
 {
     static const char *const top_keys[] = {"apiVersion", "kind", "metadata",
                                            "spec"};
-    /* name first: most objects have one, few a namespace */
-    static const char *const meta_keys[] = {"name", "namespace",
-                                            "generateName"};
-    const struct tnode *top[4], *meta[3];
+    const struct tnode *top[4];
     const struct tnode *av, *kd, *md;
     const char *slash;
     const struct kind_info *d;
@@ -441,13 +438,12 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
         o->group = "";
         o->version = av->str;
     }
-    members(md, meta_keys, meta, 3);
-    o->ns = tree_str(meta[1]);
+    o->ns = tree_str(tree_get(md, "namespace"));
     if (!o->ns)
         o->ns = "";
-    o->name = tree_str(meta[0]);
+    o->name = tree_str(tree_get(md, "name"));
     if (!o->name)
-        o->name = tree_str(meta[2]);
+        o->name = tree_str(tree_get(md, "generateName"));
     if (!o->name)
         o->name = "";
     d = kind_by_name(kd->str, strlen(kd->str));
