@@ -53,6 +53,23 @@ static char *stream(const char *doc, int n, size_t *len)
     return b.p;
 }
 
+/* A checked run of engine e over text ("s.yaml"): its arena a and
+ * findings l are set up here, run_free() and arena_release() are the
+ * caller's */
+static struct run *lint_text(const struct engine *e, struct arena *a,
+                             struct diag_list *l, const char *text,
+                             size_t len)
+{
+    struct run *r;
+
+    arena_init(a, ARENA_CHUNK_BYTES);
+    diag_list_init(l, a);
+    r = run_new(e, NULL, a, l);
+    run_add_text(r, "s.yaml", text, len);
+    run_check(r);
+    return r;
+}
+
 /* Bytes the run's arena obtained to lint n copies of doc; *nobj and
  * *ndiag get the objects seen and the findings. */
 static size_t run_bytes(const struct engine *e, const char *doc, int n,
@@ -64,11 +81,7 @@ static size_t run_bytes(const struct engine *e, const char *doc, int n,
     size_t len, total;
     char *text = stream(doc, n, &len);
 
-    arena_init(&a, ARENA_CHUNK_BYTES);
-    diag_list_init(&l, &a);
-    r = run_new(e, NULL, &a, &l);
-    run_add_text(r, "s.yaml", text, len);
-    run_check(r);
+    r = lint_text(e, &a, &l, text, len);
     *nobj = run_objects(r);
     *ndiag = l.n;
     run_free(r);
@@ -541,11 +554,7 @@ static void test_rules_visited(const struct config *cfg)
         free(v);
         return;
     }
-    arena_init(&a, ARENA_CHUNK_BYTES);
-    diag_list_init(&l, &a);
-    r = run_new(e, NULL, &a, &l);
-    run_add_text(r, "s.yaml", doc, sizeof(doc) - 1);
-    run_check(r);
+    r = lint_text(e, &a, &l, doc, sizeof(doc) - 1);
     for (i = 0; i < l.n; i++) {
         sup += !strcmp(l.v[i].rule->id, "suppression-invalid")
                && !strcmp(l.v[i].name, "p");
@@ -607,11 +616,7 @@ static void test_kind_memo(const struct engine *e)
         buf_addf(&b, "---\napiVersion: example.com/v%zu\nkind: Thing\n"
                  "metadata: {name: t%zu}\n", i, i);
     buf_addf(&b, "---\n%s---\n%s", docs[2], docs[4]);
-    arena_init(&a, ARENA_CHUNK_BYTES);
-    diag_list_init(&l, &a);
-    r = run_new(e, NULL, &a, &l);
-    run_add_text(r, "s.yaml", b.p, b.len);
-    run_check(r);
+    r = lint_text(e, &a, &l, b.p, b.len);
     CHECK_STR(names_of(&names, &l, "input-object"), "b,c,c");
     CHECK_STR(names_of(&names, &l, "unknown-field"), "e,e");
     run_free(r);
@@ -656,11 +661,7 @@ static void test_metadata_members(const struct engine *e)
     struct run *r;
 
     buf_init(&paths, 1 << 12);
-    arena_init(&a, ARENA_CHUNK_BYTES);
-    diag_list_init(&l, &a);
-    r = run_new(e, NULL, &a, &l);
-    run_add_text(r, "s.yaml", doc, sizeof(doc) - 1);
-    run_check(r);
+    r = lint_text(e, &a, &l, doc, sizeof(doc) - 1);
     CHECK_STR(paths_of(&paths, &l, "object-metadata"),
               "metadata.name@11,metadata.namespace@10,"
               "metadata.generation@9,metadata.labels@8,"
@@ -691,11 +692,7 @@ static void test_leaf_types(const struct engine *e)
     struct run *r;
 
     buf_init(&paths, 1 << 12);
-    arena_init(&a, ARENA_CHUNK_BYTES);
-    diag_list_init(&l, &a);
-    r = run_new(e, NULL, &a, &l);
-    run_add_text(r, "s.yaml", doc, sizeof(doc) - 1);
-    run_check(r);
+    r = lint_text(e, &a, &l, doc, sizeof(doc) - 1);
     CHECK_STR(paths_of(&paths, &l, "input-object"),
               "metadata.name@4,spec.replicas@7,spec.paused@8,"
               "spec.template.spec.containers[0].args[0]@15,"
@@ -730,11 +727,7 @@ static void test_field_order(const struct engine *e)
     struct run *r;
 
     buf_init(&paths, 1 << 12);
-    arena_init(&a, ARENA_CHUNK_BYTES);
-    diag_list_init(&l, &a);
-    r = run_new(e, NULL, &a, &l);
-    run_add_text(r, "s.yaml", doc, sizeof(doc) - 1);
-    run_check(r);
+    r = lint_text(e, &a, &l, doc, sizeof(doc) - 1);
     CHECK_STR(paths_of(&paths, &l, "unknown-field"),
               "bogus@8,metadata.nme@19,spec.containers[0].imag@20");
     CHECK_STR(paths_of(&paths, &l, "input-object"), "");
@@ -774,11 +767,7 @@ static void test_checked_identities(const struct engine *e)
         else
             buf_adds(&b, "spec:\n  containers: [{name: c, image: x}]\n");
     }
-    arena_init(&a, ARENA_CHUNK_BYTES);
-    diag_list_init(&l, &a);
-    r = run_new(e, NULL, &a, &l);
-    run_add_text(r, "s.yaml", b.p, b.len);
-    run_check(r);
+    r = lint_text(e, &a, &l, b.p, b.len);
     objs = run_checked(r, &got);
     CHECK(got == n);
     for (i = 0; i < got && i < n; i++)

@@ -87,29 +87,6 @@ static int agree_text(const char *text, size_t len, const char *what)
     return ok;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *p;
-    long n;
-
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = malloc((size_t)n + 1);
-    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(p);
-        return NULL;
-    }
-    p[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 /* every YAML file under dir */
 static void test_files(const char *dir)
 {
@@ -128,7 +105,7 @@ static void test_files(const char *dir)
         size_t len;
         char *text;
         path[strcspn(path, "\n")] = '\0';
-        text = slurp(path, &len);
+        text = check_read_file(path, &len);
         if (!text)
             continue;
         files++;
