@@ -570,20 +570,30 @@ static void test_rules_visited(const struct config *cfg)
     CHECK_MSG(sup == 1, "%zu suppression-invalid findings on the pod", sup);
 }
 
-/* The names of the objects l's findings of rule id are on, in order */
-static const char *names_of(struct buf *b, const struct diag_list *l,
-                            const char *id)
+/* l's findings of rule id, in order, in b: the names of their objects,
+ * or (paths) their paths and lines */
+static const char *findings_of(struct buf *b, const struct diag_list *l,
+                               const char *id, int paths)
 {
     size_t i;
 
     b->len = 0;
     if (b->cap)
         b->p[0] = '\0';
-    for (i = 0; i < l->n; i++)
-        if (!strcmp(l->v[i].rule->id, id))
+    for (i = 0; i < l->n; i++) {
+        if (strcmp(l->v[i].rule->id, id))
+            continue;
+        if (paths)
+            buf_addf(b, "%s%s@%u", b->len ? "," : "", l->v[i].path,
+                     l->v[i].line);
+        else
             buf_addf(b, "%s%s", b->len ? "," : "", l->v[i].name);
+    }
     return b->p;
 }
+
+#define names_of(b, l, id) findings_of(b, l, id, 0)
+#define paths_of(b, l, id) findings_of(b, l, id, 1)
 
 /* rules/fields.c remembers what the tables say of the (apiVersion, kind)
  * pairs it saw last: a pair is told from one of the same kind in another
@@ -625,20 +635,35 @@ static void test_kind_memo(const struct engine *e)
     buf_release(&b);
 }
 
-/* The paths and lines of l's findings of rule id, in order */
-static const char *paths_of(struct buf *b, const struct diag_list *l,
-                            const char *id)
+struct paths_want {
+    const char *id;             /* a rule */
+    const char *paths;          /* paths_of() its findings */
+};
+
+/* Lints doc: the findings of each rule of want[0..n) where it says and,
+ * when msg is given, finding msg_at's message msg */
+static void check_paths(const struct engine *e, const char *doc, size_t len,
+                        const struct paths_want *want, size_t n,
+                        size_t msg_at, const char *msg)
 {
+    struct arena a;
+    struct diag_list l;
+    struct buf paths;
+    struct run *r;
     size_t i;
 
-    b->len = 0;
-    if (b->cap)
-        b->p[0] = '\0';
-    for (i = 0; i < l->n; i++)
-        if (!strcmp(l->v[i].rule->id, id))
-            buf_addf(b, "%s%s@%u", b->len ? "," : "", l->v[i].path,
-                     l->v[i].line);
-    return b->p;
+    buf_init(&paths, 1 << 12);
+    r = lint_text(e, &a, &l, doc, len);
+    for (i = 0; i < n; i++)
+        CHECK_STR(paths_of(&paths, &l, want[i].id), want[i].paths);
+    if (msg) {
+        CHECK(l.n > msg_at);
+        if (l.n > msg_at)
+            CHECK_STR(l.v[msg_at].msg, msg);
+    }
+    run_free(r);
+    arena_release(&a);
+    buf_release(&paths);
 }
 
 /* object-metadata reads every member of metadata in one pass
@@ -655,22 +680,15 @@ static void test_metadata_members(const struct engine *e)
         "  namespace: Bad_NS\n"
         "  name: Bad_Name\n"
         "---\napiVersion: v1\nkind: Pod\nmetadata: {generateName: Bad_}\n";
-    struct arena a;
-    struct diag_list l;
-    struct buf paths;
-    struct run *r;
+    static const struct paths_want want[] = {
+        {"object-metadata", "metadata.name@11,metadata.namespace@10,"
+         "metadata.generation@9,metadata.labels@8,"
+         "metadata.annotations@7,metadata.ownerReferences.apiVersion@6,"
+         "metadata.finalizers@5,metadata.managedFields[0].operation@4,"
+         "metadata.generateName@15"},
+    };
 
-    buf_init(&paths, 1 << 12);
-    r = lint_text(e, &a, &l, doc, sizeof(doc) - 1);
-    CHECK_STR(paths_of(&paths, &l, "object-metadata"),
-              "metadata.name@11,metadata.namespace@10,"
-              "metadata.generation@9,metadata.labels@8,"
-              "metadata.annotations@7,metadata.ownerReferences.apiVersion@6,"
-              "metadata.finalizers@5,metadata.managedFields[0].operation@4,"
-              "metadata.generateName@15");
-    run_free(r);
-    arena_release(&a);
-    buf_release(&paths);
+    check_paths(e, doc, sizeof(doc) - 1, want, 1, 0, NULL);
 }
 
 /* The field walk (rules/fields.c) judges every leaf against its type, a
@@ -686,25 +704,16 @@ static void test_leaf_types(const struct engine *e)
         "  template:\n    metadata: {labels: {a: b}}\n    spec:\n"
         "      containers: [{name: c, image: x, args: [1, \"s\"],\n"
         "                    command: s}]\n";
-    struct arena a;
-    struct diag_list l;
-    struct buf paths;
-    struct run *r;
+    static const struct paths_want want[] = {
+        {"input-object", "metadata.name@4,spec.replicas@7,spec.paused@8,"
+         "spec.template.spec.containers[0].args[0]@15,"
+         "spec.template.spec.containers[0].command@16"},
+    };
 
-    buf_init(&paths, 1 << 12);
-    r = lint_text(e, &a, &l, doc, sizeof(doc) - 1);
-    CHECK_STR(paths_of(&paths, &l, "input-object"),
-              "metadata.name@4,spec.replicas@7,spec.paused@8,"
-              "spec.template.spec.containers[0].args[0]@15,"
-              "spec.template.spec.containers[0].command@16");
-    /* Go's path of the field, from the root (the walk's own) */
-    CHECK(l.n >= 2);
-    if (l.n >= 2)
-        CHECK_STR(l.v[1].msg, "cannot unmarshal string into Go struct field "
-                  "DeploymentSpec.spec.replicas of type int32");
-    run_free(r);
-    arena_release(&a);
-    buf_release(&paths);
+    /* finding 1: Go's path of the field, from the root (the walk's own) */
+    check_paths(e, doc, sizeof(doc) - 1, want, 1, 1, "cannot unmarshal "
+                "string into Go struct field DeploymentSpec.spec.replicas of "
+                "type int32");
 }
 
 /* The field walk remembers the field each of a type's first members had
@@ -721,19 +730,12 @@ static void test_field_order(const struct engine *e)
         "spec: {containers: [{image: x, name: c}]}\n"
         "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p4, nme: x}\n"
         "spec: {containers: [{name: c, image: x, imag: y}]}\n";
-    struct arena a;
-    struct diag_list l;
-    struct buf paths;
-    struct run *r;
+    static const struct paths_want want[] = {
+        {"unknown-field", "bogus@8,metadata.nme@19,spec.containers[0].imag@20"},
+        {"input-object", ""},
+    };
 
-    buf_init(&paths, 1 << 12);
-    r = lint_text(e, &a, &l, doc, sizeof(doc) - 1);
-    CHECK_STR(paths_of(&paths, &l, "unknown-field"),
-              "bogus@8,metadata.nme@19,spec.containers[0].imag@20");
-    CHECK_STR(paths_of(&paths, &l, "input-object"), "");
-    run_free(r);
-    arena_release(&a);
-    buf_release(&paths);
+    check_paths(e, doc, sizeof(doc) - 1, want, 2, 0, NULL);
 }
 
 /* The identities of checked pods outlive their documents: each one's

@@ -28,6 +28,31 @@
 
 static CHECK_INIT;
 
+/* The chunks of text[0..len), split as kubectl splits (in a) */
+static void split(struct arena *a, const char *text, size_t len,
+                  struct ychunks *c)
+{
+    struct ychunk in;
+
+    memset(&in, 0, sizeof(in));
+    in.text = text;
+    in.len = len;
+    load_yaml_split(a, &in, c);
+}
+
+/* 1 if r read `shared` chunks with its parsers, set up `parsers` times */
+static int counts_are(const struct yreader *r, size_t shared, size_t parsers)
+{
+    size_t s, p;
+
+    yreader_counts(r, &s, &p);
+    if (s == shared && p == parsers)
+        return 1;
+    printf("  shared %zu (not %zu), parsers %zu (not %zu)\n", s, shared, p,
+           parsers);
+    return 0;
+}
+
 /* Reads chunks v[order[0..n)] with reader r and alone: 1 if all agree
  * (the first difference is printed, named by what). */
 static int agree(struct yreader *r, const struct ychunks *c,
@@ -55,23 +80,38 @@ static int agree(struct yreader *r, const struct ychunks *c,
     return ok;
 }
 
+/* text's chunks (nchunks of them) read in order by a fresh reader agree
+ * with reading them alone, `shared` of them by its parsers, set up
+ * `parsers` times */
+static void check_reading(const char *text, size_t len, size_t nchunks,
+                          size_t shared, size_t parsers, const char *what)
+{
+    struct arena a;
+    struct ychunks c;
+    struct yreader *r = yreader_new();
+
+    arena_init(&a, 1 << 16);
+    split(&a, text, len, &c);
+    CHECK_MSG(c.n == nchunks, "%s: %zu chunks", what, c.n);
+    CHECK(agree(r, &c, NULL, c.n, what));
+    CHECK_MSG(counts_are(r, shared, parsers), "%s", what);
+    yreader_free(r);
+    arena_release(&a);
+}
+
 /* The text's chunks read in order by a fresh reader, then every other
  * one from the last back (another fresh reader): both agree with
  * reading alone. */
 static int agree_text(const char *text, size_t len, const char *what)
 {
     struct arena a;
-    struct ychunk in;
     struct ychunks c;
     struct yreader *r;
     size_t *order, i, n = 0;
     int ok;
 
     arena_init(&a, 1 << 16);
-    memset(&in, 0, sizeof(in));
-    in.text = text;
-    in.len = len;
-    load_yaml_split(&a, &in, &c);
+    split(&a, text, len, &c);
     r = yreader_new();
     ok = agree(r, &c, NULL, c.n, what);
     yreader_free(r);
@@ -206,25 +246,15 @@ static void test_sharing(void)
                        "d: 1\n...\n---\ne: {f: g}\n---\ni: [1,\n---\n"
                        "j: 2\n---\nk: 3\n";
     struct arena a;
-    struct ychunk in;
     struct ychunks c;
-    struct yreader *r = yreader_new();
-    size_t i, shared, parsers;
+    size_t i;
 
-    arena_init(&a, 1 << 16);
-    memset(&in, 0, sizeof(in));
-    in.text = text;
-    in.len = strlen(text);
-    load_yaml_split(&a, &in, &c);
-    CHECK(c.n == 8);
-    CHECK(agree(r, &c, NULL, c.n, "sharing"));
-    yreader_counts(r, &shared, &parsers);
     /* a, b, c by the first parser; d ends at its `...` in it and is read
      * alone; e by a second; i fails in it and is read alone; j, k by a
      * third */
-    CHECK_MSG(shared == 6 && parsers == 3, "shared %zu, parsers %zu",
-              shared, parsers);
-    yreader_free(r);
+    check_reading(text, strlen(text), 8, 6, 3, "sharing");
+    arena_init(&a, 1 << 16);
+    split(&a, text, strlen(text), &c);
     /* no reader: every chunk alone */
     for (i = 0; i < c.n; i++) {
         struct ydoc d1, d2;
@@ -240,24 +270,8 @@ static void test_sharing(void)
 static void test_bad_utf8(void)
 {
     const char *text = "a: 1\n---\nb: \xff\n---\nc: \xc3\xa9\n---\nd: 1\n";
-    struct arena a;
-    struct ychunk in;
-    struct ychunks c;
-    struct yreader *r = yreader_new();
-    size_t shared, parsers;
 
-    arena_init(&a, 1 << 16);
-    memset(&in, 0, sizeof(in));
-    in.text = text;
-    in.len = strlen(text);
-    load_yaml_split(&a, &in, &c);
-    CHECK(c.n == 4);
-    CHECK(agree(r, &c, NULL, c.n, "bad UTF-8"));
-    yreader_counts(r, &shared, &parsers);
-    CHECK_MSG(shared == 3 && parsers == 1, "shared %zu, parsers %zu",
-              shared, parsers);
-    yreader_free(r);
-    arena_release(&a);
+    check_reading(text, strlen(text), 4, 3, 1, "bad UTF-8");
 }
 
 /* a chunk read again alone leaves no nodes of the shared try behind: the
@@ -270,7 +284,6 @@ static void test_try_rolled_back(void)
     atomic_size_t m1 = 0, m2 = 0;
     struct ydoc d1, d2;
     struct yreader *r = yreader_new();
-    size_t shared, parsers;
     int i;
 
     buf_init(&text, 1 << 20);
@@ -287,8 +300,7 @@ static void test_try_rolled_back(void)
     load_yaml_chunk(&a1, NULL, &c, &d1);
     yreader_load(r, &a2, NULL, &c, &d2);
     CHECK(same_doc(&d1, &d2) && d1.root && d1.root->n == 4000);
-    yreader_counts(r, &shared, &parsers);
-    CHECK(shared == 0 && parsers == 1);
+    CHECK(counts_are(r, 0, 1));
     CHECK_MSG(m1 == m2, "alone %zu bytes, through the reader %zu",
               (size_t)m1, (size_t)m2);
     arena_release(&a1);
@@ -300,31 +312,14 @@ static void test_try_rolled_back(void)
 /* many documents, one parser: and the lines still count right far in */
 static void test_long_stream(void)
 {
-    size_t len = 0, i, n = 5000, shared, parsers;
+    size_t len = 0, i, n = 5000;
     char *text = malloc(n * 64);
-    struct yreader *r;
 
     for (i = 0; i < n; i++)
         len += (size_t)snprintf(text + len, 64, "kind: ConfigMap\nmetadata:\n"
                                "  name: c%zu\n---\n", i);
     CHECK(agree_text(text, len, "long stream"));
-    r = yreader_new();
-    {
-        struct arena a;
-        struct ychunk in;
-        struct ychunks c;
-        arena_init(&a, 1 << 16);
-        memset(&in, 0, sizeof(in));
-        in.text = text;
-        in.len = len;
-        load_yaml_split(&a, &in, &c);
-        CHECK(agree(r, &c, NULL, c.n, "long stream"));
-        arena_release(&a);
-    }
-    yreader_counts(r, &shared, &parsers);
-    CHECK_MSG(shared == n && parsers == 1, "shared %zu of %zu, parsers %zu",
-              shared, n, parsers);
-    yreader_free(r);
+    check_reading(text, len, n, n, 1, "long stream");
     free(text);
 }
 
