@@ -53,50 +53,14 @@ static const struct {
     { K_CRONJOB, "spec.jobTemplate.spec.template.metadata" },
 };
 
-/* The members of metadata ValidateObjectMeta reads */
-struct meta_members {
-    const struct tnode *name, *generate_name, *ns, *generation, *labels,
-        *annotations, *owner_refs, *finalizers, *managed_fields;
+/* The members of metadata ValidateObjectMeta reads, taken in one pass
+ * (tree_get_many(): most objects have a name and little else) */
+enum { M_NAME, M_GENERATE_NAME, M_NS, M_GENERATION, M_LABELS, M_ANNOTATIONS,
+       M_OWNER_REFS, M_FINALIZERS, M_MANAGED_FIELDS, M_COUNT };
+static const char *const meta_keys[M_COUNT] = {
+    "name", "generateName", "namespace", "generation", "labels",
+    "annotations", "ownerReferences", "finalizers", "managedFields",
 };
-
-/* *slot = n when n's key is want and no earlier member had it (what
- * tree_get() gives: the first) */
-static void take(const struct tnode **slot, const struct tnode *n,
-                 const char *want)
-{
-    if (!*slot && !strcmp(n->key, want))
-        *slot = n;
-}
-
-/* The members of metadata md in one pass over its keys, not a lookup
- * each: most objects have a name and little else (issue 17) */
-static void meta_members(const struct tnode *md, struct meta_members *mm)
-{
-    size_t i;
-
-    memset(mm, 0, sizeof(*mm));
-    if (!tree_is_map(md))
-        return;
-    for (i = 0; i < md->n; i++) {
-        const struct tnode *n = md->kids[i];
-        switch (n->key[0]) {
-        case 'n':
-            take(&mm->name, n, "name");
-            take(&mm->ns, n, "namespace");
-            break;
-        case 'g':
-            take(&mm->generate_name, n, "generateName");
-            take(&mm->generation, n, "generation");
-            break;
-        case 'l': take(&mm->labels, n, "labels"); break;
-        case 'a': take(&mm->annotations, n, "annotations"); break;
-        case 'o': take(&mm->owner_refs, n, "ownerReferences"); break;
-        case 'f': take(&mm->finalizers, n, "finalizers"); break;
-        case 'm': take(&mm->managed_fields, n, "managedFields"); break;
-        default: break;
-        }
-    }
-}
 
 static const struct meta_rule *rule_for(unsigned kind)
 {
@@ -131,11 +95,11 @@ static void bad_name(struct check_ctx *cx, const struct meta_rule *m,
 
 static void check_names(struct check_ctx *cx, const struct object *o,
                         const struct meta_rule *m,
-                        const struct meta_members *mm)
+                        const struct tnode *const *mm)
 {
     const struct tnode *md = o->metadata;
-    const struct tnode *nn = mm->name;
-    const struct tnode *gn = mm->generate_name;
+    const struct tnode *nn = mm[M_NAME];
+    const struct tnode *gn = mm[M_GENERATE_NAME];
     struct fpath mp = fp_child(NULL, "metadata");
     struct fpath np = fp_child(&mp, "name");
     struct fpath gp = fp_child(&mp, "generateName");
@@ -327,7 +291,7 @@ static void check_template_meta(struct check_ctx *cx, const struct tnode *m,
 void check_object_metadata(struct check_ctx *cx, const struct object *o)
 {
     const struct meta_rule *m = rule_for(o->kind);
-    struct meta_members mm;
+    const struct tnode *mm[M_COUNT];
     struct fpath mp = fp_child(NULL, "metadata");
     struct fpath nsp = fp_child(&mp, "namespace");
     struct fpath gp = fp_child(&mp, "generation");
@@ -339,19 +303,19 @@ void check_object_metadata(struct check_ctx *cx, const struct object *o)
 
     if (!m)
         return;
-    meta_members(o->metadata, &mm);
-    check_names(cx, o, m, &mm);
-    nss = av_str(cx, mm.ns, &nsp, "namespace");
+    tree_get_many(o->metadata, meta_keys, mm, M_COUNT);
+    check_names(cx, o, m, mm);
+    nss = av_str(cx, mm[M_NS], &nsp, "namespace");
     /* object_ns() is "" for a cluster-scoped kind (kinds.h) */
     if (nss && *nss && *object_ns(o))
-        av_dns_label(cx, mm.ns, &nsp, "namespace", nss);
-    if (tree_int(mm.generation, &gen) == 0 && gen < 0)
-        av_report(cx, mm.generation, &gp, "generation must not be negative");
-    av_labels(cx, mm.labels, &lp);
-    av_annotations(cx, mm.annotations, &ap);
-    check_owner_references(cx, mm.owner_refs);
-    check_finalizers(cx, mm.finalizers);
-    check_managed_fields(cx, mm.managed_fields);
+        av_dns_label(cx, mm[M_NS], &nsp, "namespace", nss);
+    if (tree_int(mm[M_GENERATION], &gen) == 0 && gen < 0)
+        av_report(cx, mm[M_GENERATION], &gp, "generation must not be negative");
+    av_labels(cx, mm[M_LABELS], &lp);
+    av_annotations(cx, mm[M_ANNOTATIONS], &ap);
+    check_owner_references(cx, mm[M_OWNER_REFS]);
+    check_finalizers(cx, mm[M_FINALIZERS]);
+    check_managed_fields(cx, mm[M_MANAGED_FIELDS]);
     if (o->kind == K_TEMPLATE && tree_get(o->spec, "metadata")) {
         struct fpath tp = fp_child(NULL, "spec.metadata");
         check_template_meta(cx, tree_get(o->spec, "metadata"), &tp, 1);

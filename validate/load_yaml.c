@@ -538,9 +538,10 @@ static void on_start(struct builder *b, const yaml_event_t *ev, enum tkind k,
 }
 
 /* Offset of the first byte that is not valid UTF-8, or (size_t)-1 and
- * *chars the characters of the text. libyaml detects it too, but reports
- * the position of its read buffer, not of the byte. */
-static size_t utf8_invalid_at(const char *data, size_t len, size_t *chars)
+ * *chars (unless NULL) the characters of the text. libyaml detects it
+ * too, but reports the position of its read buffer, not of the byte. */
+static size_t utf8_invalid_at(const char *data, size_t len,
+                              size_t *chars)
 {
     const unsigned char *s = (const unsigned char *)data;
     size_t i = 0, n, k, extra = 0;
@@ -586,7 +587,8 @@ static size_t utf8_invalid_at(const char *data, size_t len, size_t *chars)
         i += n;
         extra += n - 1;
     }
-    *chars = len - extra;
+    if (chars)
+        *chars = len - extra;
     return (size_t)-1;
 }
 
@@ -723,11 +725,10 @@ static void parse_chunk(struct arena *a, struct strmap *strs,
     struct frame st0[INLINE_FRAMES];
     struct tnode *kids0[INLINE_FRAMES][INLINE_KIDS];
     int done = 0;
-    size_t chars;
 
     doc->line = c->line_off + 1;
     doc->col = c->col_off + 1;
-    if (bad_utf8(a, c->text, c->len, c->line_off, c->col_off, doc, &chars))
+    if (bad_utf8(a, c->text, c->len, c->line_off, c->col_off, doc, NULL))
         return;
     if (!yaml_parser_initialize(&p)) {
         doc->error = "cannot initialise the YAML parser";

@@ -347,28 +347,6 @@ static const char *missing(struct arena *a, const struct tnode *root,
     return arena_printf(a, "'%s' is set but '%s' is missing", set, want);
 }
 
-/* got[k]: the first member of map m keyed want[k] (NULL: none; all NULL
- * when m is no map), in one pass over m: what n tree_get() calls give,
- * for the members every object is read for (issue 17) */
-static void members(const struct tnode *m, const char *const *want,
-                    const struct tnode **got, size_t n)
-{
-    size_t i, k;
-
-    for (k = 0; k < n; k++)
-        got[k] = NULL;
-    if (!tree_is_map(m))
-        return;
-    for (i = 0; i < m->n; i++) {
-        const char *key = m->kids[i]->key;
-        for (k = 0; k < n; k++)
-            if (!got[k] && want[k][0] == key[0] && !strcmp(want[k], key)) {
-                got[k] = m->kids[i];
-                break;
-            }
-    }
-}
-
 enum object_status object_read(struct arena *a, const struct tnode *root,
                                const char *file, unsigned doc_index,
                                struct object *o,
@@ -386,7 +364,7 @@ enum object_status object_read(struct arena *a, const struct tnode *root,
     *why = NULL;
     if (!tree_is_map(root))
         return OBJ_NOT_K8S;
-    members(root, top_keys, top, 4);
+    tree_get_many(root, top_keys, top, 4);
     av = top[0];
     kd = top[1];
     if (!av && !kd)

@@ -31,6 +31,25 @@ const struct tnode *tree_get(const struct tnode *n, const char *key)
     return NULL;
 }
 
+void tree_get_many(const struct tnode *m, const char *const *keys,
+                   const struct tnode **got, size_t n)
+{
+    size_t i, k;
+
+    for (k = 0; k < n; k++)
+        got[k] = NULL;
+    if (!m || m->kind != T_MAP)
+        return;
+    for (i = 0; i < m->n; i++) {
+        const char *key = m->kids[i]->key;
+        for (k = 0; k < n; k++)
+            if (keys[k][0] == key[0] && !strcmp(keys[k], key)) {
+                got[k] = m->kids[i];
+                break;
+            }
+    }
+}
+
 int tree_same(const struct tnode *a, const struct tnode *b,
               const char *const *ignore)
 {

@@ -57,6 +57,11 @@ struct tnode {                  /* 56 bytes: millions of them per big input */
 /* Map member lookup (exact, case-sensitive); NULL if n is not a map or the
  * key is absent. */
 const struct tnode *tree_get(const struct tnode *n, const char *key);
+/* got[k] = tree_get(m, keys[k]) for k < n (distinct keys), in one pass
+ * over m's members (a map's keys are unique: duplicates are collapsed as
+ * they are read) */
+void tree_get_many(const struct tnode *m, const char *const *keys,
+                   const struct tnode **got, size_t n);
 /* 1 when a and b hold the same value (maps compared by key, in any order;
  * scalars by kind and text), the top level's members named in ignore
  * (NULL-terminated, or NULL) left out. */

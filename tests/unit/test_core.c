@@ -1172,6 +1172,32 @@ static void test_registry(void)
 
 /* k8s_kind_rows(): exactly the rows of an apiVersion, each of them once
  * across all apiVersions; none for one the tables lack */
+/* tree_get_many() answers what tree_get() answers, key by key: the first
+ * member of a key, none for an absent one or a map's absence, whatever
+ * the order of keys and members */
+static void test_get_many(void)
+{
+    static const char *const texts[] = {
+        "b: 1\na: 2\nab: 3\nc: 4\n", "{}\n", "- a\n", "x\n",
+        "ab: 1\na: {b: 2}\n",
+    };
+    static const char *const keys[] = {"a", "ab", "b", "zz", "c", ""};
+    size_t t, k, bad = 0;
+
+    for (t = 0; t < sizeof(texts) / sizeof(texts[0]); t++) {
+        struct arena a;
+        struct ydocs d;
+        const struct tnode *got[6];
+        arena_init(&a, 1 << 14);
+        load_yaml(&a, texts[t], strlen(texts[t]), &d);
+        tree_get_many(d.n ? d.v[0].root : NULL, keys, got, 6);
+        for (k = 0; k < 6; k++)
+            bad += got[k] != tree_get(d.n ? d.v[0].root : NULL, keys[k]);
+        arena_release(&a);
+    }
+    CHECK_MSG(bad == 0, "%zu answers differ from tree_get()", bad);
+}
+
 static void test_kind_rows(void)
 {
     size_t i, lo, hi, seen = 0;
@@ -1200,6 +1226,7 @@ int main(void)
 {
     test_arena();
     test_kind_rows();
+    test_get_many();
     test_arena_meter();
     test_arena_free();
     test_strmap_reserve();
